@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The agent protocol, version 1: one JSON object per line, both ways, over
+ * any byte stream (pipe, virtio-serial socket, ssh stdio).  Lines longer
+ * than RQ_AGENT_LINE_MAX are rejected with an error answer and skipped.
+ *
+ * Requests (controller -> agent), each with "v":1 and a numeric "id":
+ *   {"op":"hello"}                               -> {"agent":"rdmaqual","version":"..","proto":1}
+ *   {"op":"facts"}                               -> {"facts":{"kernel":..,...}}
+ *   {"op":"run","case":{..raw keys..},"role":"single|server|client",
+ *    "target":"..","root":"","peer_addr":"..","local_addr":"..","oob_port":N,
+ *    "env":["K=V"],"tool_cwd":"..","param":{..},"timeout_ms":N}
+ *                                                -> {"rows":[result...],"log":"..."}
+ *   {"op":"exec","argv":[..],"timeout_ms":N}      -> {"exit":N,"out":"..","err":".."}
+ *   {"op":"cancel","target_id":N}                -> {} (the run answers with an error)
+ *   {"op":"shutdown"}                            -> {} then the agent exits
+ * Every answer carries the request's "id", "v":1 and "ok"; when ok is
+ * false, "error" says why in one line.  Answers may come out of order:
+ * runs are served by forked workers so both roles of a loopback case can
+ * run in one agent at once.
+ */
+#ifndef RQ_AGENT_H
+#define RQ_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RQ_AGENT_PROTO 1
+#define RQ_AGENT_LINE_MAX (4u << 20)
+
+struct json_t;
+
+/* Serve requests from in_fd, answer on out_fd, until shutdown or EOF. */
+int rq_agent_serve(int in_fd, int out_fd);
+
+/* Controller side. */
+struct rq_agent {
+	char *label;		/* "local", "vm0", "peer:node2" */
+	int rfd, wfd;
+	pid_t pid;		/* process we started for it (agent, ssh), or -1 */
+	uint64_t next_id;
+	char *rbuf;		/* partial line buffer */
+	size_t rlen, rcap;
+	bool dead;		/* EOF or protocol breakage seen */
+	char dead_why[256];
+};
+
+/* Fork+exec `self_exe agent --stdio` with pipes. */
+struct rq_agent *rq_agent_spawn(const char *self_exe, const char *label, char *err, size_t errsz);
+/* Wrap a connected fd pair (sockets to a VM's virtio-serial, ssh pipes). */
+struct rq_agent *rq_agent_attach(int rfd, int wfd, pid_t pid, const char *label);
+void rq_agent_close(struct rq_agent *a);	/* kills pid's group if any */
+
+/* Send a request (adds v and id); returns the id or 0 on failure. */
+uint64_t rq_agent_send(struct rq_agent *a, struct json_t *req);
+/*
+ * Wait for the answer to id until deadline (now_ms based).  Answers for
+ * other ids that arrive meanwhile are dropped (only one request per agent is
+ * outstanding in practice, except loopback two-sided cases; for those use
+ * rq_agent_wait_any).  Returns the answer (caller json_decref) or NULL with
+ * why set (timeout, EOF, garbage).
+ */
+struct json_t *rq_agent_wait(struct rq_agent *a, uint64_t id, int64_t deadline_ms,
+			     char *why, size_t whysz);
+/*
+ * Wait for whichever of n (agent, id) pairs answers first.  Returns the
+ * index answered (answer in *resp), or -1 on deadline/failure with why.
+ */
+int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t deadline_ms,
+		      struct json_t **resp, char *why, size_t whysz);
+/* One-shot request/answer. */
+struct json_t *rq_agent_call(struct rq_agent *a, struct json_t *req, int64_t timeout_ms,
+			     char *why, size_t whysz);
+
+#endif

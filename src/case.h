@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The case model: typed key tables (fio-style option rows), loaded cases,
+ * and requirements.  A kind declares its keys as rows of struct key_def;
+ * one generic loader (loader.c) converts, range-checks and reports every
+ * mistake as file:line:column.
+ */
+#ifndef RQ_CASE_H
+#define RQ_CASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum key_type {
+	KEY_STR,	/* char *                                   */
+	KEY_INT,	/* long long, range [min, max]              */
+	KEY_DOUBLE,	/* double, range [dmin, dmax]               */
+	KEY_BOOL,	/* bool: true/false/yes/no                  */
+	KEY_ENUM,	/* int: index into choices[]                */
+	KEY_DURATION,	/* int64_t milliseconds: "500ms" "30s" "2m" "1h"   */
+	KEY_SIZE,	/* uint64_t bytes: "64" "4KiB" "1MiB" "1GiB" "10KB" */
+	KEY_LIST,	/* struct rq_list of elem type (STR/INT/ENUM/SIZE/DURATION) */
+};
+
+struct key_def {
+	const char *name;
+	enum key_type type;
+	size_t offset;			/* offsetof(kind cfg, field) */
+	const char *def;		/* default as it would be written in YAML; NULL: unset */
+	long long min, max;		/* KEY_INT / KEY_SIZE / KEY_DURATION range; min == max == 0: none */
+	double dmin, dmax;		/* KEY_DOUBLE range; both 0: none */
+	const char *const *choices;	/* KEY_ENUM, or KEY_LIST of KEY_ENUM: NULL-terminated */
+	enum key_type elem;		/* KEY_LIST element type */
+	bool required;
+	const char *help;		/* one line, shown by `rdmaqual help KIND` and docs/ */
+};
+
+#define KEY_END { .name = NULL }
+
+/* A list value: str[] always filled (canonical text); num[] for numeric elems. */
+struct rq_list {
+	size_t n;
+	char **str;
+	int64_t *num;
+};
+
+/* Where a value came from, for messages about it at run time. */
+struct rq_pos {
+	const char *file;
+	unsigned line, col;	/* 1-based */
+};
+
+/* A requirement from needs: */
+enum need_type {
+	NEED_ROOT,		/* root */
+	NEED_MODULE,		/* module:NAME (live in /sys/module, root-relative) */
+	NEED_CMD,		/* cmd:NAME (in PATH) */
+	NEED_LINK_LAYER,	/* link_layer:IB|Ethernet (some port has it) */
+	NEED_MEMLOCK,		/* memlock:SIZE (RLIMIT_MEMLOCK soft limit) */
+	NEED_DEVICE,		/* device (at least one RDMA device) */
+	NEED_FILE,		/* file:PATH (root-relative path exists) */
+};
+
+struct rq_need {
+	enum need_type type;
+	char *arg;
+	uint64_t size;		/* NEED_MEMLOCK */
+};
+
+struct rq_kind;
+
+/*
+ * Raw key/value pairs exactly as written, kept so a case can be sent to an
+ * agent (VM, peer) and loaded there by the same loader.  value is the YAML
+ * scalar text, or for lists a JSON array text.
+ */
+struct rq_raw {
+	char *key;
+	char *json;	/* JSON text of the value ("\"30s\"", "[\"root\"]", "4200") */
+};
+
+struct rq_case {
+	char *name;
+	const struct rq_kind *kind;
+	char *summary;
+	char **tags;		size_t ntags;
+	char **targets;		size_t ntargets;	/* allowed targets; from kind default if unset */
+	struct rq_need *needs;	size_t nneeds;
+	int64_t timeout_ms;	/* unscaled; scaled by rq_timeout_mul where used */
+	char *devices;		/* "all" | "first-active" | comma-separated names */
+	long long port;		/* 0: all/auto */
+	long long gid_index;	/* -1: auto */
+	void *cfg;		/* kind's config struct, cfg_size bytes */
+	struct rq_pos pos;	/* where the case starts */
+	char *file;		/* owning file path */
+	struct rq_raw *raw;	size_t nraw;
+};
+
+struct rq_suite {
+	struct rq_case **cases;
+	size_t ncases;
+};
+
+/* Diagnostics collected while loading: all errors of a file, not just the first. */
+struct rq_diag {
+	char *file;
+	unsigned line, col;
+	char *msg;
+};
+
+struct rq_diags {
+	struct rq_diag *v;
+	size_t n;
+};
+
+/*
+ * Load one case file, appending its cases to suite and its errors to diags.
+ * Returns the number of errors added (0: the file is good).  Cases of a file
+ * that has errors are not added.
+ */
+int rq_load_file(const char *path, struct rq_suite *suite, struct rq_diags *diags);
+/* Load from memory (fuzzing, agent requests); name is used in messages. */
+int rq_load_buffer(const char *name, const char *text, size_t len,
+		   struct rq_suite *suite, struct rq_diags *diags);
+/* Load files or directories (recursively, *.yaml / *.yml, sorted). */
+int rq_load_paths(char *const *paths, size_t npaths, struct rq_suite *suite,
+		  struct rq_diags *diags);
+/* Duplicate names across files are errors too; call after all loads. */
+int rq_suite_check_dups(struct rq_suite *suite, struct rq_diags *diags);
+
+void rq_suite_release(struct rq_suite *suite);
+void rq_diags_release(struct rq_diags *d);
+void rq_diags_print(const struct rq_diags *d, FILE *fp);
+
+/* Value conversions, shared with the CLI; 0 or -EINVAL. */
+int parse_duration_ms(const char *s, int64_t *ms);
+int parse_size(const char *s, uint64_t *bytes);
+int parse_bool(const char *s, bool *b);
+
+/* The key rows every case has (name, kind, summary, tags, ...). */
+extern const struct key_def rq_common_keys[];
+
+/* Free a kind cfg's owned fields by walking its key table. */
+void rq_cfg_release(const struct key_def *keys, void *cfg);
+/* JSON text for a case: all raw keys; the agent loads it back with rq_load_buffer. */
+char *rq_case_to_json(const struct rq_case *c);
+
+#endif

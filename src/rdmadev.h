@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RDMA devices and ports as sysfs shows them, read under a root prefix so
+ * the same code reads a live node and a captured tree.  Never assume
+ * mlx5_0: names come from /sys/class/infiniband.
+ */
+#ifndef RQ_RDMADEV_H
+#define RQ_RDMADEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rq_ctx;
+
+enum ib_port_state { PORT_NOP = 0, PORT_DOWN, PORT_INIT, PORT_ARMED, PORT_ACTIVE, PORT_ACTIVE_DEFER };
+
+struct rdma_port {
+	int num;
+	int state;		/* enum ib_port_state */
+	char state_str[32];	/* "ACTIVE" */
+	int phys_state;		/* 5 = LinkUp */
+	char phys_str[48];
+	char link_layer[16];	/* "InfiniBand" / "Ethernet" */
+	double rate_gbps;	/* from "100 Gb/sec (4X EDR)"; 0 unknown */
+	char rate_str[64];
+	unsigned lid, sm_lid;
+	char netdev[32];	/* RoCE: gid_attrs/ndevs of the first GID; IPoIB when found */
+};
+
+struct rdma_dev {
+	char name[64];		/* mlx5_0, rxe0, ibp59s0 */
+	char driver[32];	/* "mlx5_core", "rxe" (virtual), ... */
+	bool is_virtual;	/* resolves under /devices/virtual (rxe, siw) */
+	char pci[32];		/* BDF for PCI devices, "" otherwise */
+	unsigned vendor, device;/* PCI ids, 0 unknown */
+	char fw_ver[64];
+	char hca_type[32];
+	char board_id[64];
+	char parent[32];	/* rxe parent netdev */
+	char node_guid[32];
+	int numa_node;		/* -1 unknown */
+	struct rdma_port *ports;
+	int nports;
+};
+
+struct rdma_devs {
+	struct rdma_dev *v;
+	int n;
+};
+
+/* Enumerate /sys/class/infiniband under ctx->root; 0 or -errno (no dir: 0 devices). */
+int rdma_devs_scan(struct rq_ctx *ctx, struct rdma_devs *out);
+void rdma_devs_release(struct rdma_devs *d);
+/* Apply the case's `devices:`/`port:` selection: fills idx[] of chosen devices. */
+int rdma_devs_select(struct rq_ctx *ctx, const struct rdma_devs *d, int *idx, int max);
+
+/* "100 Gb/sec (4X EDR)" -> 100.0; returns 0 on success. */
+int parse_port_rate(const char *s, double *gbps);
+/* "4: ACTIVE" -> 4, copies "ACTIVE" into name. */
+int parse_state(const char *s, int *num, char *name, size_t namesz);
+
+/*
+ * GID selection (RoCE v2 with an IPv4-mapped address on the intended
+ * netdev, or the port's GID 0 on IB).  Returns the index or -ENOENT, and the
+ * GID text in gid (39 chars + NUL).
+ */
+int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *netdev,
+		  char *gid, size_t gidsz);
+
+/* Is there any PCI function with vendor 0x15b3 under root (bound or not)? */
+bool rdma_have_mlx_pci(const char *root);
+
+#endif

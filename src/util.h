@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small utilities shared by every part of rdmaqual: a growable string
+ * buffer, whole-file reads and monotonic time.  Nothing here knows about
+ * cases, targets or reporters.
+ */
+#ifndef RQ_UTIL_H
+#define RQ_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * struct sb: a NUL-terminated, growable byte string.  buf is never NULL
+ * after sb_init() (it points at a static "" until the first append), len
+ * never counts the terminator, and buf may hold embedded NULs.
+ */
+struct sb {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+#define SB_INIT { .buf = (char *)"", .len = 0, .cap = 0 }
+
+void sb_init(struct sb *sb);
+void sb_release(struct sb *sb);
+void sb_reset(struct sb *sb);
+void sb_add(struct sb *sb, const void *data, size_t n);
+void sb_adds(struct sb *sb, const char *s);
+void sb_addc(struct sb *sb, char c);
+void sb_addf(struct sb *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_vaddf(struct sb *sb, const char *fmt, va_list ap);
+/* Hand the buffer to the caller (malloc'd, never NULL) and reset sb. */
+char *sb_detach(struct sb *sb);
+/* Strip trailing whitespace. */
+void sb_rtrim(struct sb *sb);
+
+/* Allocation that aborts on OOM: a harness that cannot allocate cannot report. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Read a whole file (at most max bytes; 0 = 16 MiB) into sb.  Returns 0 or
+ * -errno.  Trailing newline is kept; use sb_rtrim() for sysfs values.
+ */
+int read_file(const char *path, struct sb *sb, size_t max);
+/* Read one sysfs-style value into buf (trailing whitespace stripped). */
+int read_line(const char *path, char *buf, size_t size);
+/* Write data to path via temp file + fsync + rename, so readers never see a torn file. */
+int write_file_atomic(const char *path, const void *data, size_t len);
+/* Write a string to an existing file (sysfs/procfs style).  0 or -errno. */
+int write_str(const char *path, const char *s);
+/* mkdir -p; 0 or -errno. */
+int mkdir_p(const char *path, unsigned mode);
+/* rm -rf without following symlinks; 0 or -errno of the first failure. */
+int rm_rf(const char *path);
+
+/* Monotonic milliseconds, for deadlines. */
+int64_t now_ms(void);
+/* Wall-clock time as ISO 8601 UTC ("2026-11-29T21:31:46Z"). */
+void iso8601_now(char *buf, size_t size);
+
+/* Trim leading and trailing whitespace in place; returns s advanced. */
+char *strtrim(char *s);
+bool str_starts(const char *s, const char *prefix);
+bool str_ends(const char *s, const char *suffix);
+
+/* Damerau-free Levenshtein distance, for "did you mean" hints. */
+unsigned edit_distance(const char *a, const char *b);
+
+#endif
