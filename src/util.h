@@ -75,6 +75,15 @@ char *strtrim(char *s);
 bool str_starts(const char *s, const char *prefix);
 bool str_ends(const char *s, const char *suffix);
 
+/*
+ * Decode one UTF-8 sequence at p (n bytes available).  Returns its length
+ * (1-4) and sets *cp, or 0 when the bytes there are not valid UTF-8
+ * (overlong forms, surrogates and values above U+10FFFF are invalid).
+ */
+size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
+/* Append data to sb, each invalid UTF-8 byte replaced by U+FFFD. */
+void sb_add_utf8(struct sb *sb, const void *data, size_t n);
+
 /* Damerau-free Levenshtein distance, for "did you mean" hints. */
 unsigned edit_distance(const char *a, const char *b);
 
