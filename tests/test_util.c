@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for src/util.c. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "util.h"
+
+static char tmpdir[64];
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/rq-util-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	rm_rf(tmpdir);
+}
+
+START_TEST(sb_basics)
+{
+	struct sb sb = SB_INIT;
+
+	ck_assert_str_eq(sb.buf, "");
+	sb_reset(&sb);		/* on the static "" must not write */
+	sb_adds(&sb, "abc");
+	sb_addc(&sb, 'd');
+	sb_addf(&sb, "%d-%s", 42, "x");
+	ck_assert_str_eq(sb.buf, "abcd42-x");
+	ck_assert_uint_eq(sb.len, 8);
+	sb_add(&sb, "\0z", 2);
+	ck_assert_uint_eq(sb.len, 10);
+	ck_assert_int_eq(sb.buf[9], 'z');
+	sb_reset(&sb);
+	ck_assert_uint_eq(sb.len, 0);
+	/* a long format goes past the small stack buffer */
+	char big[1000];
+	memset(big, 'q', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	sb_addf(&sb, "<%s>", big);
+	ck_assert_uint_eq(sb.len, 1001);
+	ck_assert_int_eq(sb.buf[1000], '>');
+	sb_reset(&sb);
+	sb_adds(&sb, "v \n\t ");
+	sb_rtrim(&sb);
+	ck_assert_str_eq(sb.buf, "v");
+	char *d = sb_detach(&sb);
+	ck_assert_str_eq(d, "v");
+	ck_assert_str_eq(sb.buf, "");
+	free(d);
+	d = sb_detach(&sb);	/* never NULL, even when empty */
+	ck_assert_str_eq(d, "");
+	free(d);
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(alloc_helpers)
+{
+	char *s = xasprintf("%s/%d", "a", 7);
+	ck_assert_str_eq(s, "a/7");
+	free(s);
+	s = xstrndup("abcdef", 3);
+	ck_assert_str_eq(s, "abc");
+	free(s);
+}
+END_TEST
+
+START_TEST(files_roundtrip)
+{
+	char *p = xasprintf("%s/f", tmpdir);
+	struct sb sb = SB_INIT;
+	char line[8];
+
+	ck_assert_int_eq(write_file_atomic(p, "hello\n", 6), 0);
+	ck_assert_int_eq(read_file(p, &sb, 0), 0);
+	ck_assert_str_eq(sb.buf, "hello\n");
+	sb_reset(&sb);
+	ck_assert_int_eq(read_file(p, &sb, 3), 0);	/* max bounds the read */
+	ck_assert_str_eq(sb.buf, "hel");
+	ck_assert_int_eq(read_line(p, line, sizeof(line)), 0);
+	ck_assert_str_eq(line, "hello");
+	ck_assert_int_eq(read_line(p, line, 4), -EOVERFLOW);
+	ck_assert_str_eq(line, "hel");
+	/* replace: no temp file left behind */
+	ck_assert_int_eq(write_file_atomic(p, "x", 1), 0);
+	sb_reset(&sb);
+	ck_assert_int_eq(read_file(p, &sb, 0), 0);
+	ck_assert_str_eq(sb.buf, "x");
+	char *tmp = xasprintf("%s.tmp.%ld", p, (long)getpid());
+	ck_assert_int_ne(access(tmp, F_OK), 0);
+	free(tmp);
+	ck_assert_int_eq(write_str(p, "yz"), 0);
+	ck_assert_int_eq(read_line(p, line, sizeof(line)), 0);
+	ck_assert_str_eq(line, "yz");
+	ck_assert_int_eq(read_file("/nonexistent/x", &sb, 0), -ENOENT);
+	ck_assert_int_eq(write_str("/nonexistent/x", "1"), -ENOENT);
+	char *bad = xasprintf("%s/nodir/f", tmpdir);
+	ck_assert_int_eq(write_file_atomic(bad, "x", 1), -ENOENT);
+	free(bad);
+	sb_release(&sb);
+	free(p);
+}
+END_TEST
+
+START_TEST(mkdir_and_rm_rf)
+{
+	char *deep = xasprintf("%s/a/b/c/", tmpdir);
+	char *outside = xasprintf("%s/keep", tmpdir);
+	char *outfile = xasprintf("%s/keep/precious", tmpdir);
+	char *link = xasprintf("%s/a/b/link", tmpdir);
+	char *flink = xasprintf("%s/a/flink", tmpdir);
+	char *top = xasprintf("%s/a", tmpdir);
+	struct stat st;
+
+	ck_assert_int_eq(mkdir_p(deep, 0755), 0);
+	ck_assert_int_eq(mkdir_p(deep, 0755), 0);	/* exists: fine */
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(mkdir_p(outside, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(outfile, "1", 1), 0);
+	/* a file in the way */
+	char *blocked = xasprintf("%s/sub", outfile);
+	ck_assert_int_eq(mkdir_p(blocked, 0755), -ENOTDIR);
+	free(blocked);
+	/* symlinks into "keep" must be removed, not followed */
+	ck_assert_int_eq(symlink(outside, link), 0);
+	ck_assert_int_eq(symlink(outfile, flink), 0);
+	ck_assert_int_eq(rm_rf(top), 0);
+	ck_assert_int_ne(lstat(top, &st), 0);
+	ck_assert_int_eq(stat(outfile, &st), 0);
+	ck_assert_int_eq(rm_rf(top), 0);	/* already gone: fine */
+	/* a symlink given directly is removed as a link */
+	ck_assert_int_eq(symlink(outside, top), 0);
+	ck_assert_int_eq(rm_rf(top), 0);
+	ck_assert_int_eq(stat(outfile, &st), 0);
+	free(deep);
+	free(outside);
+	free(outfile);
+	free(link);
+	free(flink);
+	free(top);
+}
+END_TEST
+
+START_TEST(strings)
+{
+	char buf[] = "  \t mid dle \n";
+
+	ck_assert_str_eq(strtrim(buf), "mid dle");
+	ck_assert(str_starts("module:rdma_rxe", "module:"));
+	ck_assert(!str_starts("mod", "module:"));
+	ck_assert(str_ends("case.yaml", ".yaml"));
+	ck_assert(!str_ends("yaml", ".yaml"));
+	ck_assert_uint_eq(edit_distance("timeout", "timout"), 1);
+	ck_assert_uint_eq(edit_distance("", "abc"), 3);
+	ck_assert_uint_eq(edit_distance("kitten", "sitting"), 3);
+	ck_assert_uint_eq(edit_distance("same", "same"), 0);
+}
+END_TEST
+
+START_TEST(time_funcs)
+{
+	int64_t a = now_ms();
+	usleep(20000);
+	int64_t b = now_ms();
+	ck_assert_int_ge(b - a, 15);
+	char ts[32];
+	iso8601_now(ts, sizeof(ts));
+	ck_assert_uint_eq(strlen(ts), 20);
+	ck_assert_int_eq(ts[10], 'T');
+	ck_assert_int_eq(ts[19], 'Z');
+}
+END_TEST
+
+START_TEST(utf8)
+{
+	uint32_t cp;
+	struct sb sb = SB_INIT;
+
+	ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp), 2);
+	ck_assert_uint_eq(cp, 0xe9);
+	ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xf0\x9f\x98\x80", 4, &cp), 4);
+	ck_assert_uint_eq(cp, 0x1f600);
+	ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xc0\x80", 2, &cp), 0);	/* overlong */
+	ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xed\xa0\x80", 3, &cp), 0);	/* surrogate */
+	ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xe2\x82", 2, &cp), 0);	/* truncated */
+	ck_assert_uint_eq(utf8_decode((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 0);
+	sb_add_utf8(&sb, "a\xffz\xc3\xa9", 5);
+	ck_assert_str_eq(sb.buf, "a\xef\xbf\xbdz\xc3\xa9");
+	sb_release(&sb);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("util");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, sb_basics);
+	tcase_add_test(tc, alloc_helpers);
+	tcase_add_test(tc, files_roundtrip);
+	tcase_add_test(tc, mkdir_and_rm_rf);
+	tcase_add_test(tc, strings);
+	tcase_add_test(tc, time_funcs);
+	tcase_add_test(tc, utf8);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
