@@ -8,6 +8,7 @@
 #define RQ_RDMADEV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct rq_ctx;
@@ -39,6 +40,8 @@ struct rdma_dev {
 	char parent[32];	/* rxe parent netdev */
 	char node_guid[32];
 	int numa_node;		/* -1 unknown */
+	char uverbs[16];	/* "uverbs0" from /sys/class/infiniband_verbs, "" none */
+	char node_type[16];	/* "CA", "RNIC", ... */
 	struct rdma_port *ports;
 	int nports;
 };
@@ -51,8 +54,23 @@ struct rdma_devs {
 /* Enumerate /sys/class/infiniband under ctx->root; 0 or -errno (no dir: 0 devices). */
 int rdma_devs_scan(struct rq_ctx *ctx, struct rdma_devs *out);
 void rdma_devs_release(struct rdma_devs *d);
-/* Apply the case's `devices:`/`port:` selection: fills idx[] of chosen devices. */
+/*
+ * Apply the case's `devices:` selection ("all" or unset: every device;
+ * "first-active": the first device with an ACTIVE port; "a,b": those names):
+ * fills idx[] of chosen devices and returns how many (>= 0), or -ENODEV
+ * when a named device does not exist (missing[] then names the first one,
+ * if given).  Ports are filtered separately with rdma_port_selected().
+ */
 int rdma_devs_select(struct rq_ctx *ctx, const struct rdma_devs *d, int *idx, int max);
+int rdma_devs_select2(struct rq_ctx *ctx, const struct rdma_devs *d, int *idx, int max,
+		      char *missing, size_t missingsz);
+
+/* Is port selected by the case's `port:` key (0 = all)? */
+bool rdma_port_selected(struct rq_ctx *ctx, int port);
+/* The device's port by number, or NULL. */
+const struct rdma_port *rdma_dev_port(const struct rdma_dev *d, int port);
+/* Find a device by name in d; NULL when absent. */
+const struct rdma_dev *rdma_devs_find(const struct rdma_devs *d, const char *name);
 
 /* "100 Gb/sec (4X EDR)" -> 100.0; returns 0 on success. */
 int parse_port_rate(const char *s, double *gbps);
