@@ -42,6 +42,27 @@ static void scopy(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+/*
+ * Root-prefixed path, as rq_path() does; kept local so that rdmadev (used by
+ * targets and tests as well as kinds) needs nothing but the ctx's root.
+ */
+static const char *rpath(struct rq_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static const char *rpath(struct rq_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
+{
+	const char *root = ctx && ctx->root ? ctx->root : "";
+	size_t n = strlen(root);
+	va_list ap;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, root, n);
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
 /* Read one sysfs value under the root; "" and -errno when absent. */
 static int rd(struct rq_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -54,7 +75,7 @@ static int rd(struct rq_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	rq_path(ctx, path, sizeof(path), "%s", rel);
+	rpath(ctx, path, sizeof(path), "%s", rel);
 	ret = read_line(path, buf, size);
 	if (ret < 0 && size)
 		buf[0] = '\0';
@@ -236,7 +257,7 @@ static void port_netdev(struct rq_ctx *ctx, const struct rdma_dev *d, struct rdm
 		scopy(p->netdev, sizeof(p->netdev), d->parent);
 		return;
 	}
-	rq_path(ctx, path, sizeof(path), IB_CLASS "/%s/device/net", d->name);
+	rpath(ctx, path, sizeof(path), IB_CLASS "/%s/device/net", d->name);
 	nets = list_dir(path, &n);
 	/* IPoIB and mlx5 Ethernet netdevs set dev_port = port - 1. */
 	for (size_t i = 0; i < n && !p->netdev[0]; i++) {
@@ -278,7 +299,7 @@ static void find_uverbs(struct rq_ctx *ctx, struct rdma_dev *d)
 	size_t n;
 	char **names;
 
-	rq_path(ctx, path, sizeof(path), "/sys/class/infiniband_verbs");
+	rpath(ctx, path, sizeof(path), "/sys/class/infiniband_verbs");
 	names = list_dir(path, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!str_starts(names[i], "uverbs"))
@@ -316,10 +337,10 @@ static void scan_dev(struct rq_ctx *ctx, const char *name, struct rdma_dev *d)
 	rd(ctx, d->parent, sizeof(d->parent), IB_CLASS "/%s/parent", name);
 
 	/* Software devices register without a parent device: /devices/virtual/. */
-	rq_path(ctx, path, sizeof(path), IB_CLASS "/%s", name);
+	rpath(ctx, path, sizeof(path), IB_CLASS "/%s", name);
 	if (realpath(path, real) && strstr(real, "/devices/virtual/"))
 		d->is_virtual = true;
-	rq_path(ctx, path, sizeof(path), IB_CLASS "/%s/device", name);
+	rpath(ctx, path, sizeof(path), IB_CLASS "/%s/device", name);
 	if (lstat(path, &st) < 0)
 		d->is_virtual = true;
 
@@ -328,10 +349,10 @@ static void scan_dev(struct rq_ctx *ctx, const char *name, struct rdma_dev *d)
 
 		if (link_base(path, v, sizeof(v)) == 0 && is_bdf(v))
 			scopy(d->pci, sizeof(d->pci), v);
-		rq_path(ctx, up, sizeof(up), IB_CLASS "/%s/device/uevent", name);
+		rpath(ctx, up, sizeof(up), IB_CLASS "/%s/device/uevent", name);
 		if (!d->pci[0])
 			uevent_get(up, "PCI_SLOT_NAME", d->pci, sizeof(d->pci));
-		rq_path(ctx, path, sizeof(path), IB_CLASS "/%s/device/driver", name);
+		rpath(ctx, path, sizeof(path), IB_CLASS "/%s/device/driver", name);
 		if (link_base(path, d->driver, sizeof(d->driver)) < 0)
 			uevent_get(up, "DRIVER", d->driver, sizeof(d->driver));
 		if (!rd(ctx, v, sizeof(v), IB_CLASS "/%s/device/vendor", name))
@@ -348,7 +369,7 @@ static void scan_dev(struct rq_ctx *ctx, const char *name, struct rdma_dev *d)
 	}
 	find_uverbs(ctx, d);
 
-	rq_path(ctx, path, sizeof(path), IB_CLASS "/%s/ports", name);
+	rpath(ctx, path, sizeof(path), IB_CLASS "/%s/ports", name);
 	nums = list_nums(path, &np);
 	if (np) {
 		d->ports = xcalloc(np, sizeof(*d->ports));
@@ -371,7 +392,7 @@ int rdma_devs_scan(struct rq_ctx *ctx, struct rdma_devs *out)
 
 	out->v = NULL;
 	out->n = 0;
-	rq_path(ctx, path, sizeof(path), IB_CLASS);
+	rpath(ctx, path, sizeof(path), IB_CLASS);
 	probe = opendir(path);
 	if (!probe)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
@@ -491,7 +512,7 @@ int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *net
 	if (gidsz)
 		gid[0] = '\0';
 	rd(ctx, ll, sizeof(ll), IB_CLASS "/%s/ports/%d/link_layer", dev, port);
-	rq_path(ctx, path, sizeof(path), IB_CLASS "/%s/ports/%d/gids", dev, port);
+	rpath(ctx, path, sizeof(path), IB_CLASS "/%s/ports/%d/gids", dev, port);
 	idx = list_nums(path, &n);
 	for (size_t i = 0; i < n; i++) {
 		/* Unused entries read as zero or fail (EINVAL/EAGAIN): empty. */
