@@ -42,6 +42,7 @@ struct rq_agent {
 	uint64_t next_id;
 	char *rbuf;		/* partial line buffer */
 	size_t rlen, rcap;
+	struct json_t *stash;	/* answers that arrived for ids nobody waits on yet */
 	bool dead;		/* EOF or protocol breakage seen */
 	char dead_why[256];
 };
@@ -69,6 +70,15 @@ struct json_t *rq_agent_wait(struct rq_agent *a, uint64_t id, int64_t deadline_m
  */
 int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t deadline_ms,
 		      struct json_t **resp, char *why, size_t whysz);
+/*
+ * The process-wide local agent (a forked `rdmaqual agent --stdio`), shared
+ * by the local, hca, sysroot, ibsim and rxe-host targets; started on first use.
+ */
+struct rq_agent *rq_agent_local(const char *self_exe, char *err, size_t errsz);
+void rq_agent_local_close(void);
+/* Cancel a request: the agent kills its worker and answers it with an error. */
+void rq_agent_cancel(struct rq_agent *a, uint64_t id);
+
 /* One-shot request/answer. */
 struct json_t *rq_agent_call(struct rq_agent *a, struct json_t *req, int64_t timeout_ms,
 			     char *why, size_t whysz);

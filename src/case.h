@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "util.h"
 
 enum key_type {
 	KEY_STR,	/* char *                                   */
@@ -144,6 +145,9 @@ extern const struct key_def rq_common_keys[];
 
 /* Free a kind cfg's owned fields by walking its key table. */
 void rq_cfg_release(const struct key_def *keys, void *cfg);
+/* Type, default and range of a key as text (help, docs/kinds.md). */
+void rq_keys_describe(const struct key_def *k, struct sb *out);
+const char *rq_key_type_name(enum key_type t);
 /* JSON text for a case: all raw keys; the agent loads it back with rq_load_buffer. */
 char *rq_case_to_json(const struct rq_case *c);
 

@@ -37,6 +37,7 @@ struct rq_ctx {
 	bool replay;			/* sysroot: read-only, tools come from the capture */
 	int log_fd;			/* the case log; tools' output is appended */
 	const char *scratch;		/* a writable directory private to this case */
+	const char *state_dir;		/* node run-state dir: undo records that must outlive a crash */
 	const char *const *tool_env;	/* "K=V" added to tools' env (ibsim preload) */
 	const char *tool_cwd;		/* cwd for tools (ibsim writes sys-<pid>/ there) */
 	rq_tool_fn tool;		/* never NULL */
@@ -85,6 +86,9 @@ struct rq_result *rq_ctx_row(struct rq_ctx *ctx, const char *device, int port);
 /* Run a tool through ctx->tool, logging its argv and output; timeout scaled. */
 int rq_tool(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
 	    struct proc_result *r);
+/* The tool function of live targets: proc_run with ctx's env, cwd and log. */
+int rq_tool_live(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
+		 struct proc_result *r);
 /* Milliseconds left before ctx->deadline_ms (>= 0). */
 int64_t rq_ctx_left_ms(const struct rq_ctx *ctx);
 

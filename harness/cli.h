@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the subcommands: loading and filtering cases, exit codes. */
+#ifndef RQ_CLI_H
+#define RQ_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "case.h"
+
+enum { RQ_EXIT_OK = 0, RQ_EXIT_FAIL = 1, RQ_EXIT_USAGE = 2 };
+
+struct case_filter {
+	char **globs;	size_t nglobs;	/* -k: name globs, any may match */
+	char **tags;	size_t ntags;	/* -t: tags, any may match; "!tag" excludes */
+};
+
+/* argv[0] of the process, absolute (for agents in VMs and forked agents). */
+extern const char *rq_self_exe;
+extern const char *rq_prog;
+
+void filter_add_glob(struct case_filter *f, const char *g);
+void filter_add_tag(struct case_filter *f, const char *t);
+bool filter_match(const struct case_filter *f, const struct rq_case *c);
+void filter_release(struct case_filter *f);
+
+/*
+ * Load paths (default "cases/"), print every error to stderr.  Returns 0 or
+ * RQ_EXIT_USAGE when any file had errors (nothing is run then).
+ */
+int load_cases(char **paths, int npaths, struct rq_suite *suite);
+
+/* "usage: ..." on stderr, returns RQ_EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define CMD(name, sym, help) int cmd_##sym(int argc, char **argv);
+#include "commands.def"
+#undef CMD
+
+#endif

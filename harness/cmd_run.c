@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmaqual run: load, filter, plan, run, report.  Reports are rewritten
+ * atomically after every case, so a run killed at any point leaves a valid
+ * junit.xml and results.json of every case that finished.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "kind.h"
+#include "runreport.h"
+#include "sched.h"
+#include "statedir.h"
+
+static void on_signal(int sig)
+{
+	rq_interrupted = sig;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: waits must see EINTR and end the run promptly. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void run_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: rdmaqual run [OPTIONS] [FILE|DIR...]      (default: cases/)\n"
+"  -k, --name GLOB          run cases whose name matches GLOB (repeatable)\n"
+"  -t, --tag TAG            run cases with TAG (repeatable); !TAG excludes\n"
+"      --target T           force a target: local, hca, rxe-vm, rxe-host, ibsim, sysroot:DIR\n"
+"      --require-target T   fail the run if auto would pick another target\n"
+"      --timeout-mul X      scale every deadline (default 1; TCG guests are slow)\n"
+"      --report-dir DIR     write reports under DIR/<run-id>/ (default reports)\n"
+"      --fail-on-skip       a skipped case fails the run\n"
+"      --dry-run            print each case's target, why, and its requirements\n"
+"      --peer HOST          second node for two-sided cases on hca (ssh)\n"
+"      --vm-topology T      vm1 or vm2 (default: vm2)\n"
+"      --accel A            kvm, tcg or auto (default auto)\n"
+"      --kernel PATH --modules DIR   guest kernel for rxe-vm\n"
+"      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
+"      --state-dir DIR      run-state and lock directory\n"
+"  -v, --verbose            print each case's log on failure\n");
+}
+
+static void make_run_id(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, size, "%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+}
+
+/* reports/latest -> <run-id>, replaced atomically. */
+static void point_latest(const char *report_dir, const char *run_id)
+{
+	char tmp[4096], dst[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s/.latest.%d", report_dir, (int)getpid());
+	snprintf(dst, sizeof(dst), "%s/latest", report_dir);
+	unlink(tmp);
+	if (!symlink(run_id, tmp) && rename(tmp, dst))
+		unlink(tmp);
+}
+
+static void sanitize(const char *in, char *out, size_t size)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; in[i] && j + 1 < size; i++) {
+		char c = in[i];
+
+		out[j++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ? c : '_';
+	}
+	out[j] = '\0';
+}
+
+static void write_row_log(const char *run_dir, struct rq_result *r)
+{
+	char name[256], path[4096];
+
+	sanitize(r->id, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/logs/%s.log", run_dir, name);
+	write_file_atomic(path, r->log.buf, r->log.len);
+	free(r->log_path);
+	r->log_path = xasprintf("logs/%s.log", name);
+}
+
+static void print_dry(struct sched *s, const struct rq_case *c)
+{
+	char tname[256], why[512];
+	bool ok = sched_choose(s, c, tname, sizeof(tname), why, sizeof(why));
+
+	printf("%-40s %-12s %s\n", c->name, ok ? tname : "-", why);
+	for (size_t i = 0; i < c->nneeds; i++)
+		printf("%-40s   needs %s%s%s\n", "", (const char *[]){
+			"root", "module:", "cmd:", "link_layer:", "memlock:", "device", "file:" }
+			[c->needs[i].type], c->needs[i].arg ? c->needs[i].arg : "",
+			ok && !strcmp(tname, "rxe-vm") ? " (checked in the guest)" : "");
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "name", required_argument, NULL, 'k' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "target", required_argument, NULL, 1 },
+		{ "require-target", required_argument, NULL, 2 },
+		{ "timeout-mul", required_argument, NULL, 3 },
+		{ "report-dir", required_argument, NULL, 4 },
+		{ "fail-on-skip", no_argument, NULL, 5 },
+		{ "dry-run", no_argument, NULL, 6 },
+		{ "peer", required_argument, NULL, 7 },
+		{ "vm-topology", required_argument, NULL, 8 },
+		{ "accel", required_argument, NULL, 9 },
+		{ "kernel", required_argument, NULL, 10 },
+		{ "modules", required_argument, NULL, 11 },
+		{ "allow-sm-takeover", no_argument, NULL, 12 },
+		{ "state-dir", required_argument, NULL, 13 },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct rq_run_opts o = { .target = "auto", .topology = "vm2", .accel = "auto" };
+	struct case_filter f = { 0 };
+	const char *report_dir = "reports";
+	bool fail_on_skip = false, dry = false;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "k:t:vh", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': filter_add_glob(&f, optarg); break;
+		case 't': filter_add_tag(&f, optarg); break;
+		case 1: o.target = optarg; break;
+		case 2: o.require_target = optarg; break;
+		case 3: {
+			char *end;
+			double m = strtod(optarg, &end);
+
+			if (*end || m <= 0 || m > 100)
+				return usage_error("run", "--timeout-mul wants a number in (0, 100], not \"%s\"", optarg);
+			rq_timeout_mul = m;
+			break;
+		}
+		case 4: report_dir = optarg; break;
+		case 5: fail_on_skip = true; break;
+		case 6: dry = true; break;
+		case 7: o.peer = optarg; break;
+		case 8:
+			if (strcmp(optarg, "vm1") && strcmp(optarg, "vm2"))
+				return usage_error("run", "--vm-topology is vm1 or vm2, not \"%s\"", optarg);
+			o.topology = optarg;
+			break;
+		case 9:
+			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg") && strcmp(optarg, "auto"))
+				return usage_error("run", "--accel is kvm, tcg or auto, not \"%s\"", optarg);
+			o.accel = optarg;
+			break;
+		case 10: o.kernel = optarg; break;
+		case 11: o.modules = optarg; break;
+		case 12: o.allow_sm_takeover = true; break;
+		case 13: o.state_dir = optarg; break;
+		case 'v': o.verbose = true; break;
+		case 'h': run_usage(stdout); return 0;
+		default: run_usage(stderr); return RQ_EXIT_USAGE;
+		}
+	}
+	if (strcmp(o.target, "auto")) {
+		char base[64];
+		const char *colon = strchr(o.target, ':');
+
+		snprintf(base, sizeof(base), "%.*s", colon ? (int)(colon - o.target) : 63, o.target);
+		if (!rq_target_ops_find(base))
+			return usage_error("run", "unknown target \"%s\"", o.target);
+		if (!strcmp(base, "sysroot") && (!colon || !colon[1]))
+			return usage_error("run", "sysroot needs a directory: --target sysroot:DIR");
+	}
+
+	struct rq_suite suite = { 0 };
+
+	ret = load_cases(argv + optind, argc - optind, &suite);
+	if (ret)
+		return ret;
+
+	struct rq_case **sel = xcalloc(suite.ncases + 1, sizeof(*sel));
+	size_t nsel = 0;
+
+	for (size_t i = 0; i < suite.ncases; i++)
+		if (filter_match(&f, suite.cases[i]))
+			sel[nsel++] = suite.cases[i];
+	filter_release(&f);
+	if (!nsel) {
+		fprintf(stderr, "rdmaqual run: the filters select none of the %zu cases\n", suite.ncases);
+		free(sel);
+		rq_suite_release(&suite);
+		return RQ_EXIT_USAGE;
+	}
+
+	o.self_exe = rq_self_exe;
+	struct sched s = { .opts = &o };
+
+	if (o.require_target) {
+		for (size_t i = 0; i < nsel; i++) {
+			char tn[256], why[512];
+
+			if (sched_choose(&s, sel[i], tn, sizeof(tn), why, sizeof(why)) &&
+			    strcmp(tn, o.require_target)) {
+				fprintf(stderr, "rdmaqual run: %s would run on %s (%s), not on %s as required\n",
+					sel[i]->name, tn, why, o.require_target);
+				free(sel);
+				rq_suite_release(&suite);
+				return RQ_EXIT_FAIL;
+			}
+		}
+	}
+	if (dry) {
+		for (size_t i = 0; i < nsel; i++)
+			print_dry(&s, sel[i]);
+		free(sel);
+		rq_suite_release(&suite);
+		return 0;
+	}
+
+	char state_dir[4096];
+	int lockfd = statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
+
+	if (lockfd < 0) {
+		free(sel);
+		rq_suite_release(&suite);
+		return RQ_EXIT_FAIL;
+	}
+	o.state_dir = state_dir;
+	/* Whatever a killed run left (VMs, daemons, settings) goes first. */
+	statedir_cleanup(&o, false);
+
+	char run_id[64], run_dir[4096];
+
+	make_run_id(run_id, sizeof(run_id));
+	snprintf(run_dir, sizeof(run_dir), "%s/%s", report_dir, run_id);
+	{
+		char logs[4200];
+
+		snprintf(logs, sizeof(logs), "%s/logs", run_dir);
+		if (mkdir_p(logs, 0755)) {
+			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", logs, strerror(errno));
+			close(lockfd);
+			free(sel);
+			rq_suite_release(&suite);
+			return RQ_EXIT_FAIL;
+		}
+	}
+	o.run_dir = run_dir;
+	point_latest(report_dir, run_id);
+	install_signals();
+
+	struct rq_results results = { 0 };
+	struct runrep rep;
+
+	runrep_init(&rep, run_dir, run_id, argc, argv);
+	runrep_begin(&rep, &results);
+	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
+		size_t first = results.n;
+
+		sched_run_case(&s, sel[i], &results);
+		for (size_t j = first; j < results.n; j++) {
+			write_row_log(run_dir, results.v[j]);
+			runrep_row(&rep, results.v[j]);
+		}
+		/* Facts of targets opened by this case join the report now. */
+		runrep_facts(&rep, &s);
+		runrep_flush(&rep, &results);
+	}
+	if (rq_interrupted)
+		fprintf(stderr, "rdmaqual run: stopped by signal %d; %zu of %zu cases ran\n",
+			(int)rq_interrupted, results.n ? (size_t)results.n : 0, nsel);
+	sched_close(&s);
+	runrep_end(&rep, &results);
+
+	struct rq_counts cnt;
+
+	rq_results_count(&results, &cnt);
+	ret = (cnt.fail || cnt.error || rq_interrupted || (fail_on_skip && cnt.skip)) ?
+	      RQ_EXIT_FAIL : RQ_EXIT_OK;
+	runrep_release(&rep);
+	rq_results_release(&results);
+	free(sel);
+	rq_suite_release(&suite);
+	close(lockfd);
+	return ret;
+}

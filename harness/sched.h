@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler: cases -> a plan (case x target) -> agents -> rows.
+ * Targets are opened lazily, once, and reused (a VM boots once per run).
+ */
+#ifndef RQ_SCHED_H
+#define RQ_SCHED_H
+
+#include <signal.h>
+#include "case.h"
+#include "result.h"
+#include "target.h"
+
+extern volatile sig_atomic_t rq_interrupted;	/* signal number that stopped the run */
+
+struct sched {
+	const struct rq_run_opts *opts;
+	struct rq_target **targets;
+	size_t ntargets;
+	unsigned case_seq;	/* for distinct out-of-band ports */
+};
+
+/* Run one case; appends its rows (at least one) to out. */
+void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results *out);
+/* The target a case would run on, and why (dry run, reports). */
+bool sched_choose(struct sched *s, const struct rq_case *c, char *name, size_t namesz,
+		  char *why, size_t whysz);
+/* Environment facts of every target opened so far. */
+void sched_facts(struct sched *s, struct rq_result *sink);
+void sched_close(struct sched *s);
+
+#endif
