@@ -188,7 +188,7 @@ static int worker_run(json_t *req, const char *dir)
 	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
 	ctext = jcase ? json_dumps(jcase, JSON_COMPACT) : NULL;
-	if (!ctext || rq_load_buffer("request", ctext, strlen(ctext), &suite, &diags) ||
+	if (!ctext || rq_load_case_text("request", ctext, strlen(ctext), &suite, &diags) ||
 	    suite.ncases != 1) {
 		struct rq_result *r = rq_result_new("?", NULL, 0);
 
@@ -298,7 +298,7 @@ static int worker_cleanup(json_t *req, const char *dir)
 	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
 	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
-	if (ctext && !rq_load_buffer("request", ctext, strlen(ctext), &suite, &diags) &&
+	if (ctext && !rq_load_case_text("request", ctext, strlen(ctext), &suite, &diags) &&
 	    suite.ncases == 1 && suite.cases[0]->kind->cleanup) {
 		struct rq_case *c = suite.cases[0];
 		struct rq_ctx ctx = {

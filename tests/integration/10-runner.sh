@@ -17,7 +17,7 @@ export RDMAQUAL_STATE_DIR="$T/state"
 expect_eq "lint exit status" 2 $?
 expect_grep "unknown key with position and hint" 'mistakes.yaml:6:5:.*argvv.*did you mean "argv"' "$T/lint.out"
 expect_grep "duration without unit" 'mistakes.yaml:10:14:.*duration' "$T/lint.out"
-expect_grep "unknown kind with hint" 'mistakes.yaml:13:11:.*comand.*did you mean "command"' "$T/lint.out"
+expect_grep "unknown kind with hint" 'mistakes.yaml:12:11:.*comand.*did you mean "command"' "$T/lint.out"
 "$RQ" lint tests/cases/runner >/dev/null 2>&1
 expect_eq "lint of good files" 0 $?
 

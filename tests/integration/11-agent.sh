@@ -1,0 +1,48 @@
+#!/bin/sh
+# The agent protocol against what an untrusted channel can deliver:
+# garbage, wrong versions, unknown ops, oversized and truncated lines.
+# Each gets an error answer and the agent keeps serving.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+T=$(mktemp -d /tmp/rq-it-agent.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+{
+	echo 'garbage that is not json'
+	echo '[1,2,3]'
+	echo '{"v":1,"op":"hello"}'
+	echo '{"v":99,"id":3,"op":"hello"}'
+	echo '{"v":1,"id":4,"op":"no-such-op"}'
+	echo '{"v":1,"id":5,"op":"run"}'
+	echo '{"v":1,"id":6,"op":"run","case":{"name":"x","kind":"nosuchkind"},"timeout_ms":5000}'
+	echo '{"v":1,"id":7,"op":"exec","argv":[]}'
+	echo '{"v":1,"id":8,"op":"run","case":{"name":"a.b","kind":"command","argv":["true"]}}'
+	head -c 5000000 /dev/zero | tr '\0' 'x'; echo
+	echo '{"v":1,"id":9,"op":"hello"}'
+	echo '{"v":1,"id":10,"op":"run","case":{"name":"a.b","kind":"command","argv":["echo","hi"]},"timeout_ms":5000}'
+	sleep 2
+	printf '{"v":1,"id":11,"op":"hel'
+} | timeout 30 "$RQ" agent --stdio >"$T/out" 2>"$T/err"
+expect_eq "agent ends cleanly at EOF after a truncated line" 0 $?
+expect_true "every answer is one JSON object per line" jq -e . "$T/out"
+n=$(wc -l <"$T/out")
+expect_eq "one answer per complete line" 12 "$n"
+expect_grep "garbage is answered" '"error":"not a JSON object' "$T/out"
+expect_grep "missing id is answered" 'without a positive integer' "$T/out"
+expect_grep "version mismatch is answered" '"id":3.*unsupported protocol version' "$T/out"
+expect_grep "unknown op is answered" '"id":4.*unknown op' "$T/out"
+expect_grep "run without case is answered" '"id":5.*needs a \\"case\\"' "$T/out"
+jqt() { jq -e -s "$1" "$T/out" >/dev/null; }
+expect_true "unknown kind comes back as an ERROR row" \
+	jqt 'map(select(.id == 6))[0] | .ok and .rows[0].verdict == "ERROR" and (.rows[0].reason | test("could not load"))'
+expect_grep "exec with empty argv is answered" '"id":7.*non-empty' "$T/out"
+expect_grep "run without timeout is refused" '"id":8.*timeout_ms' "$T/out"
+expect_grep "oversized line is answered" 'over 4194304 bytes' "$T/out"
+expect_grep "agent still serves after all that" '"id":9.*"ok":true' "$T/out"
+expect_true "a run answers with its rows and log" \
+	jqt 'map(select(.id == 10))[0] | .rows[0].verdict == "PASS" and (.log | test("hi"))'
+expect_true "the agent wrote nothing to stderr" test ! -s "$T/err"
+finish
