@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "util.h"
 
 enum key_type {
 	KEY_STR,	/* char *                                   */
@@ -73,13 +72,14 @@ struct rq_need {
 struct rq_kind;
 
 /*
- * Raw key/value pairs exactly as written, kept so a case can be sent to an
- * agent (VM, peer) and loaded there by the same loader.  value is the YAML
- * scalar text, or for lists a JSON array text.
+ * Raw key/value pairs as written (after the file's defaults: are merged),
+ * kept so a case can be sent to an agent (VM, peer) and loaded there by the
+ * same loader.  Scalars are kept as JSON strings of their text, lists as
+ * JSON arrays of strings: the loader converts from text either way.
  */
 struct rq_raw {
 	char *key;
-	char *json;	/* JSON text of the value ("\"30s\"", "[\"root\"]", "4200") */
+	char *json;	/* JSON text of the value ("\"30s\"", "[\"root\"]", "\"4200\"") */
 };
 
 struct rq_case {
@@ -125,7 +125,19 @@ int rq_load_file(const char *path, struct rq_suite *suite, struct rq_diags *diag
 /* Load from memory (fuzzing, agent requests); name is used in messages. */
 int rq_load_buffer(const char *name, const char *text, size_t len,
 		   struct rq_suite *suite, struct rq_diags *diags);
-/* Load files or directories (recursively, *.yaml / *.yml, sorted). */
+/*
+ * Load one case given as the JSON object rq_case_to_json() made (the "case"
+ * of an agent "run" request): the object is the case itself, not a file
+ * with cases:.  Same rules and messages as a file.
+ */
+int rq_load_case_text(const char *name, const char *text, size_t len,
+		      struct rq_suite *suite, struct rq_diags *diags);
+/*
+ * Load files or directories (recursively, *.yaml / *.yml, sorted; names
+ * starting with '.' skipped).  A path named explicitly is loaded whatever
+ * its extension.  Does not check duplicates across files: call
+ * rq_suite_check_dups() after.
+ */
 int rq_load_paths(char *const *paths, size_t npaths, struct rq_suite *suite,
 		  struct rq_diags *diags);
 /* Duplicate names across files are errors too; call after all loads. */
@@ -139,16 +151,37 @@ void rq_diags_print(const struct rq_diags *d, FILE *fp);
 int parse_duration_ms(const char *s, int64_t *ms);
 int parse_size(const char *s, uint64_t *bytes);
 int parse_bool(const char *s, bool *b);
+/* Decimal or 0x hex, optional sign (no octal); -EINVAL or -ERANGE. */
+int parse_ll(const char *s, long long *v);
+/* A finite number; -EINVAL or -ERANGE. */
+int parse_double(const char *s, double *v);
+/* Inverse of the parsers, largest exact unit: "90s" -> "90s", 3600000 -> "1h", 4096 -> "4KiB". */
+void fmt_duration(int64_t ms, char *buf, size_t size);
+void fmt_size(uint64_t bytes, char *buf, size_t size);
+
+/* Key tables described for help and docs/kinds.md. */
+struct sb;
+const char *rq_key_type_name(enum key_type t);	/* "int", "duration", ... */
+/* "int, 0..255, default 0" / "list of str, required" ... (appended to out) */
+void rq_keys_describe(const struct key_def *k, struct sb *out);
 
 /* The key rows every case has (name, kind, summary, tags, ...). */
 extern const struct key_def rq_common_keys[];
 
 /* Free a kind cfg's owned fields by walking its key table. */
 void rq_cfg_release(const struct key_def *keys, void *cfg);
-/* Type, default and range of a key as text (help, docs/kinds.md). */
-void rq_keys_describe(const struct key_def *k, struct sb *out);
-const char *rq_key_type_name(enum key_type t);
-/* JSON text for a case: all raw keys; the agent loads it back with rq_load_buffer. */
+/*
+ * JSON object text for a case: all raw keys (malloc'd).  The agent loads it
+ * back with rq_load_case_text() into an identical case.
+ */
 char *rq_case_to_json(const struct rq_case *c);
+
+/*
+ * Kinds besides kinds.def, searched by rq_kind_find() too: test-only kinds
+ * (unit tests, the fuzzer) with a key of every type.  At most 8.
+ */
+void rq_kind_register_extra(const struct rq_kind *k);
+/* Every kind, registered and extra: i = 0, 1, ... until NULL. */
+const struct rq_kind *rq_kind_iter(size_t i);
 
 #endif
