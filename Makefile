@@ -7,7 +7,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Isrc -Iharness $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) -MMD -MP
 LDLIBS   := $(PKG_LIBS) -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -75,7 +75,7 @@ docs-check: rdmaqual
 FUZZ_SRC := $(filter-out harness/main.c,$(LIBSRC))
 build/fuzz/fuzz_loader: tests/fuzz/fuzz_loader.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -Iharness $(PKG_CFLAGS) \
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
 fuzz-brief: build/fuzz/fuzz_loader
