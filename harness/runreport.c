@@ -1,20 +1,36 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * Glue between the run loop and the reporters: console line per row, and
- * junit.xml + results.json rewritten atomically after every case.
- * (Interim writer until the full reporters land.)
- */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "agent.h"
 #include "runreport.h"
-#include "xml.h"
+
+#ifndef RQ_VERSION
+#define RQ_VERSION "0.1"
+#endif
 
 void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc, char **argv)
 {
+	json_t *f = rq_agent_facts();
+	const char *k;
+	json_t *v;
+
 	r->dir = xstrdup(dir);
-	r->run_id = xstrdup(run_id);
+	rq_run_info_init(&r->info, RQ_VERSION, argc, argv);
+	free(r->info.run_id);
+	r->info.run_id = xstrdup(run_id);
+	/* The controller's own machine; targets add theirs (guest kernel, ...). */
+	json_object_foreach(f, k, v) {
+		char *val = json_is_string(v) ? xstrdup(json_string_value(v)) :
+			    json_dumps(v, JSON_ENCODE_ANY);
+		char *key = xasprintf("host.%s", k);
+
+		rq_run_info_fact(&r->info, key, val);
+		free(key);
+		free(val);
+	}
+	json_decref(f);
 }
 
 void runrep_begin(struct runrep *r, struct rq_results *rs)
@@ -24,55 +40,38 @@ void runrep_begin(struct runrep *r, struct rq_results *rs)
 
 void runrep_row(struct runrep *r, const struct rq_result *row)
 {
-	printf("%-6s %-40s %6.1fs %s\n", rq_verdict_name(row->verdict), row->id, row->duration_s,
-	       row->reason ? row->reason : "");
+	rq_console_row(stdout, row);
 	fflush(stdout);
 }
 
 void runrep_facts(struct runrep *r, struct sched *s)
 {
+	struct rq_result *sink = rq_result_new("facts", NULL, 0);
+
+	sched_facts(s, sink);
+	for (size_t i = 0; i < sink->nfacts; i++)
+		rq_run_info_fact(&r->info, sink->facts[i].key, sink->facts[i].value);
+	rq_result_free(sink);
 }
 
 void runrep_flush(struct runrep *r, struct rq_results *rs)
 {
-	json_t *a = json_array();
-	char p[4200];
+	int ret = rq_reports_write(r->dir, &r->info, rs);
 
-	for (size_t i = 0; i < rs->n; i++)
-		json_array_append_new(a, rq_result_to_json(rs->v[i], false));
-	json_t *o = json_pack("{s:s, s:o}", "schema", "rdmaqual-results/0", "results", a);
-	char *t = json_dumps(o, JSON_INDENT(1));
-
-	snprintf(p, sizeof(p), "%s/results.json", r->dir);
-	write_file_atomic(p, t, strlen(t));
-	free(t);
-	json_decref(o);
-
-	struct sb sb = SB_INIT;
-	struct xml x;
-
-	xml_begin(&x, &sb);
-	xml_open(&x, "testsuites");
-	xml_open(&x, "testsuite");
-	xml_attr(&x, "name", "rdmaqual");
-	for (size_t i = 0; i < rs->n; i++) {
-		xml_open(&x, "testcase");
-		xml_attr(&x, "name", rs->v[i]->id);
-		xml_close(&x);
-	}
-	xml_end(&x);
-	snprintf(p, sizeof(p), "%s/junit.xml", r->dir);
-	write_file_atomic(p, sb.buf, sb.len);
-	sb_release(&sb);
+	if (ret)
+		fprintf(stderr, "rdmaqual: cannot write reports to %s: %s\n", r->dir, strerror(-ret));
 }
 
 void runrep_end(struct runrep *r, struct rq_results *rs)
 {
+	rq_run_info_finish(&r->info);
 	runrep_flush(r, rs);
+	rq_console_summary(stdout, &r->info, rs);
+	printf("reports: %s/junit.xml %s/results.json\n", r->dir, r->dir);
 }
 
 void runrep_release(struct runrep *r)
 {
+	rq_run_info_release(&r->info);
 	free(r->dir);
-	free(r->run_id);
 }

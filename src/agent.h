@@ -31,6 +31,9 @@
 
 struct json_t;
 
+/* Facts about the machine the agent runs on (kernel, hostname, cpus, rdma-core). */
+struct json_t *rq_agent_facts(void);
+
 /* Serve requests from in_fd, answer on out_fd, until shutdown or EOF. */
 int rq_agent_serve(int in_fd, int out_fd);
 

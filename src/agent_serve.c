@@ -136,7 +136,7 @@ static void add_pc_version(json_t *f, const char *key, const char *pattern)
 	globfree(&g);
 }
 
-static json_t *collect_facts(void)
+json_t *rq_agent_facts(void)
 {
 	json_t *f = json_object();
 	struct utsname u;
@@ -539,7 +539,7 @@ static void handle_line(struct agent *ag, const char *line)
 	} else if (!strcmp(op, "ping")) {
 		answer(ag, id, true, NULL, NULL);
 	} else if (!strcmp(op, "facts")) {
-		answer(ag, id, true, NULL, json_pack("{s:o}", "facts", collect_facts()));
+		answer(ag, id, true, NULL, json_pack("{s:o}", "facts", rq_agent_facts()));
 	} else if (!strcmp(op, "run")) {
 		if (!json_is_object(json_object_get(req, "case")))
 			answer_err(ag, id, "run needs a \"case\" object");
