@@ -8,7 +8,7 @@
 
 /* 1: xmllint accepted doc (against schema when not NULL), 0: it did not
  * (its stderr is printed), -1: xmllint is not installed. */
-static inline int xmllint_check(const char *doc, size_t len, const char *schema)
+static inline int xmllint_run(const char *doc, size_t len, const char *schema, bool quiet)
 {
 	const char *plain[] = { "xmllint", "--noout", "--nonet", "-", NULL };
 	const char *withxsd[] = { "xmllint", "--noout", "--nonet", "--schema", schema, "-", NULL };
@@ -30,10 +30,21 @@ static inline int xmllint_check(const char *doc, size_t len, const char *schema)
 		return 0;
 	}
 	ok = r.exit_code == 0 && !r.timed_out && !r.exec_failed;
-	if (!ok)
+	if (!ok && !quiet)
 		fprintf(stderr, "xmllint: exit %d: %s\n", r.exit_code, r.err.buf);
 	proc_result_release(&r);
 	return ok;
+}
+
+static inline int xmllint_check(const char *doc, size_t len, const char *schema)
+{
+	return xmllint_run(doc, len, schema, false);
+}
+
+/* For documents that are meant to be refused: no diagnostics printed. */
+static inline int xmllint_refuses(const char *doc, size_t len, const char *schema)
+{
+	return xmllint_run(doc, len, schema, true) == 0;
 }
 
 #endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* Run information shared by the reporters, and writing all report files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "report.h"
+
+void rq_run_info_init(struct rq_run_info *ri, const char *version, int argc, char **argv)
+{
+	char host[256] = "unknown";
+	char ts[32], id[32];
+	struct sb sb = SB_INIT;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->started_ms = now_ms();
+	iso8601_now(ts, sizeof(ts));
+	ri->started = xstrdup(ts);
+	gmtime_r(&t, &tm);
+	strftime(id, sizeof(id), "%Y%m%dT%H%M%SZ", &tm);
+	ri->run_id = xasprintf("%s-%ld", id, (long)getpid());
+	if (gethostname(host, sizeof(host)) < 0)
+		strcpy(host, "unknown");
+	host[sizeof(host) - 1] = '\0';
+	ri->hostname = xstrdup(host);
+	ri->version = xstrdup(version ? version : "unknown");
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		sb_adds(&sb, argv[i]);
+	}
+	ri->argv = sb_detach(&sb);
+}
+
+void rq_run_info_fact(struct rq_run_info *ri, const char *key, const char *value)
+{
+	for (size_t i = 0; i < ri->nfacts; i++) {
+		if (!strcmp(ri->facts[i].key, key)) {
+			free(ri->facts[i].value);
+			ri->facts[i].value = xstrdup(value ? value : "");
+			return;
+		}
+	}
+	ri->facts = xrealloc(ri->facts, (ri->nfacts + 1) * sizeof(*ri->facts));
+	ri->facts[ri->nfacts++] = (struct rq_fact){
+		.key = xstrdup(key),
+		.value = xstrdup(value ? value : ""),
+	};
+}
+
+void rq_run_info_finish(struct rq_run_info *ri)
+{
+	char ts[32];
+
+	iso8601_now(ts, sizeof(ts));
+	free(ri->finished);
+	ri->finished = xstrdup(ts);
+	ri->duration_s = (now_ms() - ri->started_ms) / 1000.0;
+}
+
+void rq_run_info_release(struct rq_run_info *ri)
+{
+	free(ri->run_id);
+	free(ri->started);
+	free(ri->finished);
+	free(ri->hostname);
+	free(ri->version);
+	free(ri->argv);
+	for (size_t i = 0; i < ri->nfacts; i++) {
+		free(ri->facts[i].key);
+		free(ri->facts[i].value);
+	}
+	free(ri->facts);
+	memset(ri, 0, sizeof(*ri));
+}
+
+int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct rq_results *rs)
+{
+	int ret = mkdir_p(dir, 0755);
+	char *p;
+
+	if (ret)
+		return ret;
+	p = xasprintf("%s/junit.xml", dir);
+	ret = rq_junit_write(p, ri, rs);
+	free(p);
+	p = xasprintf("%s/results.json", dir);
+	int r2 = rq_json_write(p, ri, rs);
+	free(p);
+	return ret ? ret : r2;
+}
