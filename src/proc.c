@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +138,7 @@ static int dup_high(int fd)
  */
 static void __attribute__((noreturn))
 child_exec(pid_t parent, int in, int out, int err, int errfd,
-	   const char *cwd, const char *const *argv, char **envp)
+	   const char *cwd, const char *file, const char *const *argv, char **envp)
 {
 	int e;
 
@@ -150,7 +151,7 @@ child_exec(pid_t parent, int in, int out, int err, int errfd,
 		e = errno;
 		goto fail;
 	}
-	execvpe(argv[0], (char *const *)argv, envp);
+	execvpe(file ? file : argv[0], (char *const *)argv, envp);
 	e = errno;
 fail:
 	if (write(errfd, &e, sizeof(e)) < 0) {
@@ -290,6 +291,56 @@ static void drain(int *fd, struct sb *tail, size_t max, int log_fd)
 	}
 }
 
+/*
+ * write() to a pipe whose reader may be gone, without a SIGPIPE killing the
+ * runner: block it in this thread, and swallow the one the write raised.
+ */
+static ssize_t write_nosigpipe(int fd, const void *p, size_t n)
+{
+	sigset_t pipe_set, old;
+	ssize_t w;
+	int e;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	w = write(fd, p, n);
+	e = errno;
+	if (w < 0 && e == EPIPE && !sigismember(&old, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		sigtimedwait(&pipe_set, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return w;
+}
+
+/* argv[0] as exec will find it under env_add's PATH, when env_add sets one
+ * (execvpe searches the runner's own PATH).  NULL: let execvpe search. */
+static char *resolve_with_path(const char *name, const char *const *env_add)
+{
+	const char *path = NULL;
+
+	for (size_t i = 0; env_add && env_add[i]; i++)
+		if (str_starts(env_add[i], "PATH="))
+			path = env_add[i] + 5;
+	if (!path || strchr(name, '/'))
+		return NULL;
+	while (*path) {
+		const char *colon = strchrnul(path, ':');
+		size_t dl = colon - path;
+		char *full = dl ? xasprintf("%.*s/%s", (int)dl, path, name)
+				: xasprintf("./%s", name);
+		struct stat st;
+
+		if (!stat(full, &st) && S_ISREG(st.st_mode) && !access(full, X_OK))
+			return full;
+		free(full);
+		path = *colon ? colon + 1 : colon;
+	}
+	return NULL;
+}
+
 int proc_run(const struct proc_opts *o, struct proc_result *r)
 {
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, inp[2] = { -1, -1 };
@@ -319,10 +370,12 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 		}
 	}
 	envp = build_env(o->env_add);
+	char *file = resolve_with_path(o->argv[0], o->env_add);
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
 		free(envp);
+		free(file);
 		goto out_close;
 	}
 	if (pid == 0) {
@@ -333,9 +386,10 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 
 		if (in < 0 || out < 0 || err < 0 || st < 0)
 			_exit(127);
-		child_exec(parent, in, out, err, st, o->cwd, o->argv, envp);
+		child_exec(parent, in, out, err, st, o->cwd, file, o->argv, envp);
 	}
 	free(envp);
+	free(file);
 	/* Also from the parent, so a kill(-pid) right away cannot miss. */
 	setpgid(pid, pid);
 	close_fd(&outp[1]);
@@ -364,7 +418,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 	int64_t deadline = start + o->timeout_ms;
 	int64_t kill_at = -1, drain_until = -1;
 	size_t in_off = 0;
-	bool exited = false;
+	bool exited = false, lost = false;
 
 	if (inp[1] >= 0 && !o->stdin_data && !o->keep_stdin_open)
 		close_fd(&inp[1]);
@@ -377,7 +431,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 				/* Leader gone: kill stragglers while its pid still
 				 * pins the group id, then reap. */
 				kill(-pid, SIGKILL);
-				reap(pid, &r->status);
+				if (x < 0 || reap(pid, &r->status) < 0)
+					lost = true;	/* someone else reaped it */
 				exited = true;
 				close_fd(&inp[1]);
 				drain_until = now + DRAIN_MS;
@@ -437,7 +492,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 		if (ierr >= 0 && pf[ierr].revents)
 			drain(&errp[0], &r->err, tail, o->log_fd);
 		if (iin >= 0 && pf[iin].revents) {
-			ssize_t w = write(inp[1], o->stdin_data + in_off, o->stdin_len - in_off);
+			ssize_t w = write_nosigpipe(inp[1], o->stdin_data + in_off,
+						    o->stdin_len - in_off);
 			if (w > 0)
 				in_off += w;
 			else if (w < 0 && errno != EAGAIN && errno != EINTR)
@@ -455,7 +511,11 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 		close(pidfd);
 	tail_finish(&r->out, tail);
 	tail_finish(&r->err, tail);
-	if (WIFEXITED(r->status) && !r->timed_out) {
+	if (lost) {
+		/* A SIGCHLD handler elsewhere reaped it: the status is gone,
+		 * and a lost status must never read as success. */
+		r->exit_code = -1;
+	} else if (WIFEXITED(r->status) && !r->timed_out) {
 		r->exit_code = WEXITSTATUS(r->status);
 	} else if (WIFSIGNALED(r->status)) {
 		r->signal = WTERMSIG(r->status);
@@ -519,10 +579,12 @@ pid_t proc_spawn(const struct spawn_opts *o)
 		goto fail;
 	}
 	envp = build_env(o->env_add);
+	char *file = resolve_with_path(o->argv[0], o->env_add);
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
 		free(envp);
+		free(file);
 		goto fail;
 	}
 	if (pid == 0) {
@@ -534,9 +596,10 @@ pid_t proc_spawn(const struct spawn_opts *o)
 
 		if (in < 0 || out < 0 || err < 0 || st < 0)
 			_exit(127);
-		child_exec(parent, in, out, err, st, o->cwd, o->argv, envp);
+		child_exec(parent, in, out, err, st, o->cwd, file, o->argv, envp);
 	}
 	free(envp);
+	free(file);
 	setpgid(pid, pid);
 	close(stp[1]);
 	close(nullin);

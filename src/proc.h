@@ -58,6 +58,9 @@ void proc_describe(const struct proc_result *r, const char *name, char *buf, siz
  * the fds given (or /dev/null).  proc_kill_group sends SIGTERM then SIGKILL
  * to the group after grace_ms and reaps it.  proc_wait_deadline waits for
  * exit until deadline (now_ms() based), returns 1 if exited, 0 if not.
+ * proc_spawn returns -errno (never 0) when it cannot start argv[0], e.g.
+ * -ENOENT; proc_wait_deadline returns -ECHILD when pid is not our child.
+ * A PATH given in env_add is the one argv[0] is searched in.
  */
 struct spawn_opts {
 	const char *const *argv;

@@ -267,7 +267,10 @@ static int write_all(int fd, const void *data, size_t len)
 
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	static unsigned seq;
+	/* Unique per writer, so two threads writing one path cannot collide. */
+	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(),
+			      __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	int ret, fd;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -238,6 +238,47 @@ START_TEST(stdin_data)
 }
 END_TEST
 
+START_TEST(stdin_reader_gone_no_sigpipe)
+{
+	/* The child never reads: our write gets EPIPE, and the runner must
+	 * not die of SIGPIPE. */
+	static char big[1 << 20];
+	const char *argv[] = { "true", NULL };
+	struct proc_opts o = { .argv = argv, .timeout_ms = scaled_ms(10000), .log_fd = -1,
+			       .stdin_data = big, .stdin_len = sizeof(big) };
+	struct proc_result r;
+
+	proc_result_init(&r);
+	ck_assert_int_eq(proc_run(&o, &r), 0);
+	ck_assert_int_eq(r.exit_code, 0);
+	proc_result_release(&r);
+}
+END_TEST
+
+START_TEST(path_from_env_add)
+{
+	char *bin = xasprintf("%s/bin", tmpdir);
+	char *tool = xasprintf("%s/rq-test-tool", bin);
+	char *path = xasprintf("PATH=%s:/usr/bin:/bin", bin);
+	const char *env[] = { path, NULL };
+	const char *argv[] = { "rq-test-tool", NULL };
+	struct proc_opts o = { .argv = argv, .env_add = env, .timeout_ms = 5000, .log_fd = -1 };
+	struct proc_result r;
+
+	ck_assert_int_eq(mkdir_p(bin, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(tool, "#!/bin/sh\necho from-tool\n", 26), 0);
+	ck_assert_int_eq(chmod(tool, 0755), 0);
+	proc_result_init(&r);
+	ck_assert_int_eq(proc_run(&o, &r), 0);
+	ck_assert(!r.exec_failed);
+	ck_assert_str_eq(r.out.buf, "from-tool\n");
+	proc_result_release(&r);
+	free(bin);
+	free(tool);
+	free(path);
+}
+END_TEST
+
 START_TEST(leftover_grandchild_does_not_hang)
 {
 	char *pidf = xasprintf("%s/gc.pid", tmpdir);
@@ -349,6 +390,8 @@ int main(void)
 	tcase_add_test(tc, exec_missing_binary);
 	tcase_add_test(tc, env_add_and_cwd);
 	tcase_add_test(tc, stdin_data);
+	tcase_add_test(tc, stdin_reader_gone_no_sigpipe);
+	tcase_add_test(tc, path_from_env_add);
 	tcase_add_test(tc, leftover_grandchild_does_not_hang);
 	tcase_add_test(tc, spawn_wait_kill);
 	tcase_add_test(tc, pdeathsig_kills_spawned);
