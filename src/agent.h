@@ -79,6 +79,13 @@ int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t d
  */
 struct rq_agent *rq_agent_local(const char *self_exe, char *err, size_t errsz);
 void rq_agent_local_close(void);
+/*
+ * A second node: copy this build to HOST if it is not there yet, start
+ * `ssh HOST .../rdmaqual agent --stdio` and greet it (agent_ssh.c).
+ */
+struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err, size_t errsz);
+/* The IPv4 address ssh would connect to for HOST (ssh_config aliases applied). */
+int rq_ssh_resolve4(const char *host, char *buf, size_t size);
 /* Cancel a request: the agent kills its worker and answers it with an error. */
 void rq_agent_cancel(struct rq_agent *a, uint64_t id);
 

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Two-node mode without a second machine: a private sshd on a loopback
+# port stands in for the peer.  Checks that the controller copies its own
+# build to the peer, the peer's agent answers over ssh, the peer's facts
+# reach the report, and nothing (sshd, agent, copy) is left afterwards.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+SSHD=/usr/sbin/sshd
+if [ ! -x "$SSHD" ] || [ "$(id -u)" -ne 0 ]; then
+	echo "  SKIP: needs root and openssh-server (make deps)"
+	exit 0
+fi
+T=$(mktemp -d /tmp/rq-it-ssh.XXXXXX)
+port=$(( 30000 + $$ % 20000 ))
+cleanup() {
+	[ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$T/id"
+cp "$T/id.pub" "$T/authorized_keys"
+chmod 700 "$T"
+cat >"$T/sshd_config" <<CFG
+Port $port
+ListenAddress 127.0.0.1
+HostKey $T/host_key
+PidFile $T/sshd.pid
+AuthorizedKeysFile $T/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+StrictModes no
+UsePAM no
+CFG
+cat >"$T/ssh_config" <<CFG
+Host rq-peer
+	HostName 127.0.0.1
+	Port $port
+	User root
+	IdentityFile $T/id
+	StrictHostKeyChecking no
+	UserKnownHostsFile /dev/null
+	LogLevel ERROR
+CFG
+mkdir -p /run/sshd
+"$SSHD" -f "$T/sshd_config" -E "$T/sshd.log"
+wait_for "private sshd is up" 10 test -s "$T/sshd.pid"
+export RDMAQUAL_SSH_CONFIG="$T/ssh_config"
+export RDMAQUAL_STATE_DIR="$T/state"
+rm -rf /tmp/rdmaqual-peer
+
+"$RQ" run --report-dir "$T/rep" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run.out" 2>&1
+expect_eq "run with a peer" 0 $?
+expect_true "the build was copied to the peer" sh -c 'ls /tmp/rdmaqual-peer/rdmaqual-* >/dev/null'
+expect_grep "peer facts are in the report" 'name="peer.kernel"' "$T/rep/latest/junit.xml"
+expect_true "no peer agent left running" no_proc "/tmp/rdmaqual-peer/rdmaqual-.* agent"
+
+# A peer that does not answer is an ERROR with the reason, within its deadline.
+sed -i "s/Port $port/Port 1/" "$T/ssh_config"
+"$RQ" run --report-dir "$T/rep2" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run2.out" 2>&1
+expect_eq "unreachable peer fails the run" 1 $?
+expect_grep "the reason names ssh" 'ERROR.*ssh rq-peer' "$T/run2.out"
+rm -rf /tmp/rdmaqual-peer
+finish
