@@ -35,7 +35,8 @@ void sb_adds(struct sb *sb, const char *s);
 void sb_addc(struct sb *sb, char c);
 void sb_addf(struct sb *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void sb_vaddf(struct sb *sb, const char *fmt, va_list ap);
+void sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Hand the buffer to the caller (malloc'd, never NULL) and reset sb. */
 char *sb_detach(struct sb *sb);
 /* Strip trailing whitespace. */
