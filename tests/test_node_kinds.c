@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every node kind (driver, pcie, mtu, irq-affinity) against every node tree
+ * in fixtures/nodes/ with one lab configuration per kind: the healthy trees
+ * pass (or SKIP where a kind does not apply), each fault variant fails on the
+ * faulty device/port with a reason that names it, and no row ever passes
+ * having judged nothing.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nodecase.h"
+
+/* The lab configuration of each kind, applied to every tree. */
+static const char *const driver_kv[] = {
+	"min_fw=16.35.2000,20.35.1012,22.36.1010,28.39.1002", NULL,
+};
+
+struct expect {
+	const char *fixture;
+	const char *kind;
+	enum rq_verdict verdict;	/* of the whole case: FAIL if any row fails, else PASS/SKIP */
+	const char *bad_dev;		/* FAIL: the failing row's device */
+	int bad_port;
+	const char *reason;		/* FAIL/SKIP: substring of the reason */
+	unsigned rows;			/* expected number of rows (0: don't check) */
+};
+
+static const struct expect table[] = {
+	{ "cx5-edr-ib", "driver", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx5-edr-ib-oldfw", "driver", RQ_FAIL, "mlx5_1", 1, "mlx5_1: firmware 16.20.1010 is older than the minimum 16.35.2000", 2 },
+	{ "cx6-hdr-ib", "driver", RQ_PASS, NULL, 0, NULL, 1 },
+	{ "cx6-hdr-ib-x8", "driver", RQ_PASS, NULL, 0, NULL, 1 },
+	{ "cx6dx-roce-2numa", "driver", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx6dx-roce-farnuma", "driver", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx6dx-roce-mtu4180", "driver", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx7-ndr-ib", "driver", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "cx7-ndr-ib-raildown", "driver", RQ_FAIL, "mlx5_5", 1, "mlx5_5 port 1 is DOWN (physical state Disabled)", 8 },
+	{ "rxe-vm1", "driver", RQ_PASS, NULL, 0, NULL, 1 },
+};
+
+static const char *const *kv_for(const char *kind)
+{
+	if (!strcmp(kind, "driver"))
+		return driver_kv;
+	return NULL;
+}
+
+START_TEST(kind_vs_fixture)
+{
+	const struct expect *e = &table[_i];
+	struct nodecase nc;
+	unsigned fails;
+
+	nc_init(&nc, e->kind, e->fixture, kv_for(e->kind));
+	nc_run(&nc);
+	if (getenv("RQ_TEST_VERBOSE"))
+		nc_dump(&nc, e->fixture);
+	fails = nc_count(&nc, RQ_FAIL) + nc_count(&nc, RQ_ERROR);
+	if (e->rows)
+		ck_assert_uint_eq(nc.out.n, e->rows);
+	for (size_t i = 0; i < nc.out.n; i++) {
+		struct rq_result *r = nc.out.v[i];
+
+		/* Never a vacuous pass; every non-PASS says why. */
+		if (r->verdict == RQ_PASS)
+			ck_assert_uint_gt(r->judged, 0);
+		else
+			ck_assert_ptr_nonnull(r->reason);
+	}
+	switch (e->verdict) {
+	case RQ_PASS:
+		ck_assert_uint_eq(fails, 0);
+		ck_assert_uint_eq(nc_count(&nc, RQ_PASS), nc.out.n);
+		break;
+	case RQ_SKIP:
+		ck_assert_uint_eq(fails, 0);
+		ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 0);
+		if (e->reason)
+			for (size_t i = 0; i < nc.out.n; i++)
+				ck_assert_msg(strstr(nc.out.v[i]->reason, e->reason), "%s: reason \"%s\"",
+					      e->fixture, nc.out.v[i]->reason);
+		break;
+	case RQ_FAIL: {
+		struct rq_result *bad = nc_row(&nc, e->bad_dev, e->bad_port);
+
+		ck_assert_ptr_nonnull(bad);
+		ck_assert_int_eq(bad->verdict, RQ_FAIL);
+		ck_assert_msg(strstr(bad->reason, e->reason), "%s: reason \"%s\" lacks \"%s\"",
+			      e->fixture, bad->reason, e->reason);
+		/* Only the faulty row fails: the healthy rails still pass. */
+		ck_assert_uint_eq(fails, 1);
+		break;
+	}
+	default:
+		ck_abort();
+	}
+	nc_release(&nc);
+}
+END_TEST
+
+/* The rxe profile on hardware and the hca profile on rxe SKIP, saying why. */
+START_TEST(driver_profiles)
+{
+	static const char *const hca[] = { "profile=hca", NULL };
+	static const char *const rxe[] = { "profile=rxe", NULL };
+	struct nodecase nc;
+
+	nc_init(&nc, "driver", "rxe-vm1", hca);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc.out.n, 1);
+	ck_assert_int_eq(nc.out.v[0]->verdict, RQ_SKIP);
+	ck_assert_ptr_nonnull(strstr(nc.out.v[0]->reason, "ConnectX-only checks: rxe0 is a virtual rxe device"));
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", rxe);
+	nc_run(&nc);
+	ck_assert_int_eq(nc.out.v[0]->verdict, RQ_SKIP);
+	ck_assert_ptr_nonnull(strstr(nc.out.v[0]->reason, "ibp59s0 is a PCI device"));
+	nc_release(&nc);
+}
+END_TEST
+
+START_TEST(driver_keys)
+{
+	static const char *const pin_ok[] = { "fw_ver=20.35.1012", "models=ConnectX-6", "driver=mlx5_core",
+					      "link_layer=InfiniBand", NULL };
+	static const char *const pin_bad[] = { "fw_ver=20.36.1010", NULL };
+	static const char *const pin_other[] = { "fw_ver=28.39.1002", NULL };
+	static const char *const model_bad[] = { "models=ConnectX-7,0x1017", NULL };
+	static const char *const ll_bad[] = { "link_layer=Ethernet", NULL };
+	static const char *const parent_bad[] = { "parent=eth1", NULL };
+	static const char *const missing[] = { "devices=mlx5_0", NULL };
+	static const char *const mods[] = { "modules=ib_core,mlx5_fpga_tools", NULL };
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", pin_ok);
+	nc_run(&nc);
+	r = nc_row(&nc, "ibp59s0", 1);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "model"), "ConnectX-6");
+	ck_assert_str_eq(nc_fact(r, "fw_ver"), "20.35.1012");
+	ck_assert_str_eq(nc_fact(r, "kernel"), "6.1.0-27-amd64");
+	ck_assert_str_eq(nc_fact(r, "rdma_core"), "44.0");
+	ck_assert_str_eq(nc_fact(r, "ofed"), "inbox (no ofed_info)");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", pin_bad);
+	nc_run(&nc);
+	ck_assert_str_eq(nc.out.v[0]->reason, "ibp59s0: firmware 20.35.1012, pinned 20.36.1010");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", pin_other);
+	nc_run(&nc);
+	ck_assert_str_eq(nc.out.v[0]->reason, "ibp59s0: firmware 20.35.1012 (family 20) has no pinned version");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", model_bad);
+	nc_run(&nc);
+	ck_assert_str_eq(nc.out.v[0]->reason, "ibp59s0 is a ConnectX-6 (0x101b), not an accepted model");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", ll_bad);
+	nc_run(&nc);
+	ck_assert_str_eq(nc.out.v[0]->reason, "ibp59s0 port 1: link layer InfiniBand, expected Ethernet");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "rxe-vm1", parent_bad);
+	nc_run(&nc);
+	ck_assert_str_eq(nc.out.v[0]->reason, "rxe0 sits on eth0, expected eth1");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", missing);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc.out.n, 1);
+	ck_assert_int_eq(nc.out.v[0]->verdict, RQ_FAIL);
+	ck_assert_str_eq(nc.out.v[0]->reason, "device mlx5_0 not found (1 RDMA device present)");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6-hdr-ib", mods);
+	nc_run(&nc);
+	ck_assert_str_eq(nc.out.v[0]->reason, "module mlx5_fpga_tools is not loaded");
+	nc_release(&nc);
+
+	/* An empty node: the node row fails, naming what is missing. */
+	nc_init(&nc, "driver", "/nonexistent-node-tree", NULL);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc.out.n, 1);
+	ck_assert_int_eq(nc.out.v[0]->verdict, RQ_FAIL);
+	ck_assert_ptr_nonnull(strstr(nc.out.v[0]->reason, "0 RDMA devices selected, at least 1 expected"));
+	nc_release(&nc);
+}
+END_TEST
+
+/* A ConnectX function without an RDMA device is a FAIL row of its own. */
+START_TEST(driver_unbound_function)
+{
+	char tmp[] = "/tmp/rq-driver-XXXXXX", path[4096];
+	struct nodecase nc;
+	struct rq_result *r;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:5e:00.0", tmp);
+	ck_assert_int_eq(mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:5e:00.0/vendor", tmp);
+	ck_assert_int_eq(write_file_atomic(path, "0x15b3\n", 7), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:5e:00.0/device", tmp);
+	ck_assert_int_eq(write_file_atomic(path, "0x1021\n", 7), 0);
+	nc_init(&nc, "driver", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "0000:5e:00.0", 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "0000:5e:00.0 (ConnectX-7) is not bound to any driver (mlx5_core)");
+	nc_release(&nc);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("node_kinds");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, kind_vs_fixture, 0, (int)ARRAY_SIZE(table));
+	tcase_add_test(tc, driver_profiles);
+	tcase_add_test(tc, driver_keys);
+	tcase_add_test(tc, driver_unbound_function);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
