@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# vm/initramfs.sh: build the rxe-vm guest's initramfs and print
+# RQ_INITRD=PATH.  Contents: busybox-static, vm/init as /init, and the
+# modules that `modprobe -a --show-depends` lists for the virtio devices,
+# 9p, rdma_rxe and rdma_ucm, plus crc32_generic (rxe needs it and nothing
+# pulls it in: without it creating rxe0 fails with ENOENT).  Nothing
+# autoloads under busybox, so /init loads them in this order.
+#
+# The archive is named by a hash of every input (this script, vm/init,
+# busybox, the resolved module files), so it is rebuilt only when one of
+# them changes.  A requested module that resolves to nothing is an error.
+#
+# usage: vm/initramfs.sh --modroot ROOT --kver VER [--cache DIR]
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${RQ_VM_CACHE:-$here/cache}
+modroot=
+kver=
+busybox=${RQ_BUSYBOX:-/bin/busybox}
+MODULES="virtio_pci virtio_net virtio_console 9pnet_virtio 9p rdma_rxe rdma_ucm crc32_generic"
+APPLETS="sh mount insmod ip mkdir chroot echo sleep cat poweroff reboot mknod ln"
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cache) cache=$2; shift 2 ;;
+	--modroot) modroot=$2; shift 2 ;;
+	--kver) kver=$2; shift 2 ;;
+	*) echo "initramfs.sh: unknown option: $1" >&2; exit 2 ;;
+	esac
+done
+die() { echo "initramfs.sh: $*" >&2; exit 1; }
+[ -n "$modroot" ] && [ -n "$kver" ] || die "--modroot and --kver are required"
+[ -x "$busybox" ] || die "busybox not found at $busybox (install busybox-static)"
+! command -v file >/dev/null || ! file -L "$busybox" | grep -q 'dynamically linked' ||
+	die "$busybox is dynamically linked: the initramfs needs busybox-static"
+mkdir -p "$cache"
+
+# Resolve.  -a matters: without it every name after the first is taken as a
+# module parameter and silently dropped.
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+# shellcheck disable=SC2086
+deps=$(modprobe -a -d "$modroot" -S "$kver" --show-depends $MODULES 2>"$err") ||
+	die "modprobe --show-depends failed: $(tr '\n' ' ' <"$err")"
+for m in $MODULES; do
+	# A module resolves to an insmod line of its own file, or is built in.
+	mf=$(echo "$m" | tr '-' '_')
+	echo "$deps" | sed -n 's/^insmod \([^ ]*\).*/\1/p; s/^builtin \([^ ]*\).*/\1/p' |
+		sed 's|.*/||; s/\.ko.*$//' | tr '-' '_' | grep -qx "$mf" ||
+		die "module $m resolves to nothing for $kver under $modroot"
+done
+# De-duplicated, in first-seen order (dependencies first).
+files=$(echo "$deps" | sed -n 's/^insmod \([^ ]*\).*/\1/p' | awk '!seen[$0]++')
+
+key=$({
+	sha256sum "$0" "$here/init" "$busybox"
+	echo "$kver $MODULES $APPLETS"
+	for f in $files; do stat -L -c '%n %s %Y' "$f"; done
+} | sha256sum | cut -c1-16)
+out="$cache/initramfs-$kver-$key.cpio"
+if [ -s "$out" ]; then
+	echo "RQ_INITRD=$out"
+	exit 0
+fi
+
+stage=$(mktemp -d "$cache/stage.XXXXXX")
+trap 'rm -f "$err"; rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib/modules" "$stage/proc" "$stage/sys" "$stage/dev" \
+	"$stage/mnt/root" "$stage/tmp"
+cp "$busybox" "$stage/bin/busybox"
+for a in $APPLETS; do ln -s busybox "$stage/bin/$a"; done
+cp "$here/init" "$stage/init"
+chmod 755 "$stage/init"
+n=0
+: >"$stage/lib/modules/order"
+for f in $files; do
+	n=$((n + 1))
+	base=$(basename "$f")
+	dst="$stage/lib/modules/$(printf '%02d' $n)-${base%%.ko*}.ko"
+	case $f in
+	*.ko.xz) xz -dc "$f" >"$dst" ;;
+	*.ko.zst) zstd -qdc "$f" >"$dst" ;;
+	*.ko.gz) gzip -dc "$f" >"$dst" ;;
+	*) cp "$f" "$dst" ;;
+	esac
+	echo "/lib/modules/$(basename "$dst")" >>"$stage/lib/modules/order"
+done
+
+# The archive: the staged tree, then /dev/console written by hand (a device
+# node cannot be staged without being root; the kernel opens it for /init's
+# stdio).  The kernel unpacks concatenated newc archives in turn.
+cpio_entry() { # name mode major minor
+	name=$1
+	namesize=$((${#name} + 1))
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		0 "$2" 0 0 1 0 0 0 0 "$3" "$4" "$namesize" 0
+	printf '%s\0' "$name"
+	# header (110) + name padded to 4
+	pad=$(((4 - (110 + namesize) % 4) % 4))
+	[ $pad -gt 0 ] && head -c $pad /dev/zero
+	return 0
+}
+tmp="$out.tmp.$$"
+{
+	(cd "$stage" && find . -mindepth 1 | sort | cpio -o -H newc -R 0:0 --quiet)
+	cpio_entry dev/console $((0020000 | 0600)) 5 1
+	cpio_entry TRAILER!!! 0 0 0
+} >"$tmp"
+mv -f "$tmp" "$out"
+# Older archives of this kernel are stale now.
+for old in "$cache"/initramfs-"$kver"-*.cpio; do
+	[ "$old" = "$out" ] || rm -f "$old"
+done
+echo "RQ_INITRD=$out"

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# vm/kernel.sh: find the guest kernel for the rxe-vm target and print where
+# it is, as KEY=VALUE lines on stdout (read by src/vm_image.c):
+#
+#   RQ_KSRC=host|debian|user   where the kernel came from
+#   RQ_KVER=6.1.0-57-amd64     its release
+#   RQ_KIMAGE=PATH             what to give -kernel (PVH vmlinux when we
+#                              could extract one, else the bzImage)
+#   RQ_KPVH=1|0                whether RQ_KIMAGE is a PVH ELF (microvm boots it
+#                              without the bzImage decompressing itself)
+#   RQ_MODROOT=DIR             a root with lib/modules/RQ_KVER (for modprobe -d)
+#
+# Order: --kernel/--modules when given; else the host's own kernel when
+# /boot/vmlinuz-$(uname -r) and its /lib/modules carry rdma_rxe; else the
+# kernel Debian's linux-image-amd64 points to, fetched with apt-get download
+# and unpacked with dpkg -x into the cache (never installed on the host).
+# When no mirror answers, the newest kernel already in the cache is used, so
+# a pre-seeded cache works offline.
+#
+# usage: vm/kernel.sh [--cache DIR] [--kernel PATH --modules DIR] [--no-host]
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${RQ_VM_CACHE:-$here/cache}
+kernel=
+modules=
+try_host=1
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cache) cache=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--modules) modules=$2; shift 2 ;;
+	--no-host) try_host=0; shift ;;
+	*) echo "kernel.sh: unknown option: $1" >&2; exit 2 ;;
+	esac
+done
+
+die() { echo "kernel.sh: $*" >&2; exit 1; }
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+# Extract the ELF vmlinux from a bzImage: Debian compresses it with XZ; the
+# stream starts at the first FD 37 7A 58 5A 00.  Cached next to the image by
+# the image's size+mtime; prints the vmlinux path, or nothing when the image
+# holds no XZ stream or the result is not a PVH-capable ELF.
+extract_pvh() {
+	img=$1
+	key=$(stat -L -c '%s-%Y' "$img")
+	out="$cache/vmlinux/$(basename "$img")-$key"
+	if [ -s "$out" ]; then
+		echo "$out"
+		return 0
+	fi
+	mkdir -p "$cache/vmlinux"
+	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$img" 2>/dev/null | head -n1 | cut -d: -f1) || true
+	[ -n "$off" ] || return 0
+	tmp="$out.tmp.$$"
+	# --single-stream: the bzImage carries trailing data after the stream.
+	if ! tail -c +"$((off + 1))" "$img" | xz -dc --single-stream >"$tmp" 2>/dev/null; then
+		rm -f "$tmp"
+		return 0
+	fi
+	# The PVH entry is a "Xen" ELF note (XEN_ELFNOTE_PHYS32_ENTRY); without it
+	# QEMU refuses an uncompressed kernel.
+	if ! readelf -n "$tmp" 2>/dev/null | grep -q 'Xen.*(0x00000012)'; then
+		rm -f "$tmp"
+		return 0
+	fi
+	mv -f "$tmp" "$out"
+	echo "$out"
+}
+
+# Give modprobe a root: ROOT/lib/modules/VER -> DIR (a symlink in the cache).
+modroot_for() {
+	dir=$1 ver=$2
+	case $dir in
+	*/lib/modules/"$ver") echo "${dir%/lib/modules/$ver}"; return ;;
+	esac
+	r="$cache/modroot/$(echo "$dir" | sha256sum | cut -c1-16)"
+	mkdir -p "$r/lib/modules"
+	ln -sfn "$dir" "$r/lib/modules/$ver"
+	echo "$r"
+}
+
+has_rxe() {
+	find "$1" -name 'rdma_rxe.ko*' 2>/dev/null | grep -q .
+}
+
+emit() {
+	src=$1 ver=$2 img=$3 moddir=$4
+	[ -r "$img" ] || die "kernel image not readable: $img"
+	[ -d "$moddir" ] || die "modules directory missing: $moddir"
+	[ -e "$moddir/modules.dep" ] || die "no modules.dep in $moddir (run depmod)"
+	pvh=$(extract_pvh "$img")
+	echo "RQ_KSRC=$src"
+	echo "RQ_KVER=$ver"
+	if [ -n "$pvh" ]; then
+		echo "RQ_KIMAGE=$pvh"
+		echo "RQ_KPVH=1"
+	else
+		echo "RQ_KIMAGE=$img"
+		echo "RQ_KPVH=0"
+	fi
+	echo "RQ_MODROOT=$(modroot_for "$moddir" "$ver")"
+	exit 0
+}
+
+# 1. explicit
+if [ -n "$kernel$modules" ]; then
+	[ -n "$kernel" ] && [ -n "$modules" ] || die "--kernel and --modules go together"
+	modules=$(cd "$modules" && pwd)
+	kernel=$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")
+	has_rxe "$modules" || die "no rdma_rxe module under $modules"
+	emit user "$(basename "$modules")" "$kernel" "$modules"
+fi
+
+# 2. the host's own kernel
+hv=$(uname -r)
+if [ "$try_host" = 1 ] && [ -r "/boot/vmlinuz-$hv" ] && [ -e "/lib/modules/$hv/modules.dep" ] &&
+   has_rxe "/lib/modules/$hv"; then
+	emit host "$hv" "/boot/vmlinuz-$hv" "/lib/modules/$hv"
+fi
+
+# 3. Debian's current kernel, cached.  An unpacked tree is complete once its
+# .ok stamp exists (written last), so an interrupted unpack is redone.
+deb="$cache/debian"
+mkdir -p "$deb"
+ver=
+pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1) || true
+if [ -n "$pkg" ]; then
+	ver=${pkg#linux-image-}
+	if [ ! -e "$deb/$ver.ok" ]; then
+		dl="$deb/dl.$$"
+		rm -rf "$dl" "$deb/$ver"
+		mkdir -p "$dl"
+		echo "kernel.sh: fetching $pkg" >&2
+		if (cd "$dl" && apt-get download "$pkg" >&2 2>"$dl.err") &&
+		   dpkg -x "$dl"/*.deb "$deb/$ver"; then
+			depmod -b "$deb/$ver" "$ver"
+			touch "$deb/$ver.ok"
+		else
+			echo "kernel.sh: apt-get download $pkg failed: $(tail -n1 "$dl.err" 2>/dev/null)" >&2
+			rm -rf "$deb/$ver"
+			ver=
+		fi
+		rm -rf "$dl" "$dl.err"
+	fi
+fi
+if [ -z "$ver" ]; then
+	# Offline: the newest complete tree in the cache.
+	ok=$(ls "$deb" 2>/dev/null | sed -n 's/\.ok$//p' | sort -V | tail -n1)
+	[ -n "$ok" ] || die "no guest kernel: no mirror answered and $deb holds none (pre-seed it, or pass --kernel/--modules)"
+	ver=$ok
+	echo "kernel.sh: using cached $ver" >&2
+fi
+emit debian "$ver" "$deb/$ver/boot/vmlinuz-$ver" "$deb/$ver/lib/modules/$ver"
