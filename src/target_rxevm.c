@@ -473,6 +473,15 @@ static void rxevm_cleanup_stale(const struct rq_run_opts *o)
 	sb_release(&msgs);
 }
 
+struct rq_agent *rq_rxevm_agent(struct rq_target *t, int i)
+{
+	struct rxevm *x = t->priv;
+
+	if (!x || !x->up || i < 0 || i >= x->nvm)
+		return NULL;
+	return x->vm[i].agent;
+}
+
 const struct rq_target_ops rq_target_rxevm = {
 	.name = "rxe-vm",
 	.help = "soft-RoCE (rdma_rxe) in QEMU guests: vm1 (loopback) or vm2 (two guests)",

@@ -113,7 +113,7 @@ const char *rq_accel_name(enum rq_accel a);
 
 /* ---- run state and cleanup (vm_state.c) ---- */
 
-/* The directory for run-state files: o->state_dir, $RQ_STATE_DIR, /run/rdmaqual, /tmp/rdmaqual-state. */
+/* The directory for run-state files: o->state_dir, else the runner's default (harness/statedir.c). */
 const char *rq_vm_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
 /* Record (before launching) that this run owns dir; QEMUs whose argv holds dir are ours. */
 int rq_vm_state_record(const char *state_dir, const char *dir, pid_t qemu_pid);
@@ -125,5 +125,11 @@ void rq_vm_state_forget(const char *state_dir, const char *dir);
  * Returns the number of QEMU processes killed; log lines go to msgs.
  */
 int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs);
+
+/* ---- the target (target_rxevm.c) ---- */
+
+struct rq_target;
+/* Guest i's agent of an open rxe-vm target, or NULL (for `rdmaqual vm boot`). */
+struct rq_agent *rq_rxevm_agent(struct rq_target *t, int i);
 
 #endif
