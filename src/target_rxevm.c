@@ -186,6 +186,8 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		spec.ip = ipn;
 		spec.mac = mac;
 		spec.tag = tag;
+		if (a == RQ_ACCEL_TCG)
+			spec.tsc_khz = rq_host_tsc_khz();
 		rc = rq_vm_launch(vm, &spec, err, errsz);
 		if (rc < 0)
 			goto fail;

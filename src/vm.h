@@ -59,11 +59,14 @@ struct rq_vm_spec {
 	 * else a datagram link between two unix sockets. */
 	const char *net_local, *net_remote;
 	const char *tag;		/* a unique word in the argv (cleanup matches it) */
+	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
 };
 
 /* argv (NULL-terminated, each element and the array malloc'd). */
 char **rq_vm_argv(const struct rq_vm_spec *s);
 void rq_argv_free(char **argv);
+/* The host TSC rate in kHz, measured over 20 ms (0 when not x86). */
+long rq_host_tsc_khz(void);
 
 /* ---- one VM (vm_qemu.c) ---- */
 

@@ -86,6 +86,14 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	add(&a, "-initrd");
 	add(&a, s->initrd);
 	sb_adds(&app, "console=ttyS0 loglevel=5 panic=-1");
+	/*
+	 * Under TCG the guest's TSC is the host's.  Calibrating it against the
+	 * PIT fails when the host is busy (the vCPU thread is descheduled
+	 * mid-measurement), and microvm has no HPET/ACPI PM timer to fall back
+	 * on: the boot then crawls for 15 s or more.  Tell the kernel the rate.
+	 */
+	if (s->tsc_khz > 0)
+		sb_addf(&app, " tsc_early_khz=%ld tsc=reliable", s->tsc_khz);
 	sb_addf(&app, " rq.exe=%s", s->self_exe);
 	if (s->ip)
 		sb_addf(&app, " rq.ip=%s", s->ip);
@@ -117,6 +125,31 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	add(&a, "-device");
 	add(&a, "virtserialport,chardev=c0,name=rq0");
 	return a.v;
+}
+
+long rq_host_tsc_khz(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static long cached;
+	struct timespec a, b, d = { 0, 20 * 1000000L };
+	unsigned long long t0, t1;
+	long ns;
+
+	if (cached)
+		return cached;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	t0 = __builtin_ia32_rdtsc();
+	nanosleep(&d, NULL);
+	t1 = __builtin_ia32_rdtsc();
+	clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	ns = (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec);
+	if (ns <= 0 || t1 <= t0)
+		return 0;
+	cached = (long)((t1 - t0) * 1000000ULL / (unsigned long long)ns);
+	return cached;
+#else
+	return 0;
+#endif
 }
 
 void rq_argv_free(char **argv)
