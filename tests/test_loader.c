@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The case-file loader: every error path with its exact line and column,
+ * did-you-mean hints, defaults merging, and the JSON round trip the agent
+ * relies on.  Uses the test-only kinds of rich_kind.h (a key of each type).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "case.h"
+#include "kind.h"
+#include "util.h"
+#include "rich_kind.h"
+
+static struct rq_suite S;
+static struct rq_diags D;
+
+static void setup(void)
+{
+	rich_kinds_register();
+	memset(&S, 0, sizeof(S));
+	memset(&D, 0, sizeof(D));
+}
+
+static void teardown(void)
+{
+	rq_suite_release(&S);
+	rq_diags_release(&D);
+}
+
+static int load(const char *text)
+{
+	rq_suite_release(&S);
+	rq_diags_release(&D);
+	return rq_load_buffer("t.yaml", text, strlen(text), &S, &D);
+}
+
+static void dump_diags(void)
+{
+	rq_diags_print(&D, stderr);
+}
+
+/* Exactly one diag at line:col whose message is msg. */
+static void expect_exact(unsigned line, unsigned col, const char *msg)
+{
+	for (size_t i = 0; i < D.n; i++)
+		if (D.v[i].line == line && D.v[i].col == col && !strcmp(D.v[i].msg, msg))
+			return;
+	dump_diags();
+	ck_abort_msg("no error %u:%u: %s", line, col, msg);
+}
+
+/* A diag at line:col whose message contains sub. */
+static void expect_sub(unsigned line, unsigned col, const char *sub)
+{
+	for (size_t i = 0; i < D.n; i++)
+		if (D.v[i].line == line && D.v[i].col == col && strstr(D.v[i].msg, sub))
+			return;
+	dump_diags();
+	ck_abort_msg("no error %u:%u containing: %s", line, col, sub);
+}
+
+static const struct rq_case *case_named(const char *name)
+{
+	for (size_t i = 0; i < S.ncases; i++)
+		if (!strcmp(S.cases[i]->name, name))
+			return S.cases[i];
+	ck_abort_msg("no case %s", name);
+	return NULL;
+}
+
+static const char good[] =
+	"# a good file\n"
+	"defaults:\n"
+	"  targets: [local, sysroot:fixtures/x]\n"
+	"  timeout: 30s\n"
+	"  tags: [base]\n"
+	"  needs: [root]\n"
+	"  count: 10\n"
+	"cases:\n"
+	"  - name: t.one\n"
+	"    kind: rich\n"
+	"    summary: the first\n"
+	"    tags: [smoke, base]\n"
+	"    needs: [cmd:ib_write_bw, link_layer:IB, memlock:64MiB, module:rdma-rxe]\n"
+	"    label: hello\n"
+	"    ratio: 0.25\n"
+	"    flag: yes\n"
+	"    mode: ud\n"
+	"    wait: 1.5s\n"
+	"    buf: 1MiB\n"
+	"    names: [a, b]\n"
+	"    sizes: [10KB, 16]\n"
+	"    modes: [uc, rc]\n"
+	"    must: 3\n"
+	"    port: 1\n"
+	"    gid_index: 3\n"
+	"    devices: [mlx5_0, mlx5_1]\n"
+	"  - name: t.two\n"
+	"    kind: rich\n"
+	"    timeout: 1h30m\n"
+	"    targets: [hca]\n"
+	"    must: 0x1\n"
+	"  - name: t.three\n"
+	"    kind: plain\n"
+	"    what: x\n"
+	"    devices: first-active\n";
+
+START_TEST(good_file_values)
+{
+	const struct rq_case *c;
+	const struct rich_cfg *r;
+
+	ck_assert_int_eq(load(good), 0);
+	ck_assert_uint_eq(D.n, 0);
+	ck_assert_uint_eq(S.ncases, 3);
+
+	c = case_named("t.one");
+	r = c->cfg;
+	ck_assert_str_eq(c->kind->name, "rich");
+	ck_assert_str_eq(c->summary, "the first");
+	ck_assert_uint_eq(c->pos.line, 9);
+	ck_assert_uint_eq(c->pos.col, 5);
+	ck_assert_str_eq(c->pos.file, "t.yaml");
+	/* defaults: targets and timeout inherited; tags and needs merged, deduplicated */
+	ck_assert_uint_eq(c->ntargets, 2);
+	ck_assert_str_eq(c->targets[1], "sysroot:fixtures/x");
+	ck_assert_int_eq(c->timeout_ms, 30000);
+	ck_assert_uint_eq(c->ntags, 2);
+	ck_assert_str_eq(c->tags[0], "base");
+	ck_assert_str_eq(c->tags[1], "smoke");
+	ck_assert_uint_eq(c->nneeds, 5);
+	ck_assert_int_eq(c->needs[0].type, NEED_ROOT);
+	ck_assert_int_eq(c->needs[1].type, NEED_CMD);
+	ck_assert_str_eq(c->needs[1].arg, "ib_write_bw");
+	ck_assert_int_eq(c->needs[2].type, NEED_LINK_LAYER);
+	ck_assert_str_eq(c->needs[2].arg, "InfiniBand");
+	ck_assert_int_eq(c->needs[3].type, NEED_MEMLOCK);
+	ck_assert_uint_eq(c->needs[3].size, 64ull << 20);
+	ck_assert_int_eq(c->needs[4].type, NEED_MODULE);
+	ck_assert_str_eq(c->needs[4].arg, "rdma_rxe");
+	ck_assert_str_eq(c->devices, "mlx5_0,mlx5_1");
+	ck_assert_int_eq(c->port, 1);
+	ck_assert_int_eq(c->gid_index, 3);
+	/* kind keys, with count from defaults */
+	ck_assert_str_eq(r->label, "hello");
+	ck_assert_int_eq(r->count, 10);
+	ck_assert(r->ratio == 0.25);
+	ck_assert(r->flag);
+	ck_assert_int_eq(r->mode, 2);
+	ck_assert_int_eq(r->wait_ms, 1500);
+	ck_assert_uint_eq(r->buf, 1u << 20);
+	ck_assert_uint_eq(r->names.n, 2);
+	ck_assert_str_eq(r->names.str[1], "b");
+	ck_assert_uint_eq(r->sizes.n, 2);
+	ck_assert_int_eq(r->sizes.num[0], 10000);
+	ck_assert_int_eq(r->sizes.num[1], 16);
+	ck_assert_str_eq(r->sizes.str[0], "10KB");
+	ck_assert_uint_eq(r->modes.n, 2);
+	ck_assert_int_eq(r->modes.num[0], 1);
+	ck_assert_str_eq(r->modes.str[1], "rc");
+	ck_assert_int_eq(r->must, 3);
+
+	/* built-in defaults of the key tables */
+	c = case_named("t.two");
+	r = c->cfg;
+	ck_assert_int_eq(c->timeout_ms, 90 * 60 * 1000);
+	ck_assert_uint_eq(c->ntargets, 1);
+	ck_assert_str_eq(c->targets[0], "hca");
+	ck_assert_uint_eq(c->ntags, 1);
+	ck_assert_uint_eq(c->nneeds, 1);
+	ck_assert_str_eq(c->devices, "all");
+	ck_assert_int_eq(c->port, 0);
+	ck_assert_int_eq(c->gid_index, -1);
+	ck_assert_ptr_null(c->summary);
+	ck_assert_str_eq(r->label, "none");
+	ck_assert_int_eq(r->count, 10);
+	ck_assert(r->ratio == 0.5);
+	ck_assert(!r->flag);
+	ck_assert_int_eq(r->mode, 0);
+	ck_assert_int_eq(r->wait_ms, 2000);
+	ck_assert_uint_eq(r->buf, 4096);
+	ck_assert_uint_eq(r->sizes.n, 2);
+	ck_assert_int_eq(r->sizes.num[1], 4096);
+	ck_assert_uint_eq(r->names.n, 0);
+	ck_assert_int_eq(r->must, 1);
+
+	/* count: in defaults is not a key of plain: not applied, no error */
+	c = case_named("t.three");
+	ck_assert_str_eq(c->devices, "first-active");
+	ck_assert_str_eq(((const struct plain_cfg *)c->cfg)->what, "x");
+	ck_assert_uint_eq(c->ntargets, 2);	/* from defaults */
+}
+END_TEST
+
+START_TEST(kind_default_targets)
+{
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: rich, must: 1}\n"), 0);
+	ck_assert_uint_eq(S.ncases, 1);
+	ck_assert_uint_eq(S.cases[0]->ntargets, 2);
+	ck_assert_str_eq(S.cases[0]->targets[0], "local");
+	ck_assert_str_eq(S.cases[0]->targets[1], "sysroot");
+	ck_assert_int_eq(S.cases[0]->timeout_ms, 60000);
+}
+END_TEST
+
+START_TEST(unknown_key_hint)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - name: a\n"
+			      "    kind: rich\n"
+			      "    must: 1\n"
+			      "    netdev_mtus: 9000\n"), 1);
+	expect_exact(5, 5, "unknown key \"netdev_mtus\" for kind rich; did you mean \"netdev_mtu\"?");
+	ck_assert_uint_eq(S.ncases, 0);
+	/* far from everything: no hint */
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: rich, must: 1, zzzzzzzz: 1}\n"), 1);
+	expect_exact(2, 36, "unknown key \"zzzzzzzz\" for kind rich");
+	/* common keys are candidates too */
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: rich, must: 1, timout: 1s}\n"), 1);
+	expect_exact(2, 36, "unknown key \"timout\" for kind rich; did you mean \"timeout\"?");
+}
+END_TEST
+
+START_TEST(unknown_kind_hint)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - name: a\n"
+			      "    kind: rihc\n"
+			      "    whatever: 1\n"), 1);
+	expect_exact(3, 11, "kind: unknown kind \"rihc\"; did you mean \"rich\"?");
+}
+END_TEST
+
+START_TEST(duplicates)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - name: a\n"
+			      "    kind: rich\n"
+			      "    must: 1\n"
+			      "    must: 2\n"
+			      "  - name: a\n"
+			      "    kind: rich\n"
+			      "    must: 1\n"), 2);
+	expect_exact(5, 5, "duplicate key \"must\" (first at line 4)");
+	expect_exact(6, 11, "duplicate case name \"a\" (first at line 2)");
+}
+END_TEST
+
+START_TEST(dups_across_files)
+{
+	const char a[] = "cases:\n  - {name: x, kind: rich, must: 1}\n";
+	const char b[] = "\ncases:\n  - {name: y, kind: rich, must: 1}\n  - {name: x, kind: plain}\n";
+
+	ck_assert_int_eq(rq_load_buffer("a.yaml", a, strlen(a), &S, &D), 0);
+	ck_assert_int_eq(rq_load_buffer("b.yaml", b, strlen(b), &S, &D), 0);
+	ck_assert_uint_eq(S.ncases, 3);
+	ck_assert_int_eq(rq_suite_check_dups(&S, &D), 1);
+	ck_assert_str_eq(D.v[0].file, "b.yaml");
+	ck_assert_uint_eq(D.v[0].line, 4);
+	ck_assert_uint_eq(D.v[0].col, 5);
+	ck_assert_str_eq(D.v[0].msg, "duplicate case name \"x\" (first at a.yaml:2:5)");
+}
+END_TEST
+
+/* One bad value per line; all reported, each where it is. */
+static const char bad_values[] =
+	"cases:\n"
+	"  - name: a\n"			/* 2 */
+	"    kind: rich\n"
+	"    must: 1\n"
+	"    timeout: 30\n"		/* 5 */
+	"    buf: 4kb\n"		/* 6 */
+	"    mode: rx\n"		/* 7 */
+	"    port: 300\n"		/* 8 */
+	"    count: abc\n"		/* 9 */
+	"    flag: maybe\n"		/* 10 */
+	"    ratio: 2\n"		/* 11 */
+	"    names: single\n"		/* 12 */
+	"    sizes: [64, -1, [1]]\n"	/* 13 */
+	"    wait: 50ms\n"		/* 14 */
+	"    label: [x]\n"		/* 15 */
+	"    gid_index: -2\n"		/* 16 */
+	"    modes: [rc, dc]\n"		/* 17 */
+	"    buf: 99999999999TiB\n"	/* 18: duplicate and too large: only the dup is reported */
+	"  - name: b\n"			/* 19 */
+	"    kind: rich\n"
+	"    must: 1\n"
+	"    buf: 2GiB\n"		/* 22 */
+	"    count: 99999999999999999999\n"	/* 23 */
+	"    wait: 1.0005s\n"		/* 24 */
+	"    summary:\n"		/* 25 */
+	"    name2: x\n";		/* 26 */
+
+START_TEST(all_errors_reported)
+{
+	int n = load(bad_values);
+
+	expect_exact(5, 14, "timeout: expected a duration with unit (ms, s, m, h), got \"30\"");
+	expect_sub(6, 10, "buf: expected a size in bytes, optionally with a unit");
+	expect_sub(6, 10, "got \"4kb\"");
+	expect_exact(7, 11, "mode: expected one of rc, uc, ud, got \"rx\"; did you mean \"rc\"?");
+	expect_exact(8, 11, "port: 300 is out of range 0..255");
+	expect_exact(9, 12, "count: expected an integer, got \"abc\"");
+	expect_exact(10, 11, "flag: expected true or false (or yes/no, on/off), got \"maybe\"");
+	expect_exact(11, 12, "ratio: 2 is out of range 0..1");
+	expect_sub(12, 12, "names: expected a list ([a, b] or one \"- item\" per line), got a scalar");
+	expect_sub(13, 17, "sizes: expected a size in bytes");
+	expect_exact(13, 21, "sizes: expected a list of size, got a list in the list");
+	expect_exact(14, 11, "wait: 50ms is out of range 100ms..1h");
+	expect_exact(15, 12, "label: expected a string, got a list");
+	expect_exact(16, 16, "gid_index: -2 is out of range -1..255");
+	expect_exact(17, 17, "modes: expected one of rc, uc, ud, got \"dc\"; did you mean \"rc\"?");
+	expect_exact(18, 5, "duplicate key \"buf\" (first at line 6)");
+	expect_exact(22, 10, "buf: 2GiB is out of range 1..1GiB");
+	expect_exact(23, 12, "count: integer \"99999999999999999999\" is too large");
+	expect_sub(24, 11, "wait: expected a duration");
+	expect_exact(25, 13, "summary: expected a string, got an empty value");
+	expect_exact(26, 5, "unknown key \"name2\" for kind rich; did you mean \"name\"?");
+	ck_assert_int_eq(n, 20);
+	ck_assert_uint_eq(D.n, 20);
+	ck_assert_uint_eq(S.ncases, 0);
+	/* every message is file:line:col: error: */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	rq_diags_print(&D, fp);
+	fclose(fp);
+	ck_assert(strstr(buf, "t.yaml:5:14: error: timeout: expected a duration") != NULL);
+	free(buf);
+}
+END_TEST
+
+START_TEST(one_bad_case_drops_the_file)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: good, kind: rich, must: 1}\n"
+			      "  - {name: bad, kind: rich}\n"), 1);
+	expect_exact(3, 5, "missing required key \"must\" for kind rich");
+	ck_assert_uint_eq(S.ncases, 0);
+}
+END_TEST
+
+START_TEST(required_common)
+{
+	ck_assert_int_eq(load("cases:\n  - summary: x\n"), 2);
+	expect_exact(2, 5, "missing required key \"name\"");
+	expect_exact(2, 5, "missing required key \"kind\"");
+	ck_assert_int_eq(load("cases:\n  - {name: 'a b', kind: plain}\n"), 1);
+	expect_exact(2, 12, "name: \"a b\" is not a valid case name (expected [A-Za-z0-9_.-]+)");
+}
+END_TEST
+
+START_TEST(yaml_syntax_error)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - name: a\n"
+			      "    kind: [rich\n"
+			      "    must: 1\n"), 1);
+	ck_assert_uint_eq(D.n, 1);
+	ck_assert(strstr(D.v[0].msg, "YAML syntax error") == D.v[0].msg);
+	ck_assert_uint_eq(D.v[0].line, 4);
+	ck_assert_uint_eq(D.v[0].col, 9);
+
+	ck_assert_int_eq(load("cases:\n  - name: a\n   bad indent: 1\n"), 1);
+	expect_sub(3, 4, "YAML syntax error: did not find expected '-' indicator (while parsing a block collection at line 2 column 3)");
+
+	ck_assert_int_eq(load("cases: *nope\n"), 1);
+	expect_sub(1, 8, "found undefined alias");
+
+	/* bytes YAML refuses: the reader's offset turned into line:col */
+	ck_assert_int_eq(load("cases:\n  - name: a\x01\n"), 1);
+	expect_sub(2, 12, "invalid YAML input: control characters are not allowed");
+}
+END_TEST
+
+START_TEST(file_shape_errors)
+{
+	ck_assert_int_eq(load(""), 1);
+	expect_exact(0, 0, "empty file: expected a mapping with \"cases:\"");
+	ck_assert_int_eq(load("# only a comment\n"), 1);
+	ck_assert_int_eq(load("- name: a\n  kind: rich\n"), 1);
+	expect_sub(1, 1, "expected a mapping with \"cases:\"");
+	ck_assert_int_eq(load("defaults: {}\ncase:\n  - {name: a, kind: plain}\n"), 2);
+	expect_exact(2, 1, "unknown top-level key \"case\" (expected defaults or cases); did you mean \"cases\"?");
+	expect_exact(1, 1, "missing \"cases:\" (a list of cases)");
+	ck_assert_int_eq(load("cases: {name: a}\n"), 1);
+	expect_exact(1, 8, "cases: expected a list of cases, got a mapping");
+	ck_assert_int_eq(load("cases:\n  - just a string\n"), 1);
+	expect_exact(2, 5, "expected a case (a mapping with name:, kind:, ...), got a scalar");
+	ck_assert_int_eq(load("cases: []\n---\ncases: []\n"), 1);
+	expect_sub(2, 1, "a second YAML document");
+	ck_assert_int_eq(load("cases: []\n"), 0);
+	ck_assert_int_eq(load("defaults: 3\ncases: []\n"), 1);
+	expect_exact(1, 11, "defaults: expected a mapping of keys, got a scalar");
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, [x]: 1}\n"), 1);
+	expect_exact(2, 28, "expected a key name, got a list");
+	ck_assert_int_eq(load("cases:\n  - {name: \"a\\0b\", kind: plain}\n"), 1);
+	expect_exact(2, 12, "name: value contains a NUL byte");
+}
+END_TEST
+
+START_TEST(validate_hook)
+{
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: rich, must: 5, count: 2}\n"), 1);
+	expect_exact(2, 5, "must (5) is larger than count (2)");
+}
+END_TEST
+
+START_TEST(needs_and_targets)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - name: a\n"
+			      "    kind: plain\n"
+			      "    needs: [rooot, 'module:', 'cmd:/bin/sh', link_layer:FDDI, memlock:lots, "
+			      "file:rel, root:x, memlock:unlimited]\n"
+			      "    targets: [hcaa, 'sysroot:', rxe-vm, auto]\n"), 10);
+	expect_exact(4, 13, "needs: unknown need \"rooot\" (expected root, device, module:NAME, "
+		     "cmd:NAME, link_layer:IB|Ethernet, memlock:SIZE or file:PATH); did you mean \"root\"?");
+	expect_exact(4, 20, "needs: need \"module\" takes an argument (module:...)");
+	expect_exact(4, 31, "needs: cmd:/bin/sh: not a command name (no paths, looked up in PATH)");
+	expect_exact(4, 46, "needs: link_layer:FDDI: expected IB, InfiniBand or Ethernet");
+	expect_exact(4, 63, "needs: memlock:lots: expected a size (64MiB) or unlimited");
+	expect_exact(4, 77, "needs: file:rel: expected an absolute path");
+	expect_exact(4, 87, "needs: need \"root\" takes no argument");
+	expect_exact(5, 15, "targets: unknown target \"hcaa\" (expected hca, rxe-vm, rxe-host, "
+		     "ibsim, local or sysroot:DIR); did you mean \"hca\"?");
+	expect_exact(5, 21, "targets: \"sysroot:\" needs a directory (sysroot:DIR)");
+	expect_sub(5, 41, "unknown target \"auto\"");
+
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, needs: [memlock:unlimited, "
+			      "device, file:/dev/null, link_layer:ethernet]}\n"), 0);
+	ck_assert_uint_eq(S.cases[0]->nneeds, 4);
+	ck_assert_uint_eq(S.cases[0]->needs[0].size, UINT64_MAX);
+	ck_assert_int_eq(S.cases[0]->needs[1].type, NEED_DEVICE);
+	ck_assert_str_eq(S.cases[0]->needs[2].arg, "/dev/null");
+	ck_assert_str_eq(S.cases[0]->needs[3].arg, "Ethernet");
+}
+END_TEST
+
+START_TEST(devices_forms)
+{
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, devices: 'mlx5_0, mlx5_1'}\n"), 0);
+	ck_assert_str_eq(S.cases[0]->devices, "mlx5_0,mlx5_1");
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, devices: [all]}\n"), 1);
+	expect_exact(2, 38, "devices: \"all\" in a list: expected a device name");
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, devices: 'a b'}\n"), 1);
+	expect_exact(2, 37, "devices: \"a b\" is not a device name");
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, devices: []}\n"), 1);
+	expect_sub(2, 37, "got an empty list");
+}
+END_TEST
+
+START_TEST(defaults_rules)
+{
+	/* a bad default is reported once, at the default, however many cases inherit it */
+	ck_assert_int_eq(load("defaults:\n"
+			      "  timeout: 5\n"
+			      "  name: x\n"
+			      "  nosuch: 1\n"
+			      "cases:\n"
+			      "  - {name: a, kind: plain}\n"
+			      "  - {name: b, kind: plain}\n"), 3);
+	expect_exact(2, 12, "timeout: expected a duration with unit (ms, s, m, h), got \"5\"");
+	expect_exact(3, 3, "defaults: \"name\" cannot have a default (every case needs its own)");
+	expect_exact(4, 3, "defaults: unknown key \"nosuch\" (not a common key, nor a key of any "
+		     "kind this file uses)");
+	/* a default kind */
+	ck_assert_int_eq(load("defaults: {kind: rich, must: 2, count: 4}\n"
+			      "cases:\n  - {name: a}\n  - {name: b, count: 7, must: 7}\n"), 0);
+	ck_assert_uint_eq(S.ncases, 2);
+	ck_assert_int_eq(((struct rich_cfg *)S.cases[0]->cfg)->count, 4);
+	ck_assert_int_eq(((struct rich_cfg *)S.cases[1]->cfg)->count, 7);
+	/* a kind key in defaults that a case of that kind would take, hint included */
+	ck_assert_int_eq(load("defaults: {cont: 4}\ncases:\n  - {name: a, kind: rich, must: 1}\n"), 1);
+	expect_exact(1, 12, "defaults: unknown key \"cont\" (not a common key, nor a key of any "
+		     "kind this file uses); did you mean \"count\"?");
+}
+END_TEST
+
+START_TEST(merge_keys)
+{
+	ck_assert_int_eq(load("base: &b {kind: rich, must: 2, count: 9}\n"
+			      "cases:\n"
+			      "  - {<<: *b, name: a}\n"
+			      "  - {<<: *b, name: b, count: 3}\n"), 1);
+	/* base is not a top-level key... */
+	expect_sub(1, 1, "unknown top-level key \"base\"");
+	/* ...anchors live under defaults or in the case list itself */
+	ck_assert_int_eq(load("defaults: {}\n"
+			      "cases:\n"
+			      "  - &b {kind: rich, must: 2, count: 9, name: a}\n"
+			      "  - {<<: *b, name: b, count: 3}\n"
+			      "  - {<<: [*b], name: c, <<: 5}\n"), 1);
+	expect_exact(5, 29, "<<: expected a mapping to merge, got a scalar");
+	ck_assert_int_eq(load("defaults: {}\n"
+			      "cases:\n"
+			      "  - &b {kind: rich, must: 2, count: 9, name: a}\n"
+			      "  - {<<: *b, name: b, count: 3}\n"), 0);
+	ck_assert_uint_eq(S.ncases, 2);
+	ck_assert_str_eq(S.cases[1]->name, "b");
+	ck_assert_int_eq(((struct rich_cfg *)S.cases[1]->cfg)->count, 3);
+	ck_assert_int_eq(((struct rich_cfg *)S.cases[1]->cfg)->must, 2);
+}
+END_TEST
+
+/* Load a case back from its JSON and check it is the same case. */
+static void round_trip_all(void)
+{
+	for (size_t i = 0; i < S.ncases; i++) {
+		const struct rq_case *c = S.cases[i];
+		struct rq_suite s2 = { 0 };
+		struct rq_diags d2 = { 0 };
+		char *j1 = rq_case_to_json(c), *j2;
+		const struct rq_case *b;
+
+		if (rq_load_case_text("agent", j1, strlen(j1), &s2, &d2) != 0) {
+			rq_diags_print(&d2, stderr);
+			ck_abort_msg("reload failed: %s", j1);
+		}
+		ck_assert_uint_eq(s2.ncases, 1);
+		b = s2.cases[0];
+		j2 = rq_case_to_json(b);
+		ck_assert_str_eq(j1, j2);
+		ck_assert_str_eq(b->name, c->name);
+		ck_assert_ptr_eq(b->kind, c->kind);
+		ck_assert_int_eq(b->timeout_ms, c->timeout_ms);
+		ck_assert_uint_eq(b->ntags, c->ntags);
+		for (size_t t = 0; t < c->ntags; t++)
+			ck_assert_str_eq(b->tags[t], c->tags[t]);
+		ck_assert_uint_eq(b->ntargets, c->ntargets);
+		for (size_t t = 0; t < c->ntargets; t++)
+			ck_assert_str_eq(b->targets[t], c->targets[t]);
+		ck_assert_uint_eq(b->nneeds, c->nneeds);
+		for (size_t t = 0; t < c->nneeds; t++) {
+			ck_assert_int_eq(b->needs[t].type, c->needs[t].type);
+			ck_assert_uint_eq(b->needs[t].size, c->needs[t].size);
+		}
+		ck_assert_str_eq(b->devices, c->devices);
+		ck_assert_int_eq(b->port, c->port);
+		ck_assert_int_eq(b->gid_index, c->gid_index);
+		if (c->summary)
+			ck_assert_str_eq(b->summary, c->summary);
+		else
+			ck_assert_ptr_null(b->summary);
+		if (c->kind == &rq_kind_rich) {
+			const struct rich_cfg *x = c->cfg, *y = b->cfg;
+			ck_assert_str_eq(x->label, y->label);
+			ck_assert_int_eq(x->count, y->count);
+			ck_assert(x->ratio == y->ratio);
+			ck_assert_int_eq(x->flag, y->flag);
+			ck_assert_int_eq(x->mode, y->mode);
+			ck_assert_int_eq(x->wait_ms, y->wait_ms);
+			ck_assert_uint_eq(x->buf, y->buf);
+			ck_assert_uint_eq(x->sizes.n, y->sizes.n);
+			for (size_t t = 0; t < x->sizes.n; t++)
+				ck_assert_int_eq(x->sizes.num[t], y->sizes.num[t]);
+			ck_assert_uint_eq(x->names.n, y->names.n);
+			for (size_t t = 0; t < x->names.n; t++)
+				ck_assert_str_eq(x->names.str[t], y->names.str[t]);
+		}
+		free(j1);
+		free(j2);
+		rq_suite_release(&s2);
+		rq_diags_release(&d2);
+	}
+}
+
+START_TEST(json_round_trip)
+{
+	char *j;
+
+	ck_assert_int_eq(load(good), 0);
+	round_trip_all();
+	/* the effective keys, defaults merged in, in table order */
+	j = rq_case_to_json(case_named("t.two"));
+	ck_assert_str_eq(j, "{\"name\":\"t.two\",\"kind\":\"rich\",\"tags\":[\"base\"],"
+			 "\"targets\":[\"hca\"],\"needs\":[\"root\"],\"timeout\":\"1h30m\","
+			 "\"count\":\"10\",\"must\":\"0x1\"}");
+	free(j);
+
+	/* text that JSON and YAML escape differently */
+	ck_assert_int_eq(load("cases:\n"
+			      "  - name: w\n"
+			      "    kind: rich\n"
+			      "    must: 1\n"
+			      "    summary: \"q\\\"uote\\\\ tab\\t nl\\n nel\\N ls\\L bom\\uFEFF "
+			      "del\\x7f c1\\x85 ctl\\x01 é 😀 #x: y, [z]\"\n"
+			      "    label: |\n"
+			      "      two\n"
+			      "        lines  \n"
+			      "    names: ['', ' lead', 'trail ', '- dash', '*star', '&amp', '!tag', "
+			      "'%pct', '@at', '`bt', '{b}', 'null', '~', 'yes', '0x10', '1e3']\n"), 0);
+	round_trip_all();
+	ck_assert_str_eq(S.cases[0]->summary, "q\"uote\\ tab\t nl\n nel\xc2\x85 ls\xe2\x80\xa8 "
+			 "bom\xef\xbb\xbf del\x7f c1\xc2\x85 ctl\x01 é 😀 #x: y, [z]");
+	ck_assert_str_eq(((struct rich_cfg *)S.cases[0]->cfg)->label, "two\n  lines  \n");
+	ck_assert_uint_eq(((struct rich_cfg *)S.cases[0]->cfg)->names.n, 16);
+}
+END_TEST
+
+START_TEST(case_text_errors)
+{
+	const char t[] = "{\"name\":\"a\",\"kind\":\"rich\",\"must\":\"x\"}";
+
+	ck_assert_int_eq(rq_load_case_text("agent", t, strlen(t), &S, &D), 1);
+	expect_exact(1, 34, "must: expected an integer, got \"x\"");
+	ck_assert_int_eq(rq_load_case_text("agent", "", 0, &S, &D), 1);
+	expect_exact(0, 0, "empty case text");
+}
+END_TEST
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+START_TEST(load_paths)
+{
+	char dir[] = "/tmp/rq-loader-XXXXXX", p[512];
+	char *paths[3];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/.hidden", dir);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/b.yaml", dir);
+	write_text(p, "cases:\n  - {name: b, kind: plain}\n");
+	snprintf(p, sizeof(p), "%s/sub/a.yml", dir);
+	write_text(p, "cases:\n  - {name: a, kind: plain}\n");
+	snprintf(p, sizeof(p), "%s/a.yaml", dir);
+	write_text(p, "cases:\n  - {name: c, kind: plain}\n");
+	snprintf(p, sizeof(p), "%s/notes.txt", dir);
+	write_text(p, "not yaml: [\n");
+	snprintf(p, sizeof(p), "%s/.hidden/x.yaml", dir);
+	write_text(p, "not yaml: [\n");
+
+	paths[0] = dir;
+	ck_assert_int_eq(rq_load_paths(paths, 1, &S, &D), 0);
+	ck_assert_uint_eq(S.ncases, 3);
+	/* sorted by path: a.yaml, b.yaml, sub/a.yml */
+	ck_assert_str_eq(S.cases[0]->name, "c");
+	ck_assert_str_eq(S.cases[1]->name, "b");
+	ck_assert_str_eq(S.cases[2]->name, "a");
+	ck_assert(str_ends(S.cases[2]->file, "/sub/a.yml"));
+
+	/* an explicit file is loaded whatever its name; a missing path is an error */
+	rq_suite_release(&S);
+	snprintf(p, sizeof(p), "%s/notes.txt", dir);
+	paths[0] = p;
+	paths[1] = "/nonexistent/rq-test.yaml";
+	ck_assert_int_eq(rq_load_paths(paths, 2, &S, &D), 2);
+	ck_assert_uint_eq(D.n, 2);
+	ck_assert_str_eq(D.v[1].file, "/nonexistent/rq-test.yaml");
+	ck_assert_str_eq(D.v[1].msg, "cannot read: No such file or directory");
+	ck_assert_uint_eq(D.v[1].line, 0);
+	ck_assert_int_eq(rm_rf(dir), 0);
+}
+END_TEST
+
+START_TEST(describe_keys)
+{
+	static const char *const want[] = {
+		"string, default none",
+		"int, 1..1000, default 1",
+		"number, 0..1, default 0.5",
+		"bool, default false",
+		"enum: rc|uc|ud, default rc",
+		"duration (ms, s, m, h), 100ms..1h, default 2s",
+		"size (bytes; KiB, MiB, GiB, KB, MB, GB), 1..1GiB, default 4KiB",
+		"list of string",
+		"list of size (bytes; KiB, MiB, GiB, KB, MB, GB), 1..1GiB, default [64, 4KiB]",
+		"list of enum: rc|uc|ud",
+		"int, required",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		struct sb sb = SB_INIT;
+		rq_keys_describe(&rich_keys[i], &sb);
+		ck_assert_str_eq(sb.buf, want[i]);
+		sb_release(&sb);
+	}
+	ck_assert_str_eq(rq_key_type_name(KEY_DURATION), "duration");
+	/* the common table documents itself the same way */
+	struct sb sb = SB_INIT;
+	rq_keys_describe(&rq_common_keys[6], &sb);
+	ck_assert_str_eq(rq_common_keys[6].name, "timeout");
+	ck_assert_str_eq(sb.buf, "duration (ms, s, m, h), 1ms..24h, default 60s");
+	sb_release(&sb);
+}
+END_TEST
+
+/*
+ * tests/cases-bad/NAME.yaml: malformed files; each lists what it must produce
+ * as "# expect: LINE:COL: message substring" lines, and nothing else may be
+ * reported.
+ */
+START_TEST(bad_files)
+{
+	DIR *d = opendir("tests/cases-bad");
+	struct dirent *de;
+	int nfiles = 0;
+
+	ck_assert_msg(d != NULL, "run from the repository root");
+	while ((de = readdir(d))) {
+		char path[512];
+		struct sb text = SB_INIT;
+		int want = 0, n;
+		char *line, *save = NULL;
+
+		if (!str_ends(de->d_name, ".yaml"))
+			continue;
+		snprintf(path, sizeof(path), "tests/cases-bad/%s", de->d_name);
+		rq_suite_release(&S);
+		rq_diags_release(&D);
+		n = rq_load_file(path, &S, &D);
+		ck_assert_int_eq(read_file(path, &text, 0), 0);
+		for (line = strtok_r(text.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			unsigned l, c;
+			int off = 0;
+			if (sscanf(line, "# expect: %u:%u: %n", &l, &c, &off) != 2 || !off)
+				continue;
+			want++;
+			bool found = false;
+			for (size_t i = 0; i < D.n; i++)
+				found |= D.v[i].line == l && D.v[i].col == c &&
+					 strstr(D.v[i].msg, line + off) != NULL;
+			if (!found)
+				dump_diags();
+			ck_assert_msg(found, "%s: no error %u:%u: %s", path, l, c, line + off);
+		}
+		if (n != want)
+			dump_diags();
+		ck_assert_msg(want > 0, "%s: no expect lines", path);
+		ck_assert_msg(n == want, "%s: %d errors, expected %d", path, n, want);
+		ck_assert_uint_eq(S.ncases, 0);
+		sb_release(&text);
+		nfiles++;
+	}
+	closedir(d);
+	ck_assert_int_ge(nfiles, 5);
+}
+END_TEST
+
+START_TEST(error_cap)
+{
+	struct sb sb = SB_INIT;
+
+	sb_adds(&sb, "cases:\n");
+	for (int i = 0; i < 150; i++)
+		sb_addf(&sb, "  - {name: c%d, kind: rich, must: 1, count: 0}\n", i);
+	ck_assert_int_eq(load(sb.buf), 150);
+	ck_assert_uint_eq(D.n, 101);
+	ck_assert_str_eq(D.v[100].msg, "50 more errors not shown");
+	sb_release(&sb);
+}
+END_TEST
+
+static Suite *loader_suite(void)
+{
+	Suite *s = suite_create("loader");
+	TCase *tc = tcase_create("loader");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, good_file_values);
+	tcase_add_test(tc, kind_default_targets);
+	tcase_add_test(tc, unknown_key_hint);
+	tcase_add_test(tc, unknown_kind_hint);
+	tcase_add_test(tc, duplicates);
+	tcase_add_test(tc, dups_across_files);
+	tcase_add_test(tc, all_errors_reported);
+	tcase_add_test(tc, one_bad_case_drops_the_file);
+	tcase_add_test(tc, required_common);
+	tcase_add_test(tc, yaml_syntax_error);
+	tcase_add_test(tc, file_shape_errors);
+	tcase_add_test(tc, validate_hook);
+	tcase_add_test(tc, needs_and_targets);
+	tcase_add_test(tc, devices_forms);
+	tcase_add_test(tc, defaults_rules);
+	tcase_add_test(tc, merge_keys);
+	tcase_add_test(tc, json_round_trip);
+	tcase_add_test(tc, case_text_errors);
+	tcase_add_test(tc, load_paths);
+	tcase_add_test(tc, describe_keys);
+	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, error_cap);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(loader_suite());
+	int nfail;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nfail = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
