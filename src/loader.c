@@ -176,7 +176,8 @@ struct hint {
 
 static void hint_try(struct hint *h, const char *cand)
 {
-	unsigned d = edit_distance(h->word, cand);
+	/* "RC" for "rc" is the likeliest slip of all: rank it first */
+	unsigned d = strcasecmp(h->word, cand) ? edit_distance(h->word, cand) : 0;
 
 	if (!h->best || d < h->d) {
 		h->best = cand;
@@ -190,7 +191,7 @@ static const char *hint_text(const struct hint *h, char *buf, size_t size)
 	size_t len = strlen(h->word);
 	unsigned lim = len <= 3 ? 1 : len <= 6 ? 2 : 3;
 
-	if (!h->best || h->d > lim || h->d == 0) {
+	if (!h->best || h->d > lim) {
 		buf[0] = 0;
 		return buf;
 	}
