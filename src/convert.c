@@ -27,9 +27,10 @@ static int parse_scaled(const char **p, uint64_t mult, uint64_t div, uint64_t *o
 	bool any = false;
 
 	while (isdigit((unsigned char)*s)) {
-		if (ip > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*s++ - '0');
+		if (ip > UINT64_MAX / 10 || (ip == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			return -ERANGE;
-		ip = ip * 10 + (uint64_t)(*s++ - '0');
+		ip = ip * 10 + d;
 		any = true;
 	}
 	if (*s == '.') {

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer entry for the case loader (make fuzz / fuzz-brief).  Case files
+ * are trusted like scripts, but the loader also reads cases that arrive in
+ * agent requests, and a loader that crashes on a typo is a bad loader.
+ * Besides "no crash, no leak" (ASan, UBSan) it checks two properties:
+ *   - every diagnostic has a message and a position inside the input;
+ *   - every loaded case survives the agent's round trip: rq_case_to_json()
+ *     loads back with rq_load_case_text() into a case whose JSON is the same.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "case.h"
+#include "kind.h"
+#include "util.h"
+#include "../rich_kind.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_diags(const struct rq_diags *d, const uint8_t *data, size_t size)
+{
+	unsigned lines = 1;
+
+	for (size_t i = 0; i < size; i++)
+		lines += data[i] == '\n' || data[i] == '\r';
+	for (size_t i = 0; i < d->n; i++) {
+		if (!d->v[i].msg || !d->v[i].msg[0] || !d->v[i].file)
+			abort();
+		if (d->v[i].line > lines + 1 || d->v[i].col > size + 2)
+			abort();
+	}
+}
+
+static void round_trip(const struct rq_case *c)
+{
+	struct rq_suite s = { 0 };
+	struct rq_diags d = { 0 };
+	char *j1 = rq_case_to_json(c), *j2;
+
+	if (rq_load_case_text("agent", j1, strlen(j1), &s, &d) != 0 || s.ncases != 1) {
+		fprintf(stderr, "round trip failed for %s\n", j1);
+		rq_diags_print(&d, stderr);
+		abort();
+	}
+	j2 = rq_case_to_json(s.cases[0]);
+	if (strcmp(j1, j2)) {
+		fprintf(stderr, "round trip changed the case:\n%s\n%s\n", j1, j2);
+		abort();
+	}
+	free(j1);
+	free(j2);
+	rq_suite_release(&s);
+	rq_diags_release(&d);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *null;
+	struct rq_suite s = { 0 };
+	struct rq_diags d = { 0 };
+
+	if (!null) {
+		rich_kinds_register();
+		null = fopen("/dev/null", "w");
+	}
+	rq_load_buffer("fuzz.yaml", (const char *)data, size, &s, &d);
+	check_diags(&d, data, size);
+	for (size_t i = 0; i < s.ncases; i++)
+		round_trip(s.cases[i]);
+	rq_suite_check_dups(&s, &d);
+	rq_diags_print(&d, null);
+	rq_suite_release(&s);
+	rq_diags_release(&d);
+
+	/* the same bytes as an agent's case object */
+	rq_load_case_text("fuzz", (const char *)data, size, &s, &d);
+	check_diags(&d, data, size);
+	for (size_t i = 0; i < s.ncases; i++)
+		round_trip(s.cases[i]);
+	rq_suite_release(&s);
+	rq_diags_release(&d);
+	return 0;
+}
