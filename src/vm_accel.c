@@ -74,7 +74,10 @@ int rq_accel_verdict_get(const char *cache, const char *key)
 		return -1;
 	}
 	/* Lines: "kvm KEY" or "tcg KEY"; the last one for a key wins. */
-	for (char *line = strtok(f.buf, "\n"); line; line = strtok(NULL, "\n")) {
+	char *save = NULL;
+
+	for (char *line = f.len ? strtok_r(f.buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (strlen(line) > 4 && !strcmp(line + 4, key)) {
 			if (!strncmp(line, "kvm ", 4))
 				v = 1;
@@ -97,7 +100,10 @@ int rq_accel_verdict_put(const char *cache, const char *key, enum rq_accel a)
 	mkdir_p(cache, 0755);
 	read_file(path, &f, 1 << 20);
 	/* Rewrite without older lines for this key. */
-	for (char *line = strtok(f.len ? f.buf : NULL, "\n"); line; line = strtok(NULL, "\n"))
+	char *save = NULL;
+
+	for (char *line = f.len ? strtok_r(f.buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
 		if (!(strlen(line) > 4 && !strcmp(line + 4, key)))
 			sb_addf(&out, "%s\n", line);
 	sb_addf(&out, "%s %s\n", rq_accel_name(a), key);

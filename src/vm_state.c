@@ -77,8 +77,11 @@ void rq_vm_state_forget(const char *state_dir, const char *dir)
 		sb_release(&f);
 		return;
 	}
-	for (char *line = strtok(f.buf, "\n"); line; line = strtok(NULL, "\n")) {
-		const char *d = strchr(line + 3, ' ');
+	char *save = NULL;
+
+	for (char *line = f.len ? strtok_r(f.buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *d = strlen(line) > 3 ? strchr(line + 3, ' ') : NULL;
 
 		if (d && !strcmp(d + 1, dir))
 			continue;
@@ -181,8 +184,11 @@ int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 		if (runner_alive(runner))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", state_dir, e->d_name);
-		if (read_file(path, &f, 1 << 20) == 0) {
-			for (char *line = strtok(f.buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (read_file(path, &f, 1 << 20) == 0 && f.len) {
+			char *save = NULL;
+
+			for (char *line = strtok_r(f.buf, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
 				const char *dir;
 
 				if (strncmp(line, "vm ", 3) || !(dir = strchr(line + 3, ' ')))
