@@ -448,19 +448,19 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 
 	if (!x || !*x->img.kver)
 		return;
-	rq_fact_add(sink, "vm_guest_kernel", x->img.kver);
-	rq_fact_add(sink, "vm_kernel_source", x->img.ksrc);
-	rq_fact_add(sink, "vm_topology", x->vm2 ? "vm2" : "vm1");
+	rq_fact_add(sink, "vm.guest_kernel", x->img.kver);
+	rq_fact_add(sink, "vm.kernel_source", x->img.ksrc);
+	rq_fact_add(sink, "vm.topology", x->vm2 ? "vm2" : "vm1");
 	if (x->boots) {
-		rq_fact_add(sink, "vm_accel", rq_accel_name(x->accel));
-		rq_fact_add(sink, "vm_accel_why", x->accel_why);
+		rq_fact_add(sink, "vm.accel", rq_accel_name(x->accel));
+		rq_fact_add(sink, "vm.accel_why", x->accel_why);
 		snprintf(buf, sizeof(buf), "%.2f", x->boot_ms / 1000.0);
-		rq_fact_add(sink, "vm_boot_s", buf);
+		rq_fact_add(sink, "vm.boot_s", buf);
 		snprintf(buf, sizeof(buf), "%u", x->boots);
-		rq_fact_add(sink, "vm_boots", buf);
+		rq_fact_add(sink, "vm.boots", buf);
 	}
 	snprintf(buf, sizeof(buf), "%d", x->cpus);
-	rq_fact_add(sink, "vm_cpus", buf);
+	rq_fact_add(sink, "vm.cpus", buf);
 }
 
 static void rxevm_cleanup_stale(const struct rq_run_opts *o)
