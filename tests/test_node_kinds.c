@@ -39,6 +39,18 @@ static const struct expect table[] = {
 	{ "cx7-ndr-ib", "driver", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "driver", RQ_FAIL, "mlx5_5", 1, "mlx5_5 port 1 is DOWN (physical state Disabled)", 8 },
 	{ "rxe-vm1", "driver", RQ_PASS, NULL, 0, NULL, 1 },
+
+	{ "cx5-edr-ib", "pcie", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx5-edr-ib-oldfw", "pcie", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx6-hdr-ib", "pcie", RQ_PASS, NULL, 0, NULL, 1 },
+	{ "cx6-hdr-ib-x8", "pcie", RQ_FAIL, "ibp59s0", 0,
+	  "ibp59s0 (0000:3b:00.0): PCIe link at 16.0 GT/s x8, capable of 16.0 GT/s x16 (126 of 252 Gb/s)", 1 },
+	{ "cx6dx-roce-2numa", "pcie", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx6dx-roce-farnuma", "pcie", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx6dx-roce-mtu4180", "pcie", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx7-ndr-ib", "pcie", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "cx7-ndr-ib-raildown", "pcie", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "rxe-vm1", "pcie", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: no PCIe link", 1 },
 };
 
 static const char *const *kv_for(const char *kind)
