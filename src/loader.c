@@ -63,7 +63,7 @@ const struct key_def rq_common_keys[] = {
 		.offset = CO(targets),
 		.help = "targets the case may run on (hca, rxe-vm, rxe-host, ibsim, local, sysroot); default: the kind's" },
 	[CK_NEEDS] = { .name = "needs", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(needs),
-		.help = "requirements checked on the target: root, device, module:NAME, cmd:NAME, link_layer:IB|Ethernet, memlock:SIZE, file:PATH; merged with defaults' needs" },
+		.help = "requirements checked on the target: root, device, module:NAME, cmd:NAME, link_layer:IB or link_layer:Ethernet, memlock:SIZE, file:PATH; merged with defaults' needs" },
 	[CK_TIMEOUT] = { .name = "timeout", .type = KEY_DURATION, .offset = CO(timeout_ms),
 		.def = "60s", .min = 1, .max = 24LL * 3600 * 1000,
 		.help = "deadline for the whole case (scaled by --timeout-mul)" },
@@ -1748,9 +1748,11 @@ void rq_keys_describe(const struct key_def *k, struct sb *out)
 		sb_addf(out, "list of %s", rq_key_type_name(k->elem));
 	else
 		sb_adds(out, rq_key_type_name(k->type));
+	/* no '|' here: this text lands in markdown table cells */
 	if (t == KEY_ENUM) {
-		sb_adds(out, ": ");
-		add_choices(out, k->choices, "|");
+		sb_adds(out, " (");
+		add_choices(out, k->choices, ", ");
+		sb_adds(out, ")");
 	}
 	if (t == KEY_DURATION)
 		sb_adds(out, " (ms, s, m, h)");

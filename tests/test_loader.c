@@ -674,12 +674,12 @@ START_TEST(describe_keys)
 		"int, 1..1000, default 1",
 		"number, 0..1, default 0.5",
 		"bool, default false",
-		"enum: rc|uc|ud, default rc",
+		"enum (rc, uc, ud), default rc",
 		"duration (ms, s, m, h), 100ms..1h, default 2s",
 		"size (bytes; KiB, MiB, GiB, KB, MB, GB), 1..1GiB, default 4KiB",
 		"list of string",
 		"list of size (bytes; KiB, MiB, GiB, KB, MB, GB), 1..1GiB, default [64, 4KiB]",
-		"list of enum: rc|uc|ud",
+		"list of enum (rc, uc, ud)",
 		"int, required",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
