@@ -72,7 +72,8 @@ docs-check: rdmaqual
 	@./rdmaqual help --markdown | diff -u docs/kinds.md - >/dev/null || \
 		{ echo "docs/kinds.md is stale: run 'make docs'"; ./rdmaqual help --markdown | diff -u docs/kinds.md -; exit 1; }
 
-FUZZ_SRC := $(filter-out harness/main.c,$(LIBSRC))
+# The loader and what it uses live in src/; harness/ needs main.c.
+FUZZ_SRC := $(SRC)
 build/fuzz/fuzz_loader: tests/fuzz/fuzz_loader.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) \
