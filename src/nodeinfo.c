@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "nodeinfo.h"
+#include "parse_devinfo.h"
 #include "util.h"
 
 int node_module_live(struct rq_ctx *ctx, const char *name, char *state, size_t statesz)
@@ -239,4 +240,37 @@ bool node_proc_running(struct rq_ctx *ctx, const char *name)
 	}
 	closedir(d);
 	return found;
+}
+
+int node_devinfo(struct rq_ctx *ctx, struct devinfo *di, char *why, size_t whysz)
+{
+	static const char *const argv[] = { "ibv_devinfo", "-v", NULL };
+	struct proc_result r;
+	char err[256];
+	int ret;
+
+	memset(di, 0, sizeof(*di));
+	proc_result_init(&r);
+	ret = rq_tool(ctx, argv, 20000, &r);
+	if (ret < 0) {
+		snprintf(why, whysz, "cannot start ibv_devinfo: %s", strerror(-ret));
+		ret = -EIO;
+	} else if (r.exec_failed) {
+		snprintf(why, whysz, "ibv_devinfo is not available%s: active_mtu unknown",
+			 ctx->replay ? " in the capture" : " (ibverbs-utils)");
+		ret = -ENOENT;
+	} else if (r.timed_out || r.exit_code != 0) {
+		char how[160];
+
+		proc_describe(&r, "ibv_devinfo -v", how, sizeof(how));
+		snprintf(why, whysz, "%s: %.120s", how, r.err.len ? strtrim(r.err.buf) : "");
+		ret = -EIO;
+	} else if (devinfo_parse(r.out.buf, r.out.len, di, err, sizeof(err)) < 0) {
+		snprintf(why, whysz, "ibv_devinfo -v output not understood: %s", err);
+		ret = -EINVAL;
+	} else {
+		ret = 0;
+	}
+	proc_result_release(&r);
+	return ret;
 }

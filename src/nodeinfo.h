@@ -48,4 +48,12 @@ bool cpuset_subset(const struct cpuset *a, const struct cpuset *b);
 /* Process names (/proc/<pid>/comm under root): is one called NAME running? */
 bool node_proc_running(struct rq_ctx *ctx, const char *name);
 
+/*
+ * `ibv_devinfo -v` through rq_tool (live: runs it; sysroot: the capture),
+ * parsed.  0; -ENOENT when the tool is not there; -EIO when it failed;
+ * -EINVAL when its output made no sense.  why says which.
+ */
+struct devinfo;
+int node_devinfo(struct rq_ctx *ctx, struct devinfo *di, char *why, size_t whysz);
+
 #endif

@@ -46,6 +46,13 @@ static inline void nc_set(const struct rq_kind *k, void *cfg, const char *key, c
 		case KEY_INT:
 			*(long long *)p = strtoll(val, NULL, 0);
 			return;
+		case KEY_DURATION: {
+			char *end;
+			double v = strtod(val, &end);
+
+			*(int64_t *)p = (int64_t)(v * (!strcmp(end, "ms") ? 1 : !strcmp(end, "m") ? 60000 : 1000));
+			return;
+		}
 		case KEY_DOUBLE:
 			*(double *)p = strtod(val, NULL);
 			return;
