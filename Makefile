@@ -2,7 +2,7 @@
 # one file in src/ plus one line in src/kinds.def; a new test is one file
 # tests/test_*.c.
 CC       ?= gcc
-PKGS     := yaml-0.1 jansson libnl-3.0 libibverbs librdmacm
+PKGS     := yaml-0.1 jansson libnl-3.0 libnl-route-3.0 libibverbs librdmacm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wmissing-prototypes
