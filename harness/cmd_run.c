@@ -96,11 +96,12 @@ static void sanitize(const char *in, char *out, size_t size)
 
 static void write_row_log(const char *run_dir, struct rq_result *r)
 {
-	char name[256], path[4096];
+	char name[256], *path;
 
 	sanitize(r->id, name, sizeof(name));
-	snprintf(path, sizeof(path), "%s/logs/%s.log", run_dir, name);
+	path = xasprintf("%s/logs/%s.log", run_dir, name);
 	write_file_atomic(path, r->log.buf, r->log.len);
+	free(path);
 	free(r->log_path);
 	r->log_path = xasprintf("logs/%s.log", name);
 }
