@@ -345,8 +345,13 @@ done:
 		r->file = xstrdup(c->file ? c->file : "");
 		if (r->duration_s <= 0)
 			r->duration_s = dur / (double)rows.n;
-		sb_reset(&r->log);
+		/* The case log first, then what the row carried (unplace: console tails, kernel log). */
+		struct sb rowlog = r->log;
+
+		sb_init(&r->log);
 		sb_add(&r->log, log.buf, log.len);
+		sb_add(&r->log, rowlog.buf, rowlog.len);
+		sb_release(&rowlog);
 		if (r->verdict == RQ_NONE)
 			rq_result_finish(r);
 		rq_results_add(out, r);

@@ -389,11 +389,35 @@ static void rxevm_unplace(struct rq_target *t, const struct rq_case *c, struct r
 		char *reason;
 
 		x->broken = true;
+		struct sb bad = SB_INIT;
+
 		for (int i = 0; i < x->nvm; i++) {
+			struct sb news = SB_INIT;
+			int st;
+
+			/* A panicking guest takes a moment to power off: let QEMU go. */
+			if (x->vm[i].pid > 0 && !x->vm[i].exited &&
+			    proc_wait_deadline(x->vm[i].pid, now_ms() + scaled_ms(2000), &st) == 1) {
+				x->vm[i].exited = true;
+				x->vm[i].wstatus = st;
+			}
 			sb_addf(&tail, "---- console of %s (tail) ----\n", x->vm[i].name);
 			rq_vm_console_tail(&x->vm[i], 4096, &tail);
+			rq_vm_console_since(&x->vm[i], x->vm[i].console_mark, 1 << 20, &news);
+			if (!bad.len)
+				rq_klog_find_bad(news.buf, news.len, &bad);
+			sb_release(&news);
 		}
-		reason = xasprintf("%s; the next case gets fresh guests", why);
+		if (bad.len) {
+			/* The first kernel complaint says more than "channel closed". */
+			size_t n = strcspn(bad.buf, "\r\n");
+
+			reason = xasprintf("%s; kernel: %.*s; the next case gets fresh guests", why,
+					   (int)(n < 160 ? n : 160), bad.buf);
+		} else {
+			reason = xasprintf("%s; the next case gets fresh guests", why);
+		}
+		sb_release(&bad);
 		if (rows && rows->n == 0 && c)
 			rq_results_add(rows, rq_result_new(c->name, NULL, 0));
 		for (size_t i = 0; rows && i < rows->n; i++) {
@@ -411,7 +435,7 @@ static void rxevm_unplace(struct rq_target *t, const struct rq_case *c, struct r
 		rq_vm_console_since(&x->vm[i], x->vm[i].console_mark, 1 << 20, &news);
 		if (rq_klog_find_bad(news.buf, news.len, &bad)) {
 			char first[200];
-			size_t n = strcspn(bad.buf, "\n");
+			size_t n = strcspn(bad.buf, "\r\n");
 
 			snprintf(first, sizeof(first), "kernel log of %s: %.*s", x->vm[i].name,
 				 (int)(n < 150 ? n : 150), bad.buf);
@@ -421,7 +445,9 @@ static void rxevm_unplace(struct rq_target *t, const struct rq_case *c, struct r
 				if (r->verdict != RQ_ERROR)
 					row_override(r, RQ_FAIL, first);
 				sb_addf(&r->log, "---- new kernel log lines on %s ----\n", x->vm[i].name);
-				sb_add(&r->log, news.buf, news.len);
+				for (size_t k = 0; k < news.len; k++)
+					if (news.buf[k] != '\r')
+						sb_addc(&r->log, news.buf[k]);
 			}
 		}
 		sb_release(&news);

@@ -267,7 +267,10 @@ void rq_vm_console_tail(const struct rq_vm *vm, size_t max, struct sb *sb)
 		if (nl && (size_t)(nl - raw.buf) + 1 < raw.len)
 			p = nl + 1;
 	}
-	sb_add(sb, p, raw.len - (size_t)(p - raw.buf));
+	/* The serial console ends lines with \r\n; reports want plain lines. */
+	for (const char *e = raw.buf + raw.len; p < e; p++)
+		if (*p != '\r')
+			sb_addc(sb, *p);
 	sb_release(&raw);
 }
 
@@ -305,7 +308,8 @@ size_t rq_klog_find_bad(const char *text, size_t len, struct sb *out)
 
 		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 			if (memmem(p, n, bad[i], strlen(bad[i]))) {
-				sb_add(out, p, n);
+				/* The serial console ends lines with \r\n. */
+				sb_add(out, p, n && p[n - 1] == '\r' ? n - 1 : n);
 				sb_addc(out, '\n');
 				found++;
 				break;
@@ -377,7 +381,7 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 	if (n > 8)
 		return -EINVAL;
 	for (int i = 0; i < n; i++)
-		ph[i] = vms[i]->agent ? PH_READY : PH_MARK;
+		ph[i] = vms[i]->ready_ms ? PH_READY : PH_MARK;
 
 	for (;;) {
 		int ready = 0;
@@ -402,6 +406,18 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 						 vm->name, how, line);
 				return -ECHILD;
 			}
+			/*
+			 * Connect as soon as QEMU has bound the socket, before the
+			 * guest opens its port: a virtio-serial port whose host side
+			 * is not connected reads as EOF in the guest, and the agent
+			 * would take that for the end of its session.
+			 */
+			if (!vm->agent && !no_agent) {
+				int fd = connect_unix(vm->agent_sock);
+
+				if (fd >= 0)
+					vm->agent = rq_agent_attach(fd, fd, -1, vm->name);
+			}
 			if (ph[i] == PH_MARK) {
 				if (console_has(vm, FAIL_MARK, why, sizeof(why))) {
 					snprintf(err, errsz, "%s: guest init failed: %s", vm->name, why);
@@ -415,11 +431,8 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 					ready++;
 					continue;
 				}
-				int fd = connect_unix(vm->agent_sock);
-
-				if (fd < 0)
+				if (!vm->agent)
 					continue;	/* QEMU has not bound it yet */
-				vm->agent = rq_agent_attach(fd, fd, -1, vm->name);
 				json_t *req = json_pack("{s:s}", "op", "hello");
 
 				hello_id[i] = rq_agent_send(vm->agent, req);
