@@ -214,12 +214,24 @@ bool rq_vm_gone(struct rq_vm *vm)
 
 static void describe_exit(const struct rq_vm *vm, char *buf, size_t size)
 {
+	struct sb log = SB_INIT;
+	const char *last;
+	int n;
+
 	if (WIFEXITED(vm->wstatus))
-		snprintf(buf, size, "QEMU exited %d", WEXITSTATUS(vm->wstatus));
+		n = snprintf(buf, size, "QEMU exited %d", WEXITSTATUS(vm->wstatus));
 	else if (WIFSIGNALED(vm->wstatus))
-		snprintf(buf, size, "QEMU killed by %s", strsignal(WTERMSIG(vm->wstatus)));
+		n = snprintf(buf, size, "QEMU killed by %s", strsignal(WTERMSIG(vm->wstatus)));
 	else
-		snprintf(buf, size, "QEMU ended");
+		n = snprintf(buf, size, "QEMU ended");
+	/* QEMU says why on stderr (its log): the last line, minus warnings. */
+	read_file(vm->qemu_log, &log, 1 << 16);
+	sb_rtrim(&log);
+	last = strrchr(log.buf, '\n');
+	last = last ? last + 1 : log.buf;
+	if (*last && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (%.150s)", last);
+	sb_release(&log);
 }
 
 off_t rq_vm_console_since(const struct rq_vm *vm, off_t from, size_t max, struct sb *sb)
@@ -394,7 +406,7 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 				continue;
 			}
 			if (rq_vm_gone(vm)) {
-				char how[64];
+				char how[256];
 
 				describe_exit(vm, how, sizeof(how));
 				console_last_line(vm, line, sizeof(line));
@@ -493,8 +505,11 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 
 void rq_vm_stop(struct rq_vm *vm, int64_t grace_ms)
 {
+	bool polite = vm->ready_ms && vm->agent && !vm->agent->dead;
+
 	if (vm->agent) {
-		if (!vm->agent->dead && !rq_vm_gone(vm)) {
+		/* Only a guest that became ready can be asked to power off. */
+		if (polite && !rq_vm_gone(vm)) {
 			json_t *req = json_pack("{s:s}", "op", "shutdown");
 			char why[128];
 			json_t *resp = rq_agent_call(vm->agent, req, grace_ms, why, sizeof(why));
@@ -509,7 +524,7 @@ void rq_vm_stop(struct rq_vm *vm, int64_t grace_ms)
 		/* After shutdown the init powers the guest off; give it a moment. */
 		int st;
 
-		if (proc_wait_deadline(vm->pid, now_ms() + grace_ms, &st) == 1) {
+		if (polite && proc_wait_deadline(vm->pid, now_ms() + grace_ms, &st) == 1) {
 			vm->wstatus = st;
 			vm->exited = true;
 		} else {

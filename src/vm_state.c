@@ -185,7 +185,7 @@ int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", state_dir, e->d_name);
 		if (read_file(path, &f, 1 << 20) == 0 && f.len) {
-			char *save = NULL;
+			char *save = NULL, last[256] = "";
 
 			for (char *line = strtok_r(f.buf, "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save)) {
@@ -197,6 +197,10 @@ int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 				/* Only our own temp dirs are removed (never a path we did not make). */
 				if (!str_starts(dir, "/tmp/rq-") && !str_starts(dir, "/run/rq-"))
 					continue;
+				/* One line per QEMU, one dir per boot: handle each dir once. */
+				if (!strcmp(dir, last))
+					continue;
+				snprintf(last, sizeof(last), "%s", dir);
 				killed += kill_qemus_of(dir, msgs);
 				if (rm_rf(dir) == 0 && msgs)
 					sb_addf(msgs, "removed %s\n", dir);

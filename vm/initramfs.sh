@@ -37,6 +37,9 @@ die() { echo "initramfs.sh: $*" >&2; exit 1; }
 ! command -v file >/dev/null || ! file -L "$busybox" | grep -q 'dynamically linked' ||
 	die "$busybox is dynamically linked: the initramfs needs busybox-static"
 mkdir -p "$cache"
+# One builder at a time per cache (concurrent runs, other checkouts sharing it).
+exec 9>"$cache/.lock"
+flock -w 600 9 || die "cache $cache is locked by another build for 10 minutes"
 
 # Resolve.  -a matters: without it every name after the first is taken as a
 # module parameter and silently dropped.
@@ -55,10 +58,11 @@ done
 # De-duplicated, in first-seen order (dependencies first).
 files=$(echo "$deps" | sed -n 's/^insmod \([^ ]*\).*/\1/p' | awk '!seen[$0]++')
 
+# Contents, not paths: the same inputs reached by another path give the same key.
 key=$({
-	sha256sum "$0" "$here/init" "$busybox"
+	cat "$0" "$here/init" "$busybox" | sha256sum
 	echo "$kver $MODULES $APPLETS"
-	for f in $files; do stat -L -c '%n %s %Y' "$f"; done
+	for f in $files; do echo "$(basename "$f") $(stat -L -c '%s %Y' "$f")"; done
 } | sha256sum | cut -c1-16)
 out="$cache/initramfs-$kver-$key.cpio"
 if [ -s "$out" ]; then
@@ -110,8 +114,8 @@ tmp="$out.tmp.$$"
 	cpio_entry TRAILER!!! 0 0 0
 } >"$tmp"
 mv -f "$tmp" "$out"
-# Older archives of this kernel are stale now.
-for old in "$cache"/initramfs-"$kver"-*.cpio; do
-	[ "$old" = "$out" ] || rm -f "$old"
-done
+# Older archives of this kernel are stale now; leave recent ones alone, a
+# concurrent run (another checkout sharing RQ_VM_CACHE) may be booting one.
+find "$cache" -maxdepth 1 -name "initramfs-$kver-*.cpio" ! -name "$(basename "$out")" \
+	-mmin +60 -delete 2>/dev/null || true
 echo "RQ_INITRD=$out"

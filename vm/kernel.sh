@@ -41,6 +41,9 @@ done
 die() { echo "kernel.sh: $*" >&2; exit 1; }
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+# One builder at a time per cache (concurrent runs, other checkouts sharing it).
+exec 9>"$cache/.lock"
+flock -w 600 9 || die "cache $cache is locked by another build for 10 minutes"
 
 # Extract the ELF vmlinux from a bzImage: Debian compresses it with XZ; the
 # stream starts at the first FD 37 7A 58 5A 00.  Cached next to the image by

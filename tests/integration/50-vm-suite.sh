@@ -1,0 +1,44 @@
+#!/bin/sh
+# rxe-vm end to end, one vm2 boot for the whole suite: driver presence and
+# a command inside the guests, then faults injected inside them: a kernel
+# WARNING fails the case that was running, a guest panic makes its case
+# ERROR with the console tail and the next case runs on fresh guests.  At
+# the end no QEMU, socket or temp dir of the run is left.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "  SKIP: qemu-system-x86_64 not installed"
+	exit 0
+fi
+# The release build: the guest runs it too (over 9p), and ASan is slow under TCG.
+RQ=${RQ_VM:-./rdmaqual}
+T=$(mktemp -d /tmp/rq-it-vm.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+
+start=$(date +%s)
+"$RQ" run --target rxe-vm --report-dir "$T/rep" tests/integration/vm-cases tests/integration/vm-faults \
+	>"$T/run.out" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+sed 's/^/    | /' "$T/run.out"
+expect_eq "run exit status (one FAIL, one ERROR injected)" 1 $rc
+J="$T/rep/latest/junit.xml"
+R="$T/rep/latest/results.json"
+expect_grep "driver presence passes inside the guest" '^PASS +vm\.driver_rxe\[rxe0/1\]' "$T/run.out"
+expect_grep "ibv_devinfo in the guest sees rxe0 ACTIVE" '^PASS +vm\.devinfo_rxe0' "$T/run.out"
+expect_grep "kernel WARNING fails the case" '^FAIL +vmfault\.a_kernel_warning .*kernel log of vm0:.*WARNING: CPU: 0 PID: 1 at rdmaqual-injected' "$T/run.out"
+expect_grep "guest panic is ERROR naming the panic" '^ERROR +vmfault\.b_guest_panic .*Kernel panic' "$T/run.out"
+expect_grep "the case after the panic runs on fresh guests" '^PASS +vmfault\.c_after_panic' "$T/run.out"
+expect_grep "console tail in the panicked case's system-out" 'console of vm0 \(tail\)' "$J"
+expect_grep "accelerator in the report facts" '"vm\.accel": *"(tcg|kvm)"' "$R"
+expect_grep "guest kernel in the report facts" '"vm\.guest_kernel": *"[0-9]' "$R"
+expect_grep "topology vm2 by default" '"vm\.topology": *"vm2"' "$R"
+expect_grep "a second boot after the panic (a third when KVM was probed)" '"vm\.boots": *"[23]"' "$R"
+expect_true "consoles kept in the run dir" sh -c "ls $T/rep/latest/console-vm1-boot*.log"
+expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-[0-9]+-[0-9]+/vm"
+expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
+finish

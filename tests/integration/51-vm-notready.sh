@@ -1,0 +1,38 @@
+#!/bin/sh
+# Failure paths of the rxe-vm boot, with short deadlines: a guest whose init
+# never becomes ready (RQ_VM_INIT_MODE=hang boots an init that only sleeps)
+# gives ERROR with a clear reason within its deadline, and leaves no QEMU,
+# socket or temp dir behind.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "  SKIP: qemu-system-x86_64 not installed"
+	exit 0
+fi
+RQ=${RQ_VM:-./rdmaqual}
+T=$(mktemp -d /tmp/rq-it-vmnr.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+
+start=$(date +%s)
+RQ_VM_INIT_MODE=hang RQ_VM_READY_TIMEOUT_MS=4000 \
+	"$RQ" run --target rxe-vm --accel tcg --vm-topology vm1 --report-dir "$T/rep" \
+	tests/integration/vm-cases >"$T/run.out" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+expect_eq "run exit status" 1 "$rc"
+expect_grep "every case ERROR with the reason" '^ERROR +vm\.driver_rxe .*not ready within the deadline \(the guest init never reported ready\)' "$T/run.out"
+expect_grep "the reason quotes the console" 'console: .*rq\.mode=hang' "$T/run.out"
+expect_grep "the second case is not retried into another boot" '^ERROR +vm\.devinfo_rxe0 .*not ready within the deadline' "$T/run.out"
+expect_true "failed within its 4 s deadline plus image check (${took}s < 12s)" [ "$took" -lt 12 ]
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-[0-9]+-[0-9]+/vm"
+expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
+
+# A guest kernel that is not there at all: a clear error, no QEMU started.
+"$RQ" run --target rxe-vm --accel tcg --kernel /nonexistent/vmlinuz --modules "$T" \
+	--report-dir "$T/rep2" tests/integration/vm-cases >"$T/run2.out" 2>&1
+expect_eq "run exit status with a bad --kernel" 1 $?
+expect_grep "bad --modules named" 'ERROR +vm\.driver_rxe .*no rdma_rxe module under' "$T/run2.out"
+finish
