@@ -71,6 +71,19 @@ static const struct expect table[] = {
 	{ "cx7-ndr-ib", "mtu", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "mtu", RQ_PASS, NULL, 0, NULL, 8, "mlx5_5" },
 	{ "rxe-vm1", "mtu", RQ_PASS, NULL, 0, NULL, 1 },
+
+	{ "cx5-edr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx5-edr-ib-oldfw", "irq-affinity", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx6-hdr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 1 },
+	{ "cx6-hdr-ib-x8", "irq-affinity", RQ_PASS, NULL, 0, NULL, 1 },
+	{ "cx6dx-roce-2numa", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx6dx-roce-farnuma", "irq-affinity", RQ_FAIL, "rocep175s0f0", 0,
+	  "rocep175s0f0 (NUMA node 1, local CPUs 8-15): completion IRQ 137 (mlx5_comp0@pci:0000:af:00.0) on CPU 0 (node 0), "
+	  "16 of 16 vectors off-node while 8 local CPUs carry none", 3 },
+	{ "cx6dx-roce-mtu4180", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
+	{ "cx7-ndr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "cx7-ndr-ib-raildown", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "rxe-vm1", "irq-affinity", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: it has no interrupts of its own", 1 },
 };
 
 static const char *const *kv_for(const char *kind)

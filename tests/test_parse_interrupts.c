@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /proc/interrupts parser: the real ConnectX-5 excerpt in
+ * ../shared/real-outputs/interrupts (read in place, skipped when absent),
+ * the 6.1 and 6.8 layouts of the node fixtures, a VM's virtio lines, and
+ * malformed input.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_interrupts.h"
+#include "util.h"
+
+static bool real_sample(const char *name, struct sb *out)
+{
+	const char *base = getenv("RQ_REAL_OUTPUTS");
+	char path[4096];
+	struct sb raw = SB_INIT;
+
+	snprintf(path, sizeof(path), "%s/interrupts/%s", base ? base : "../shared/real-outputs", name);
+	if (read_file(path, &raw, 0) < 0) {
+		sb_release(&raw);
+		return false;
+	}
+	for (const char *p = raw.buf; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+		if (strncmp(p, "#! ", 3))
+			sb_add(out, p, n);
+		p += n;
+	}
+	sb_release(&raw);
+	return true;
+}
+
+START_TEST(real_cx5_grep_excerpt)
+{
+	struct sb s = SB_INIT;
+	struct interrupts in;
+	const struct irq_line *l;
+	char err[256] = "", kind[16], bdf[32];
+	int idx, comp0 = 0, comp1 = 0;
+
+	if (!real_sample("cx5-mcx516a-12cpu-grep-mlx.txt", &s)) {
+		sb_release(&s);
+		return;
+	}
+	ck_assert_msg(interrupts_parse(s.buf, s.len, &in, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(in.n, 15);
+	ck_assert_int_eq(in.ncpus, 12);
+	l = interrupts_find(&in, 98);
+	ck_assert_str_eq(l->name, "mlx5_async0@pci:0000:01:00.0");
+	ck_assert_uint_eq(l->counts[10], 23274);
+	ck_assert_uint_eq(l->total, 23274);
+	l = interrupts_find(&in, 99);
+	ck_assert_uint_eq(l->counts[0], 324);
+	ck_assert_uint_eq(l->counts[7], 4360);
+	ck_assert_int_eq(mlx5_irq_name(l->name, kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "comp");
+	ck_assert_int_eq(idx, 0);
+	ck_assert_str_eq(bdf, "0000:01:00.0");
+	l = interrupts_find(&in, 119);
+	ck_assert_str_eq(l->name, "mlx5_comp11@pci:0000:01:00.0");
+	ck_assert_uint_eq(l->counts[8], 146064);
+	ck_assert_uint_eq(l->counts[11], 2);
+	ck_assert_str_eq(l->desc, "IR-PCI-MSIX-0000:01:00.0   12-edge      mlx5_comp11@pci:0000:01:00.0");
+	ck_assert_uint_eq(interrupts_find(&in, 102)->total, 0);
+	for (int i = 0; i < in.n; i++)
+		if (!mlx5_irq_name(in.v[i].name, kind, sizeof(kind), &idx, bdf, sizeof(bdf)) && !strcmp(kind, "comp"))
+			(*(strcmp(bdf, "0000:01:00.0") ? &comp1 : &comp0))++;
+	ck_assert_int_eq(comp0, 12);
+	ck_assert_int_eq(comp1, 1);
+	interrupts_release(&in);
+	sb_release(&s);
+}
+END_TEST
+
+static void parse_file(const char *path, struct interrupts *in)
+{
+	struct sb s = SB_INIT;
+	char err[256] = "";
+
+	ck_assert_int_eq(read_file(path, &s, 0), 0);
+	ck_assert_msg(interrupts_parse(s.buf, s.len, in, err, sizeof(err)) == 0, "%s: %s", path, err);
+	sb_release(&s);
+}
+
+START_TEST(kernel_layouts)
+{
+	struct interrupts in;
+	const struct irq_line *l;
+	char kind[16], bdf[32];
+	int idx;
+
+	/* 6.1: "IR-PCI-MSI <hwirq>-edge name", 16 CPUs, arch lines at the end */
+	parse_file("fixtures/nodes/cx6dx-roce-2numa/proc/interrupts", &in);
+	ck_assert_int_eq(in.ncpus, 16);
+	ck_assert_int_eq(in.cpus[15], 15);
+	l = interrupts_find(&in, 97);
+	ck_assert_int_eq(mlx5_irq_name(l->name, kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "comp");
+	ck_assert(str_starts(l->desc, "IR-PCI-MSI "));
+	ck_assert_int_eq(in.v[in.n - 4].irq, -1);
+	ck_assert_str_eq(in.v[in.n - 4].label, "NMI");
+	ck_assert_str_eq(in.v[in.n - 1].label, "MIS");
+	interrupts_release(&in);
+
+	/* 6.8: "IR-PCI-MSIX-<bdf> <n>-edge name" */
+	parse_file("fixtures/nodes/cx7-ndr-ib/proc/interrupts", &in);
+	l = interrupts_find(&in, 98);
+	ck_assert_str_eq(l->name, "mlx5_comp1@pci:0000:18:00.0");
+	ck_assert(str_starts(l->desc, "IR-PCI-MSIX-0000:18:00.0"));
+	interrupts_release(&in);
+
+	/* A one-vCPU guest: virtio vectors only */
+	parse_file("fixtures/nodes/rxe-vm1/proc/interrupts", &in);
+	ck_assert_int_eq(in.ncpus, 1);
+	ck_assert_str_eq(interrupts_find(&in, 25)->name, "virtio1-input.0");
+	ck_assert_int_eq(mlx5_irq_name("virtio1-input.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), -EINVAL);
+	interrupts_release(&in);
+}
+END_TEST
+
+START_TEST(malformed)
+{
+	struct interrupts in;
+	char err[256];
+	static const char toomany[] = "      CPU0 CPU1\n 5: 1 2 3 IO-APIC x\n";
+	static const char nolabel[] = "      CPU0\n garbage here\n";
+	static const char offline[] = "      CPU0 CPU2\n 5: 1 2 IO-APIC 5-edge foo\n";
+
+	ck_assert_int_eq(interrupts_parse(nolabel, strlen(nolabel), &in, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 2: expected \"IRQ: counts...\"");
+	/* counts beyond the header's CPUs are part of the description: "3" is not a CPU */
+	ck_assert_int_eq(interrupts_parse(toomany, strlen(toomany), &in, err, sizeof(err)), 0);
+	ck_assert_str_eq(in.v[0].desc, "3 IO-APIC x");
+	interrupts_release(&in);
+	ck_assert_int_eq(interrupts_parse(offline, strlen(offline), &in, err, sizeof(err)), 0);
+	ck_assert_int_eq(in.cpus[1], 2);
+	interrupts_release(&in);
+	ck_assert_int_eq(interrupts_parse(" 5: 1 2 x\n 6: 1 y\n", 19, &in, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 2: IRQ 6 has 1 counts for 2 CPUs");
+	ck_assert_int_eq(mlx5_irq_name("mlx5_comp@pci:0000:01:00.0", err, 16, &(int){0}, err + 16, 32), -EINVAL);
+	ck_assert_int_eq(mlx5_irq_name("mlx5_comp2x@pci:0000:01:00.0", err, 16, &(int){0}, err + 16, 32), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("parse_interrupts");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, real_cx5_grep_excerpt);
+	tcase_add_test(tc, kernel_layouts);
+	tcase_add_test(tc, malformed);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
