@@ -96,6 +96,8 @@ struct ld {
 	int nhidden;		/* errors past MAX_ERRORS */
 	bool quiet;		/* converting a built-in default: count, don't list */
 	int nquiet;
+	int nall;		/* every error seen, repeats included (per-case checks) */
+	int merge_budget;	/* pairs merge keys may still visit */
 };
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -119,6 +121,7 @@ lerr(struct ld *ld, unsigned line, unsigned col, const char *fmt, ...)
 		ld->nquiet++;
 		return;
 	}
+	ld->nall++;
 	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
@@ -279,26 +282,34 @@ static struct ent *ents_find(const struct ents *e, const char *key)
 /*
  * Collect a mapping's pairs, refusing non-scalar and duplicate keys.
  * YAML merge keys ("<<: *anchor", or a list of anchors) are honoured:
- * their pairs fill in what the mapping does not set itself.
+ * their pairs fill in what the mapping does not set itself, nested merges
+ * included.  Aliases can make merges fan out exponentially, so the pairs a
+ * merge may visit are budgeted.
  */
+#define MERGE_DEPTH 8
+#define MERGE_BUDGET 10000
+
 static void collect_mapping(struct ld *ld, yaml_node_t *map, struct ents *e, int depth)
 {
 	yaml_node_pair_t *p;
 
+	if (depth == 0)
+		ld->merge_budget = MERGE_BUDGET;
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node_at(ld->doc, p->key), *v = node_at(ld->doc, p->value);
 		struct ent *old;
 
 		if (!k || !v)
 			continue;
+		if (depth > 0 && --ld->merge_budget < 0)
+			return;
 		if (k->type != YAML_SCALAR_NODE || is_null(k)) {
 			lerr(ld, NPOS(k), "expected a key name, got %s", what_node(k));
 			continue;
 		}
 		if (!scalar_ok(ld, k, "key"))
 			continue;
-		if (depth == 0 && !strcmp(stext(k), "<<") &&
-		    k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		if (!strcmp(stext(k), "<<") && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
 			continue;	/* merged below, after the mapping's own keys */
 		old = ents_find(e, stext(k));
 		if (old) {
@@ -309,29 +320,34 @@ static void collect_mapping(struct ld *ld, yaml_node_t *map, struct ents *e, int
 		}
 		ents_add(e, &(struct ent){ .key = stext(k), .knode = k, .v = v });
 	}
-	if (depth > 0)
-		return;
-	/* Merge keys: one level only, which is all YAML 1.1 defines. */
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node_at(ld->doc, p->key), *v = node_at(ld->doc, p->value);
 
 		if (!k || !v || k->type != YAML_SCALAR_NODE || strcmp(stext(k), "<<") ||
 		    k->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			continue;
+		if (depth >= MERGE_DEPTH) {
+			lerr(ld, NPOS(k), "<<: merges nested too deep (at most %d)", MERGE_DEPTH);
+			return;
+		}
 		if (v->type == YAML_MAPPING_NODE) {
-			collect_mapping(ld, v, e, 1);
+			collect_mapping(ld, v, e, depth + 1);
 		} else if (v->type == YAML_SEQUENCE_NODE) {
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top; it++) {
+			     it < v->data.sequence.items.top && ld->merge_budget >= 0; it++) {
 				yaml_node_t *m = node_at(ld->doc, *it);
 				if (m && m->type == YAML_MAPPING_NODE)
-					collect_mapping(ld, m, e, 1);
+					collect_mapping(ld, m, e, depth + 1);
 				else if (m)
 					lerr(ld, NPOS(m), "<<: expected a mapping to merge, got %s",
 					     what_node(m));
 			}
 		} else {
 			lerr(ld, NPOS(v), "<<: expected a mapping to merge, got %s", what_node(v));
+		}
+		if (depth == 0 && ld->merge_budget < 0) {
+			lerr(ld, NPOS(k), "<<: merges expand to more than %d keys", MERGE_BUDGET);
+			return;
 		}
 	}
 }
@@ -1216,7 +1232,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	bool *seen_kind = NULL;
 	size_t nkeys = 0;
 	void *cfg = NULL;
-	int err0 = ld->nerr + ld->nhidden;
+	int err0 = ld->nall;
 	struct rq_case *c;
 
 	if (cn->type != YAML_MAPPING_NODE) {
@@ -1336,7 +1352,8 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 		fs->nnames++;
 	}
 
-	if (ld->nerr + ld->nhidden > err0 || !kind) {
+	/* nall, not nerr: an inherited bad default is listed once but fails every case */
+	if (ld->nall > err0 || !kind) {
 		common_release(&cc);
 		if (kind)
 			rq_cfg_release(kind->keys, cfg);
@@ -1469,13 +1486,16 @@ static void load_file_root(struct ld *ld, struct file_state *fs, yaml_node_t *ro
 	collect_mapping(ld, root, &top, 0);
 	for (size_t i = 0; i < top.n; i++) {
 		struct ent *x = &top.v[i];
+		/* x-*: free for anchors (&base) that cases merge, as docker-compose does */
+		if (str_starts(x->key, "x-"))
+			continue;
 		if (strcmp(x->key, "defaults") && strcmp(x->key, "cases")) {
 			struct hint h = { .word = x->key };
 			char hb[300];
 			hint_try(&h, "defaults");
 			hint_try(&h, "cases");
-			lerr(ld, NPOS(x->knode), "unknown top-level key \"%s\" (expected defaults "
-			     "or cases)%s", x->key, hint_text(&h, hb, sizeof(hb)));
+			lerr(ld, NPOS(x->knode), "unknown top-level key \"%s\" (expected defaults, "
+			     "cases, or x-NAME for anchors)%s", x->key, hint_text(&h, hb, sizeof(hb)));
 		}
 	}
 	d = ents_find(&top, "defaults");

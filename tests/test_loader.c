@@ -387,7 +387,7 @@ START_TEST(file_shape_errors)
 	ck_assert_int_eq(load("- name: a\n  kind: rich\n"), 1);
 	expect_sub(1, 1, "expected a mapping with \"cases:\"");
 	ck_assert_int_eq(load("defaults: {}\ncase:\n  - {name: a, kind: plain}\n"), 2);
-	expect_exact(2, 1, "unknown top-level key \"case\" (expected defaults or cases); did you mean \"cases\"?");
+	expect_exact(2, 1, "unknown top-level key \"case\" (expected defaults, cases, or x-NAME for anchors); did you mean \"cases\"?");
 	expect_exact(1, 1, "missing \"cases:\" (a list of cases)");
 	ck_assert_int_eq(load("cases: {name: a}\n"), 1);
 	expect_exact(1, 8, "cases: expected a list of cases, got a mapping");
@@ -470,6 +470,12 @@ START_TEST(defaults_rules)
 	expect_exact(3, 3, "defaults: \"name\" cannot have a default (every case needs its own)");
 	expect_exact(4, 3, "defaults: unknown key \"nosuch\" (not a common key, nor a key of any "
 		     "kind this file uses)");
+	/* a bad kind key inherited by two cases: listed once, both cases fail */
+	ck_assert_int_eq(load("defaults: {count: lots}\n"
+			      "cases:\n  - {name: a, kind: rich, must: 1}\n"
+			      "  - {name: b, kind: rich, must: 1}\n"), 1);
+	expect_exact(1, 19, "count: expected an integer, got \"lots\"");
+	ck_assert_uint_eq(S.ncases, 0);
 	/* a default kind */
 	ck_assert_int_eq(load("defaults: {kind: rich, must: 2, count: 4}\n"
 			      "cases:\n  - {name: a}\n  - {name: b, count: 7, must: 7}\n"), 0);
@@ -489,8 +495,14 @@ START_TEST(merge_keys)
 			      "cases:\n"
 			      "  - {<<: *b, name: a}\n"
 			      "  - {<<: *b, name: b, count: 3}\n"), 1);
-	/* base is not a top-level key... */
-	expect_sub(1, 1, "unknown top-level key \"base\"");
+	/* base is not a top-level key (x-base would be)... */
+	expect_sub(1, 1, "unknown top-level key \"base\" (expected defaults, cases, or x-NAME "
+		   "for anchors)");
+	ck_assert_int_eq(load("x-base: &b {kind: rich, must: 2, count: 9}\n"
+			      "cases:\n"
+			      "  - {<<: *b, name: a}\n"
+			      "  - {<<: *b, name: b, count: 3}\n"), 0);
+	ck_assert_uint_eq(S.ncases, 2);
 	/* ...anchors live under defaults or in the case list itself */
 	ck_assert_int_eq(load("defaults: {}\n"
 			      "cases:\n"
@@ -506,6 +518,31 @@ START_TEST(merge_keys)
 	ck_assert_str_eq(S.cases[1]->name, "b");
 	ck_assert_int_eq(((struct rich_cfg *)S.cases[1]->cfg)->count, 3);
 	ck_assert_int_eq(((struct rich_cfg *)S.cases[1]->cfg)->must, 2);
+
+	/* merges of merges */
+	ck_assert_int_eq(load("defaults: {}\n"
+			      "cases:\n"
+			      "  - &a {kind: rich, must: 2, count: 9, name: a}\n"
+			      "  - &b {<<: *a, name: b, flag: on}\n"
+			      "  - {<<: *b, name: c}\n"), 0);
+	ck_assert_uint_eq(S.ncases, 3);
+	ck_assert_int_eq(((struct rich_cfg *)S.cases[2]->cfg)->count, 9);
+	ck_assert(((struct rich_cfg *)S.cases[2]->cfg)->flag);
+
+	/* a merge that refers to itself ends at the depth limit */
+	ck_assert_int_eq(load("cases:\n  - &a {name: a, kind: plain, <<: *a}\n"), 1);
+	expect_exact(2, 31, "<<: merges nested too deep (at most 8)");
+
+	/* aliases fanning out: bounded work, one error */
+	struct sb sb = SB_INIT;
+	sb_adds(&sb, "x-m0: &m0 {kind: plain, what: x}\n");
+	for (int i = 1; i < 8; i++)
+		sb_addf(&sb, "x-m%d: &m%d {<<: [*m%d, *m%d, *m%d, *m%d, *m%d, *m%d, *m%d, *m%d]}\n",
+			i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	sb_adds(&sb, "cases:\n  - {<<: *m7, name: x}\n");
+	ck_assert_int_eq(load(sb.buf), 1);
+	expect_exact(10, 6, "<<: merges expand to more than 10000 keys");
+	sb_release(&sb);
 }
 END_TEST
 
