@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <jansson.h>
 #include <yaml.h>
 #include "case.h"
 #include "kind.h"
@@ -1634,10 +1635,91 @@ int rq_load_buffer(const char *name, const char *text, size_t len,
 	return load_text(name, text, len, false, suite, diags);
 }
 
+/*
+ * JSON as YAML reads it back unchanged: strings through json_str() (JSON
+ * writers such as jansson leave DEL, NEL, U+2028 raw, which YAML refuses or
+ * folds as line breaks), everything else as plain scalars the converter
+ * reads as text.
+ */
+static void json_as_yaml(struct sb *o, json_t *j, int depth)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+	bool first = true;
+
+	if (depth > 64) {
+		sb_adds(o, "null");
+		return;
+	}
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		sb_addc(o, '{');
+		json_object_foreach(j, k, v) {
+			if (!first)
+				sb_addc(o, ',');
+			first = false;
+			json_str(o, k);
+			sb_addc(o, ':');
+			json_as_yaml(o, v, depth + 1);
+		}
+		sb_addc(o, '}');
+		break;
+	case JSON_ARRAY:
+		sb_addc(o, '[');
+		json_array_foreach(j, i, v) {
+			if (i)
+				sb_addc(o, ',');
+			json_as_yaml(o, v, depth + 1);
+		}
+		sb_addc(o, ']');
+		break;
+	case JSON_STRING:
+		/* embedded NULs (\u0000) would be cut here: say so in the value */
+		if (strlen(json_string_value(j)) != json_string_length(j))
+			sb_adds(o, "\"\\0\"");
+		else
+			json_str(o, json_string_value(j));
+		break;
+	case JSON_INTEGER:
+		sb_addf(o, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+		break;
+	case JSON_REAL: {
+		char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+		sb_adds(o, t ? t : "null");
+		free(t);
+		break;
+	}
+	case JSON_TRUE:
+		sb_adds(o, "true");
+		break;
+	case JSON_FALSE:
+		sb_adds(o, "false");
+		break;
+	case JSON_NULL:
+		sb_adds(o, "null");
+		break;
+	}
+}
+
 int rq_load_case_text(const char *name, const char *text, size_t len,
 		      struct rq_suite *suite, struct rq_diags *diags)
 {
-	return load_text(name, text, len, true, suite, diags);
+	json_error_t jerr;
+	json_t *j = json_loadb(text, len, 0, &jerr);
+	struct sb sb = SB_INIT;
+	int r;
+
+	/* Not JSON (or not an object): YAML's flow syntax, with its positions. */
+	if (!j || !json_is_object(j)) {
+		json_decref(j);
+		return load_text(name, text, len, true, suite, diags);
+	}
+	json_as_yaml(&sb, j, 0);
+	json_decref(j);
+	r = load_text(name, sb.buf, sb.len, true, suite, diags);
+	sb_release(&sb);
+	return r;
 }
 
 int rq_load_file(const char *path, struct rq_suite *suite, struct rq_diags *diags)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "case.h"
@@ -553,10 +554,17 @@ static void round_trip_all(void)
 		const struct rq_case *c = S.cases[i];
 		struct rq_suite s2 = { 0 };
 		struct rq_diags d2 = { 0 };
-		char *j1 = rq_case_to_json(c), *j2;
+		char *j1 = rq_case_to_json(c), *j2, *wire;
 		const struct rq_case *b;
+		json_error_t jerr;
+		json_t *j;
 
-		if (rq_load_case_text("agent", j1, strlen(j1), &s2, &d2) != 0) {
+		/* as the case travels: jansson in the scheduler and in the agent */
+		j = json_loads(j1, 0, &jerr);
+		ck_assert_msg(j != NULL, "not JSON (%s): %s", jerr.text, j1);
+		wire = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+		if (rq_load_case_text("agent", wire, strlen(wire), &s2, &d2) != 0) {
 			rq_diags_print(&d2, stderr);
 			ck_abort_msg("reload failed: %s", j1);
 		}
@@ -603,6 +611,7 @@ static void round_trip_all(void)
 		}
 		free(j1);
 		free(j2);
+		free(wire);
 		rq_suite_release(&s2);
 		rq_diags_release(&d2);
 	}
@@ -649,6 +658,23 @@ START_TEST(case_text_errors)
 	expect_exact(1, 34, "must: expected an integer, got \"x\"");
 	ck_assert_int_eq(rq_load_case_text("agent", "", 0, &S, &D), 1);
 	expect_exact(0, 0, "empty case text");
+
+	/* a hand-written request: JSON numbers and booleans are read as their text */
+	const char h[] = "{\"name\": \"h\", \"kind\": \"rich\", \"must\": 3, \"count\": 5, "
+			 "\"flag\": true, \"ratio\": 0.5, \"names\": [\"x\", 1]}";
+	rq_diags_release(&D);
+	ck_assert_int_eq(rq_load_case_text("agent", h, strlen(h), &S, &D), 0);
+	ck_assert_uint_eq(S.ncases, 1);
+	const struct rich_cfg *r = S.cases[0]->cfg;
+	ck_assert_int_eq(r->must, 3);
+	ck_assert(r->flag);
+	ck_assert(r->ratio == 0.5);
+	ck_assert_str_eq(r->names.str[1], "1");
+	/* null and NUL are refused, as in a file */
+	const char n[] = "{\"name\":\"n\",\"kind\":\"rich\",\"must\":null,\"label\":\"a\\u0000b\"}";
+	ck_assert_int_eq(rq_load_case_text("agent", n, strlen(n), &S, &D), 2);
+	expect_sub(1, 34, "must: expected an integer, got an empty value");
+	expect_sub(1, 47, "label: value contains a NUL byte");
 }
 END_TEST
 

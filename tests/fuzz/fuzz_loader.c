@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "case.h"
 #include "kind.h"
 #include "util.h"
@@ -37,9 +38,19 @@ static void round_trip(const struct rq_case *c)
 {
 	struct rq_suite s = { 0 };
 	struct rq_diags d = { 0 };
-	char *j1 = rq_case_to_json(c), *j2;
+	char *j1 = rq_case_to_json(c), *j2, *wire;
+	json_error_t jerr;
+	json_t *j;
 
-	if (rq_load_case_text("agent", j1, strlen(j1), &s, &d) != 0 || s.ncases != 1) {
+	/* the way the case travels: jansson on both sides (sched.c, agent_serve.c) */
+	j = json_loads(j1, 0, &jerr);
+	if (!j) {
+		fprintf(stderr, "not JSON (%s): %s\n", jerr.text, j1);
+		abort();
+	}
+	wire = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	if (rq_load_case_text("agent", wire, strlen(wire), &s, &d) != 0 || s.ncases != 1) {
 		fprintf(stderr, "round trip failed for %s\n", j1);
 		rq_diags_print(&d, stderr);
 		abort();
@@ -51,6 +62,7 @@ static void round_trip(const struct rq_case *c)
 	}
 	free(j1);
 	free(j2);
+	free(wire);
 	rq_suite_release(&s);
 	rq_diags_release(&d);
 }
