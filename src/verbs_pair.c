@@ -261,7 +261,8 @@ int vp_trade(struct vp *s, struct rq_result *row, enum rq_verdict v, const char 
 				/* the client's row tells the case; ours only says we were fine */
 				rq_judge(row, true, "client side stopped: %s", reason);
 			else
-				rq_result_set(row, pv, "server side: %s", reason);
+				/* the runner appends the server's own reason to ours */
+				rq_result_set(row, pv, "stopped by the server side");
 		}
 	}
 	free(in);

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Verbs on vm2 under TCG, one boot for all: RC ping-pong and a short native
+# bandwidth run pass with their figures; then the failure paths: a perftest
+# server that refuses (wrong device) ends as FAIL naming it within its
+# deadline and leaves no ib_write_bw behind, a server side without the
+# selected device stops the client with a FAIL, and an RDMA CM connect to an
+# address nobody answers for fails naming the CM event.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "  SKIP: qemu-system-x86_64 not installed"
+	exit 0
+fi
+RQ=${RQ_VM:-./rdmaqual}
+T=$(mktemp -d /tmp/rq-it-verbs.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+
+start=$(date +%s)
+"$RQ" run --target rxe-vm --vm-topology vm2 --accel "${RQ_ACCEL:-tcg}" --report-dir "$T/rep" \
+	-k verbs.rc_send -k bw.write_64k -k 'vfault.*' \
+	cases/verbs/rc.yaml cases/bw/native.yaml tests/integration/verbs-faults >"$T/run.out" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+sed 's/^/    | /' "$T/run.out"
+R="$T/rep/latest/results.json"
+expect_eq "run exit status (three failures on purpose)" 1 $rc
+expect_grep "RC SEND ping-pong passes" '^PASS +verbs\.rc_send\[rxe0/1\]' "$T/run.out"
+expect_grep "its latency figures are reported" '"lat_median"' "$R"
+expect_grep "native RDMA WRITE 64 KiB passes its floor" '^PASS +bw\.write_64k\[rxe0/1\]' "$T/run.out"
+expect_grep "its bandwidth figure is reported" '"bw_64KiB"' "$R"
+expect_grep "min_line_rate is not judged on rxe, and says so" 'not judged: software device' "$R"
+expect_grep "a refusing perftest server fails the case, naming why" \
+	'^FAIL +vfault\.a_perftest_server_refuses\[rxe0/1\] +[0-9.]+s .*IB device rxe9 not found' "$T/run.out"
+expect_true "... within its 60 s deadline" awk '/vfault\.a_perftest_server_refuses/ { t=$3; sub("s","",t); exit !(t+0 < 60) }' "$T/run.out"
+expect_grep "... and leaves no ib_write_bw in the guest" '^PASS +vfault\.b_no_perftest_left' "$T/run.out"
+expect_grep "a server side without the device stops the client with a FAIL" \
+	'^FAIL +vfault\.c_pingpong_server_device_missing .*device rxe9 not found on the server side' "$T/run.out"
+expect_grep "a wrong CM address fails naming the CM event" \
+	'^FAIL +vfault\.d_rdma_cm_wrong_address .*RDMA_CM_EVENT_(ADDR_ERROR|UNREACHABLE|ROUTE_ERROR)' "$T/run.out"
+expect_grep "perftest versions recorded as facts" '"perftest_version"' "$R"
+expect_true "suite took under 4 minutes (${took}s)" [ "$took" -lt 240 ]
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-[0-9]+-[0-9]+/vm"
+expect_true "no perftest left on the host" sh -c '! pgrep -x ib_write_bw'
+finish
