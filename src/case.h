@@ -183,5 +183,11 @@ char *rq_case_to_json(const struct rq_case *c);
 void rq_kind_register_extra(const struct rq_kind *k);
 /* Every kind, registered and extra: i = 0, 1, ... until NULL. */
 const struct rq_kind *rq_kind_iter(size_t i);
+/*
+ * Check a kind's key table (names, offsets against cfg_size, ranges, enum
+ * choices, defaults that convert, help text); one line per problem appended
+ * to out.  Returns the number of problems.
+ */
+int rq_kind_check_keys(const struct rq_kind *kind, struct sb *out);
 
 #endif

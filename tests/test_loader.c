@@ -761,6 +761,57 @@ START_TEST(describe_keys)
 }
 END_TEST
 
+/* Every kind's key table, the built-in ones included, passes the table check. */
+START_TEST(key_tables)
+{
+	const struct rq_kind *k;
+	struct sb sb = SB_INIT;
+	int n = 0, nkinds = 0;
+
+	for (size_t i = 0; (k = rq_kind_iter(i)); i++, nkinds++)
+		n += rq_kind_check_keys(k, &sb);
+	ck_assert_msg(n == 0, "%s", sb.buf);
+	ck_assert_int_ge(nkinds, 3);
+	sb_release(&sb);
+}
+END_TEST
+
+/* The table check finds what it is for. */
+START_TEST(key_table_mistakes)
+{
+	struct bad_cfg {
+		long long a;
+		int e;
+	};
+	static const struct key_def keys[] = {
+		{ .name = "a", .type = KEY_INT, .offset = offsetof(struct bad_cfg, a), .def = "x",
+		  .min = 5, .max = 1, .help = "h" },
+		{ .name = "timeout", .type = KEY_DURATION, .offset = 0, .help = "h" },
+		{ .name = "e", .type = KEY_ENUM, .offset = offsetof(struct bad_cfg, e), .help = "h",
+		  .required = true, .def = "q" },
+		{ .name = "far", .type = KEY_LIST, .elem = KEY_STR, .offset = 64 },
+		{ .name = "a", .type = KEY_INT, .offset = 0, .help = "h" },
+		KEY_END,
+	};
+	static const struct rq_kind bad = { .name = "bad", .keys = keys,
+					    .cfg_size = sizeof(struct bad_cfg) };
+	struct sb sb = SB_INIT;
+
+	ck_assert_int_eq(rq_kind_check_keys(&bad, &sb), 9);
+	ck_assert_str_eq(sb.buf,
+		"kind bad: key \"a\": min 5 > max 1\n"
+		"kind bad: key \"a\": default \"x\" is not a valid value\n"
+		"kind bad: key \"timeout\": shadows a common key\n"
+		"kind bad: key \"e\": an enum without choices\n"
+		"kind bad: key \"e\": required keys have no default\n"
+		"kind bad: key \"e\": default \"q\" is not a valid value\n"
+		"kind bad: key \"far\": offset 64 is outside cfg_size 16\n"
+		"kind bad: key \"far\": no help text\n"
+		"kind bad: key \"a\": listed twice\n");
+	sb_release(&sb);
+}
+END_TEST
+
 /*
  * tests/cases-bad/NAME.yaml: malformed files; each lists what it must produce
  * as "# expect: LINE:COL: message substring" lines, and nothing else may be
@@ -854,6 +905,8 @@ static Suite *loader_suite(void)
 	tcase_add_test(tc, load_paths);
 	tcase_add_test(tc, describe_keys);
 	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, key_tables);
+	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
 	suite_add_tcase(s, tc);
 	return s;
