@@ -19,8 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "agent.h"
+#include "case.h"
 #include "cli.h"
 #include "proc.h"
 #include "rxe_nl.h"
@@ -37,6 +40,7 @@ static void vm_usage(FILE *fp)
 		"usage: rdmaqual vm boot [--topology vm1|vm2] [--accel kvm|tcg|auto]\n"
 		"                        [--kernel PATH --modules DIR] [--state-dir DIR]\n"
 		"       rdmaqual vm image [--kernel PATH --modules DIR]\n"
+		"       rdmaqual vm bench [--topology vm1|vm2] [--accel A] [--n N]\n"
 		"Boots the rxe-vm guests as a run does (see docs/vm.md).  After boot, lines\n"
 		"typed here go to vm0's agent (prefix a line with \"vm1 \" for the second\n"
 		"guest), e.g. {\"v\":1,\"id\":1,\"op\":\"exec\",\"argv\":[\"ibv_devinfo\"],\"timeout_ms\":5000}\n"
@@ -116,7 +120,11 @@ static void pump(struct rq_target *t, const sigset_t *sigs)
 	sb_release(&in);
 }
 
-static int vm_boot(int argc, char **argv, bool image_only)
+enum vm_mode { VM_BOOT, VM_IMAGE, VM_BENCH };
+
+static int vm_bench(struct rq_target *t, int n);
+
+static int vm_boot(int argc, char **argv, enum vm_mode mode)
 {
 	static const struct option lo[] = {
 		{ "topology", required_argument, NULL, 't' },
@@ -124,6 +132,7 @@ static int vm_boot(int argc, char **argv, bool image_only)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "modules", required_argument, NULL, 'm' },
 		{ "state-dir", required_argument, NULL, 's' },
+		{ "n", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -131,7 +140,7 @@ static int vm_boot(int argc, char **argv, bool image_only)
 	struct rq_target t = { .ops = &rq_target_rxevm, .name = (char *)"rxe-vm", .opts = &o };
 	char err[512], state_dir[4096];
 	sigset_t sigs;
-	int c, rc;
+	int c, rc, nrep = 20;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -149,6 +158,7 @@ static int vm_boot(int argc, char **argv, bool image_only)
 		case 'k': o.kernel = optarg; break;
 		case 'm': o.modules = optarg; break;
 		case 's': o.state_dir = optarg; break;
+		case 'n': nrep = atoi(optarg) > 0 ? atoi(optarg) : 20; break;
 		case 'h': vm_usage(stdout); return 0;
 		default: vm_usage(stderr); return RQ_EXIT_USAGE;
 		}
@@ -159,7 +169,7 @@ static int vm_boot(int argc, char **argv, bool image_only)
 		return usage_error("vm", "--kernel and --modules go together");
 	o.self_exe = rq_self_exe;
 
-	if (image_only) {
+	if (mode == VM_IMAGE) {
 		struct rq_vm_image img;
 
 		rc = rq_vm_image_prepare(&o, &img, err, sizeof(err));
@@ -192,6 +202,11 @@ static int vm_boot(int argc, char **argv, bool image_only)
 		t.ops->close(&t);
 		return RQ_EXIT_FAIL;
 	}
+	if (mode == VM_BENCH) {
+		rc = vm_bench(&t, nrep);
+		t.ops->close(&t);
+		return rc;
+	}
 	struct rq_result *facts = rq_result_new("vm-boot", NULL, 0);
 
 	t.ops->facts(&t, facts);
@@ -208,12 +223,155 @@ static int vm_boot(int argc, char **argv, bool image_only)
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Time n calls of req (microseconds); prints median and mean.  0 or -1. */
+static int time_calls(struct rq_agent *a, const char *what, json_t *req, int n)
+{
+	int64_t *us = xcalloc((size_t)n, sizeof(*us));
+	double sum = 0;
+	char why[256];
+	struct timespec t0, t1;
+
+	for (int i = 0; i < n; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		json_t *resp = rq_agent_call(a, req, scaled_ms(30000), why, sizeof(why));
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!resp || !json_is_true(json_object_get(resp, "ok"))) {
+			fprintf(stderr, "rdmaqual vm bench: %s failed: %s\n", what,
+				resp ? json_string_value(json_object_get(resp, "error")) : why);
+			json_decref(resp);
+			free(us);
+			return -1;
+		}
+		json_decref(resp);
+		us[i] = (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000;
+		sum += (double)us[i];
+	}
+	qsort(us, (size_t)n, sizeof(*us), cmp_i64);
+	printf("  %-44s median %7.2f ms  mean %7.2f ms  min %7.2f ms  (n=%d)\n", what,
+	       us[n / 2] / 1000.0, sum / n / 1000.0, us[0] / 1000.0, n);
+	free(us);
+	return 0;
+}
+
+static json_t *exec_req(const char *const *argv)
+{
+	json_t *req = json_pack("{s:s,s:i}", "op", "exec", "timeout_ms", 20000);
+	json_t *a = json_array();
+
+	for (size_t i = 0; argv[i]; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	json_object_set_new(req, "argv", a);
+	return req;
+}
+
+/*
+ * Figures for bench/vm-boot.sh: where boot time goes (QEMU launch to the
+ * init's RQ-READY marker, the guest's own uptime then, the agent's first
+ * answer) and what a request costs once the guests are up.
+ */
+static int vm_bench(struct rq_target *t, int n)
+{
+	static const char case_text[] =
+		"cases:\n"
+		"  - name: bench.noexec\n"
+		"    kind: command\n"
+		"    summary: a run that execs nothing, its need unmet so it skips\n"
+		"    targets: [rxe-vm]\n"
+		"    needs: [cmd:rdmaqual-bench-absent-tool]\n"
+		"    argv: [\"true\"]\n";
+	struct rq_suite suite = { 0 };
+	struct rq_diags diags = { 0 };
+	struct rq_vm *vm;
+	struct rq_agent *a = rq_rxevm_agent(t, 0);
+	int rc = 0;
+
+	for (int i = 0; (vm = rq_rxevm_vm(t, i)); i++) {
+		struct sb con = SB_INIT;
+		const char *m;
+		double up = -1;
+
+		rq_vm_console_since(vm, 0, 1 << 20, &con);
+		m = strstr(con.buf, "RQ-READY ");
+		if (m)
+			up = atof(m + 9);
+		const char *as = strstr(con.buf, "agent start ");
+		double aup = as ? atof(as + 12) : -1;
+
+		/* Guest uptime and host time differ by QEMU's start before the kernel runs. */
+		printf("  %s: launch to RQ-READY %.2f s (guest uptime then %.2f s: kernel+init+rxe; "
+		       "agent exec at uptime %.2f s), to agent ready %.2f s\n",
+		       vm->name, (vm->marker_ms - vm->launched_ms) / 1000.0, up, aup,
+		       (vm->ready_ms - vm->launched_ms) / 1000.0);
+		/* The init's own lines (not the kernel's "[ time ]" ones) show its steps. */
+		if (getenv("RQ_VM_BENCH_CONSOLE"))
+			for (char *l = strtok(con.buf, "\r\n"); l; l = strtok(NULL, "\r\n"))
+				if (*l != '[')
+					printf("    | %s\n", l);
+		sb_release(&con);
+	}
+	if (!a)
+		return RQ_EXIT_FAIL;
+
+	json_t *req = json_pack("{s:s}", "op", "hello");
+
+	rc |= time_calls(a, "agent round trip: hello", req, n);
+	json_decref(req);
+
+	if (rq_load_buffer("bench", case_text, sizeof(case_text) - 1, &suite, &diags) || suite.ncases != 1) {
+		rq_diags_print(&diags, stderr);
+		rc = -1;
+	} else {
+		char *ctext = rq_case_to_json(suite.cases[0]);
+		json_error_t jerr;
+
+		req = json_pack("{s:s,s:o,s:s,s:s,s:i}", "op", "run", "case", json_loads(ctext, 0, &jerr),
+				"role", "single", "target", "rxe-vm", "timeout_ms", 20000);
+		free(ctext);
+		rc |= time_calls(a, "agent round trip: run of a case, no exec", req, n);
+		json_decref(req);
+	}
+	rq_suite_release(&suite);
+	rq_diags_release(&diags);
+
+	static const char *const t_true[] = { "/bin/true", NULL };
+	static const char *const t_bb[] = { "/bin/busybox", "true", NULL };
+	static const char *const t_dv[] = { "ibv_devinfo", "-d", "rxe0", NULL };
+
+	req = exec_req(t_true);
+	rc |= time_calls(a, "exec of a host binary (/bin/true) over 9p", req, n);
+	json_decref(req);
+	if (!access("/bin/busybox", X_OK)) {
+		req = exec_req(t_bb);
+		rc |= time_calls(a, "exec of static busybox (true applet)", req, n);
+		json_decref(req);
+	}
+	const char *t_rq[] = { rq_self_exe, "help", NULL };
+
+	req = exec_req(t_rq);
+	rc |= time_calls(a, "exec of rdmaqual help (the agent's own binary)", req, n > 5 ? 5 : n);
+	json_decref(req);
+	req = exec_req(t_dv);
+	rc |= time_calls(a, "exec of ibv_devinfo -d rxe0 (dynamic, verbs)", req, n > 5 ? 5 : n);
+	json_decref(req);
+	return rc ? RQ_EXIT_FAIL : 0;
+}
+
 int cmd_vm(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "boot"))
-		return vm_boot(argc - 1, argv + 1, false);
+		return vm_boot(argc - 1, argv + 1, VM_BOOT);
 	if (argc >= 2 && !strcmp(argv[1], "image"))
-		return vm_boot(argc - 1, argv + 1, true);
+		return vm_boot(argc - 1, argv + 1, VM_IMAGE);
+	if (argc >= 2 && !strcmp(argv[1], "bench"))
+		return vm_boot(argc - 1, argv + 1, VM_BENCH);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		vm_usage(stdout);
 		return 0;

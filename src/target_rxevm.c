@@ -279,6 +279,16 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 		snprintf(err, errsz, "rxe-vm needs the absolute path of rdmaqual (self_exe)");
 		return -EINVAL;
 	}
+	/* The guest mounts tmpfs over these: a binary there is invisible inside. */
+	static const char *const hidden[] = { "/tmp/", "/run/", "/var/tmp/", "/dev/", "/proc/", "/sys/" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(hidden); i++) {
+		if (str_starts(o->self_exe, hidden[i])) {
+			snprintf(err, errsz, "rdmaqual at %s: the guests cannot see it (%s is their own "
+				 "tmpfs); build it outside %s", o->self_exe, hidden[i], hidden[i]);
+			return -EINVAL;
+		}
+	}
 	x = xcalloc(1, sizeof(*x));
 	t->priv = x;
 	x->vm2 = !strcmp(topo, "vm2");
@@ -508,6 +518,15 @@ struct rq_agent *rq_rxevm_agent(struct rq_target *t, int i)
 	if (!x || !x->up || i < 0 || i >= x->nvm)
 		return NULL;
 	return x->vm[i].agent;
+}
+
+struct rq_vm *rq_rxevm_vm(struct rq_target *t, int i)
+{
+	struct rxevm *x = t->priv;
+
+	if (!x || !x->up || i < 0 || i >= x->nvm)
+		return NULL;
+	return &x->vm[i];
 }
 
 const struct rq_target_ops rq_target_rxevm = {

@@ -77,7 +77,7 @@ struct rq_vm {
 	char ip[32];			/* "10.77.0.1" */
 	pid_t pid;			/* QEMU (own process group), or -1 */
 	struct rq_agent *agent;		/* NULL until ready */
-	int64_t launched_ms, ready_ms;	/* now_ms() stamps */
+	int64_t launched_ms, marker_ms, ready_ms;	/* now_ms() stamps: launch, RQ-READY seen, hello answered */
 	off_t console_mark;		/* console size when the current case began */
 	bool exited;
 	int wstatus;
@@ -134,5 +134,7 @@ int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs);
 struct rq_target;
 /* Guest i's agent of an open rxe-vm target, or NULL (for `rdmaqual vm boot`). */
 struct rq_agent *rq_rxevm_agent(struct rq_target *t, int i);
+/* Guest i of an open rxe-vm target, or NULL (for `rdmaqual vm bench`). */
+struct rq_vm *rq_rxevm_vm(struct rq_target *t, int i);
 
 #endif
