@@ -69,6 +69,10 @@ START_TEST(argv_vm2_tcg)
 	ck_assert_str_eq(argv[i + 1], "microvm,pcie=on,acpi=on,rtc=on");
 	i = argv_find(argv, "-accel");
 	ck_assert_str_eq(argv[i + 1], "tcg");
+	/* RDRAND for the guest's CRNG under TCG (else /dev/urandom blocks ~1 s). */
+	i = argv_find(argv, "-cpu");
+	ck_assert_int_ge(i, 0);
+	ck_assert_str_eq(argv[i + 1], "max");
 	i = argv_find(argv, "-smp");
 	ck_assert_str_eq(argv[i + 1], "2");
 	i = argv_find(argv, "-m");
@@ -105,6 +109,7 @@ START_TEST(argv_vm1_kvm_hang)
 
 	i = argv_find(argv, "-accel");
 	ck_assert_str_eq(argv[i + 1], "kvm");
+	ck_assert_int_lt(argv_find(argv, "-cpu"), 0);
 	i = argv_find(argv, "-smp");
 	ck_assert_str_eq(argv[i + 1], "1");
 	i = argv_find(argv, "-m");
