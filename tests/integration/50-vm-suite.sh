@@ -20,7 +20,9 @@ export RDMAQUAL_STATE_DIR="$T/state"
 
 start=$(date +%s)
 "$RQ" run --target rxe-vm --report-dir "$T/rep" tests/integration/vm-cases tests/integration/vm-faults \
-	>"$T/run.out" 2>&1
+	>"$T/run.out" 2>&1 &
+runner=$!
+wait $runner
 rc=$?
 took=$(( $(date +%s) - start ))
 sed 's/^/    | /' "$T/run.out"
@@ -39,6 +41,7 @@ expect_grep "topology vm2 by default" '"vm\.topology": *"vm2"' "$R"
 expect_grep "a second boot after the panic (a third when KVM was probed)" '"vm\.boots": *"[23]"' "$R"
 expect_true "consoles kept in the run dir" sh -c "ls $T/rep/latest/console-vm1-boot*.log"
 expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
-expect_true "no QEMU of the run left" no_proc "/tmp/rq-[0-9]+-[0-9]+/vm"
+# Only this run's QEMUs (other runs may have guests up): their argv names /tmp/rq-<runner pid>-N/.
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-$runner-[0-9]+/vm"
 expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
 finish

@@ -19,7 +19,9 @@ export RDMAQUAL_STATE_DIR="$T/state"
 start=$(date +%s)
 RQ_VM_INIT_MODE=hang RQ_VM_READY_TIMEOUT_MS=4000 \
 	"$RQ" run --target rxe-vm --accel tcg --vm-topology vm1 --report-dir "$T/rep" \
-	tests/integration/vm-cases >"$T/run.out" 2>&1
+	tests/integration/vm-cases >"$T/run.out" 2>&1 &
+runner=$!
+wait $runner
 rc=$?
 took=$(( $(date +%s) - start ))
 expect_eq "run exit status" 1 "$rc"
@@ -27,7 +29,8 @@ expect_grep "every case ERROR with the reason" '^ERROR +vm\.driver_rxe .*not rea
 expect_grep "the reason quotes the console" 'console: .*rq\.mode=hang' "$T/run.out"
 expect_grep "the second case is not retried into another boot" '^ERROR +vm\.devinfo_rxe0 .*not ready within the deadline' "$T/run.out"
 expect_true "failed within its 4 s deadline plus image check (${took}s < 12s)" [ "$took" -lt 12 ]
-expect_true "no QEMU of the run left" no_proc "/tmp/rq-[0-9]+-[0-9]+/vm"
+# Only this run's QEMUs (other runs may have guests up): their argv names /tmp/rq-<runner pid>-N/.
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-$runner-[0-9]+/vm"
 expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
 
 # A guest kernel that is not there at all: a clear error, no QEMU started.
