@@ -15,6 +15,7 @@
 #include "kind.h"
 #include "rdmadev.h"
 #include "target.h"
+#include "undo.h"
 #include "util.h"
 
 static bool hca_available(const struct rq_run_opts *o, const char *arg, char *why, size_t whysz)
@@ -66,6 +67,24 @@ static void hca_facts(struct rq_target *t, struct rq_result *sink)
 		rq_fact_add(sink, "kernel", u.release);
 }
 
+/* Settings a killed run changed on this node (MTU, IRQ affinity): put them back. */
+static void hca_cleanup_stale(const struct rq_run_opts *o)
+{
+	char path[4096];
+	struct sb log = SB_INIT;
+	int left;
+
+	if (!o->state_dir)
+		return;
+	snprintf(path, sizeof(path), "%s/" RQ_UNDO_JOURNAL, o->state_dir);
+	left = undo_apply_pending(path, &log);
+	if (log.len && o->verbose)
+		fputs(log.buf, stderr);
+	if (left > 0)
+		fprintf(stderr, "rdmaqual: %d setting(s) could not be restored; kept in %s\n", left, path);
+	sb_release(&log);
+}
+
 const struct rq_target_ops rq_target_hca = {
 	.name = "hca",
 	.help = "real ConnectX devices on this node (all devices and ports), changed only by cases that say so",
@@ -74,4 +93,5 @@ const struct rq_target_ops rq_target_hca = {
 	.place = hca_place,
 	.close = hca_close,
 	.facts = hca_facts,
+	.cleanup_stale = hca_cleanup_stale,
 };

@@ -401,6 +401,62 @@ START_TEST(mtu_set_and_restore)
 }
 END_TEST
 
+/* irq-affinity set: local-spread on a writable tree, verified, journalled and restored. */
+START_TEST(irq_set_and_restore)
+{
+	static const char *const fix[] = { "set=local-spread", NULL };
+	static const char *const fail[] = { "set=local-spread", "policy=cpus", "cpus=0-3", NULL };
+	char tmp[] = "/tmp/rq-irq-XXXXXX", scratch[4200], path[4400], v[64];
+	struct nodecase nc;
+	struct sb j = SB_INIT;
+	struct rq_result *r;
+	int first = -1;
+
+	copy_tree("cx6dx-roce-farnuma", tmp);
+	snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
+	ck_assert_int_eq(mkdir_p(scratch, 0700), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		nc_init(&nc, "irq-affinity", tmp, pass ? fail : fix);
+		nc.ctx.replay = false;
+		nc.ctx.target = "hca";
+		nc.ctx.scratch = scratch;
+		nc.k->run(&nc.ctx, nc.c.cfg);
+		r = nc_row(&nc, "rocep175s0f0", 0);
+		ck_assert_ptr_nonnull(r);
+		/* vectors 0-7 move to local CPUs 8-15 (8-15 already sit where local-spread spills): 8 records */
+		journal_text(scratch, &j);
+		unsigned lines = 0;
+
+		for (const char *q = j.buf; (q = strchr(q, '\n')); q++)
+			lines++;
+		ck_assert_uint_eq(lines, 8);
+		ck_assert(str_starts(j.buf, "irq\t"));
+		if (first < 0)
+			first = atoi(j.buf + 5 + strlen(tmp) + 1);
+		snprintf(path, sizeof(path), "%s/proc/irq/%d/effective_affinity_list", tmp, first);
+		ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
+		ck_assert_str_eq(v, "8");	/* comp0 -> first local CPU of node 1 */
+		nc.k->cleanup(&nc.ctx, nc.c.cfg);
+		journal_text(scratch, &j);
+		ck_assert_str_eq(j.buf, "");
+		snprintf(path, sizeof(path), "%s/proc/irq/%d/smp_affinity_list", tmp, first);
+		ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
+		ck_assert_str_eq(v, "0");	/* restored: the old tuning script's CPU 0 */
+		for (size_t i = 0; i < nc.out.n; i++)
+			rq_result_finish(nc.out.v[i]);
+		if (pass == 0) {
+			ck_assert_int_eq(r->verdict, RQ_PASS);
+		} else {
+			ck_assert_int_eq(r->verdict, RQ_FAIL);
+			ck_assert_ptr_nonnull(strstr(r->reason, "outside 0-3"));
+		}
+		nc_release(&nc);
+	}
+	sb_release(&j);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node_kinds");
@@ -414,6 +470,7 @@ int main(void)
 	tcase_add_test(tc, driver_keys);
 	tcase_add_test(tc, driver_unbound_function);
 	tcase_add_test(tc, mtu_set_and_restore);
+	tcase_add_test(tc, irq_set_and_restore);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -232,7 +232,7 @@ END_TEST
  */
 START_TEST(scan_dereferenced_copy)
 {
-	char tmp[] = "/tmp/rq-rdmadev-XXXXXX", dst[PATH_MAX], src[PATH_MAX];
+	char tmp[] = "/tmp/rq-rdmadev-XXXXXX", dst[PATH_MAX], src[PATH_MAX + 32];
 	struct env e;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmp));

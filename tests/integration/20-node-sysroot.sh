@@ -1,0 +1,75 @@
+#!/bin/sh
+# The node checks (driver, pcie, mtu, irq-affinity) end to end through the
+# CLI on --target sysroot: the synthesized node trees of fixtures/nodes pass
+# or fail exactly where their faults are; `rdmaqual capture --root` of a
+# tree replays with the same verdicts, redacted or not; `rdmaqual parse`
+# reads ibv_devinfo and /proc/interrupts.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+T=$(mktemp -d /tmp/rq-it-node.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+CASES="cases/driver cases/pcie cases/mtu cases/irq"
+F=fixtures/nodes
+
+run_on() {	# run_on TREE OUT -> exit status in $rc
+	"$RQ" run --target "sysroot:$1" --report-dir "$T/rep" $CASES >"$2" 2>&1
+	rc=$?
+}
+
+for n in cx5-edr-ib cx6-hdr-ib cx6dx-roce-2numa cx7-ndr-ib rxe-vm1; do
+	run_on "$F/$n" "$T/$n.out"
+	expect_eq "healthy $n: exit 0" 0 $rc
+	expect_nogrep "healthy $n: no FAIL or ERROR row" '^(FAIL|ERROR) ' "$T/$n.out"
+done
+expect_grep "rxe: driver passes" '^PASS +driver\.stack\[rxe0/1\]' "$T/rxe-vm1.out"
+expect_grep "rxe: pcie skips with the reason" '^SKIP +pcie\.full_link\[rxe0\] .*virtual rxe device' "$T/rxe-vm1.out"
+expect_grep "cx7: eight rails, eight rows" '^PASS +driver\.stack\[mlx5_7/1\]' "$T/cx7-ndr-ib.out"
+
+check_fault() {	# check_fault TREE ROW-REGEX
+	run_on "$F/$1" "$T/$1.out"
+	expect_eq "fault $1: exit 1" 1 $rc
+	expect_grep "fault $1: failing row names it" "$2" "$T/$1.out"
+	expect_eq "fault $1: exactly one failing row" 1 "$(grep -c '^FAIL ' "$T/$1.out")"
+}
+check_fault cx5-edr-ib-oldfw '^FAIL +driver\.hca_firmware\[mlx5_1/1\] .*firmware 16\.20\.1010 is older than the minimum 16\.35\.2000'
+check_fault cx6-hdr-ib-x8 '^FAIL +pcie\.full_link\[ibp59s0\] .*x8, capable of 16\.0 GT/s x16'
+check_fault cx6dx-roce-farnuma '^FAIL +irq\.comp_local_spread\[rocep175s0f0\] .*completion IRQ [0-9]+ \(mlx5_comp0@pci:0000:af:00\.0\) on CPU 0 \(node 0\)'
+check_fault cx6dx-roce-mtu4180 '^FAIL +mtu\.consistent\[rocep59s0f1/1\] .*MTU 4180 is jumbo but active_mtu is 2048'
+run_on "$F/cx7-ndr-ib-raildown" "$T/rail.out"
+expect_eq "rail down: exit 1" 1 $rc
+expect_grep "rail down: driver fails mlx5_5 only" '^FAIL +driver\.stack\[mlx5_5/1\] .*mlx5_5 port 1 is DOWN' "$T/rail.out"
+expect_grep "rail down: the other rails pass" '^PASS +driver\.stack\[mlx5_4/1\]' "$T/rail.out"
+expect_grep "rail down: mtu skips the down port" '^SKIP +mtu\.consistent\[mlx5_5/1\] .*DOWN' "$T/rail.out"
+
+# capture a tree, replay it: same rows and verdicts (times stripped)
+verdicts() { sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) \+\([^ ]*\) \+[0-9.]*s *\(.*\)$/\1 \2 \3/p' "$1" | sed "s|sysroot:[^ ]*|sysroot|g"; }
+"$RQ" capture "$T/cap" --root "$F/cx6dx-roce-farnuma" >"$T/cap.out" 2>&1
+expect_eq "capture --root exit 0" 0 $?
+expect_grep "capture reports what it copied" 'captured .* files, .* links' "$T/cap.out"
+expect_true "manifest written" test -s "$T/cap/capture/manifest"
+run_on "$T/cap" "$T/cap-run.out"
+expect_eq "replay of the capture: exit 1 (the fault is kept)" 1 $rc
+verdicts "$T/cx6dx-roce-farnuma.out" >"$T/a"
+verdicts "$T/cap-run.out" >"$T/b"
+expect_true "verdicts extracted ($(wc -l <"$T/a") rows)" [ "$(wc -l <"$T/a")" -ge 15 ]
+expect_true "replay of the capture: identical rows, verdicts and reasons" cmp -s "$T/a" "$T/b"
+"$RQ" capture "$T/capr" --redact --root "$F/cx6dx-roce-farnuma" >/dev/null 2>&1
+run_on "$T/capr" "$T/capr-run.out"
+verdicts "$T/capr-run.out" >"$T/c"
+expect_true "redacted capture: identical verdicts" cmp -s "$T/a" "$T/c"
+expect_nogrep "redacted capture: no node GUID left" '1070:fd03:00b4' "$T/capr/sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/rocep59s0f0/node_guid"
+"$RQ" capture "$T/cap" --root "$F/rxe-vm1" >/dev/null 2>&1
+expect_eq "capture into a non-empty dir refused" 1 $?
+
+# parse tools
+"$RQ" parse ibv_devinfo "$F/cx6dx-roce-mtu4180/capture/tools/ibv_devinfo_-v.out" >"$T/p1" 2>&1
+expect_eq "parse ibv_devinfo exit 0" 0 $?
+expect_grep "parse ibv_devinfo: active_mtu" '"active_mtu": *2048' "$T/p1"
+"$RQ" parse interrupts "$F/cx7-ndr-ib/proc/interrupts" >"$T/p2" 2>&1
+expect_eq "parse interrupts exit 0" 0 $?
+expect_grep "parse interrupts: mlx5 vector" '"kind": *"comp"' "$T/p2"
+finish
