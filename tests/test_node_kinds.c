@@ -432,7 +432,7 @@ START_TEST(irq_set_and_restore)
 		ck_assert_uint_eq(lines, 8);
 		ck_assert(str_starts(j.buf, "irq\t"));
 		if (first < 0)
-			first = atoi(j.buf + 5 + strlen(tmp) + 1);
+			first = atoi(j.buf + 4 + strlen(tmp) + 1);
 		snprintf(path, sizeof(path), "%s/proc/irq/%d/effective_affinity_list", tmp, first);
 		ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
 		ck_assert_str_eq(v, "8");	/* comp0 -> first local CPU of node 1 */
