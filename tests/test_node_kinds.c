@@ -7,6 +7,7 @@
  * having judged nothing.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "nodecase.h"
+#include "nodeinfo.h"
+#include "pci_ids.h"
 #include "undo.h"
 
 /* The expectation table leaves trailing fields out on purpose. */
@@ -457,6 +460,61 @@ START_TEST(irq_set_and_restore)
 }
 END_TEST
 
+START_TEST(nodeinfo_helpers)
+{
+	struct cpuset a, b;
+	char buf[128], tmp[] = "/tmp/rq-ni-XXXXXX", path[4200], st[32];
+	struct rq_ctx ctx = { .root = tmp };
+
+	ck_assert_int_eq(fw_cmp("20.35.1012", "20.35.1012"), 0);
+	ck_assert_int_lt(fw_cmp("16.20.1010", "16.35.2000"), 0);
+	ck_assert_int_gt(fw_cmp("16.10.1", "16.9.9999"), 0);	/* numeric, not text */
+	ck_assert_int_lt(fw_cmp("20.35", "20.35.1"), 0);
+	ck_assert_int_eq(fw_major("28.39.1002"), 28);
+	ck_assert_int_eq(fw_major("x"), -1);
+
+	ck_assert_int_eq(cpuset_parse("0-3,8,10-11\n", &a), 7);
+	cpuset_format(&a, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0-3,8,10-11");
+	ck_assert_int_eq(cpuset_parse("8", &b), 1);
+	ck_assert(cpuset_subset(&b, &a));
+	ck_assert_int_eq(cpuset_parse("9", &b), 1);
+	ck_assert(!cpuset_subset(&b, &a));
+	ck_assert_int_eq(cpuset_parse("3-1", &b), -EINVAL);
+	ck_assert_int_eq(cpuset_parse("a", &b), -EINVAL);
+	ck_assert_int_eq(cpuset_parse("0-2000", &b), -EINVAL);
+
+	/* module states: live, built in (dir without initstate), coming, absent */
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/sys/module/ib_core", tmp);
+	ck_assert_int_eq(mkdir_p(path, 0755), 0);
+	ck_assert_int_eq(node_module_live(&ctx, "ib_core", st, sizeof(st)), 0);
+	ck_assert_str_eq(st, "built-in");
+	snprintf(path, sizeof(path), "%s/sys/module/ib_core/initstate", tmp);
+	ck_assert_int_eq(write_file_atomic(path, "coming\n", 7), 0);
+	ck_assert_int_eq(node_module_live(&ctx, "ib_core", st, sizeof(st)), -EAGAIN);
+	ck_assert_str_eq(st, "coming");
+	ck_assert_int_eq(node_module_live(&ctx, "mlx5_ib", st, sizeof(st)), -ENOENT);
+	ck_assert_str_eq(st, "not loaded");
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+START_TEST(pci_models)
+{
+	char buf[64];
+
+	ck_assert_str_eq(mlx_model_name(0x1021, buf, sizeof(buf)), "ConnectX-7");
+	ck_assert_str_eq(mlx_model_name(0x101d, buf, sizeof(buf)), "ConnectX-6 Dx");
+	ck_assert(!mlx_model_find(0x1017)->vf);
+	ck_assert(mlx_model_find(0x1018)->vf);
+	ck_assert(mlx_model_find(0x101e)->vf);
+	ck_assert_uint_eq(mlx_model_find(0x1021)->pcie_gen, 5);
+	ck_assert_ptr_null(mlx_model_find(0x1234));
+	ck_assert_str_eq(mlx_model_name(0x1234, buf, sizeof(buf)), "unknown 0x15b3:1234");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node_kinds");
@@ -471,6 +529,8 @@ int main(void)
 	tcase_add_test(tc, driver_unbound_function);
 	tcase_add_test(tc, mtu_set_and_restore);
 	tcase_add_test(tc, irq_set_and_restore);
+	tcase_add_test(tc, nodeinfo_helpers);
+	tcase_add_test(tc, pci_models);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
