@@ -8,6 +8,7 @@
  * irq-affinity set:) record their undo in ctx->state_dir first.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -28,35 +29,63 @@ static bool hca_available(const struct rq_run_opts *o, const char *arg, char *wh
 	return true;
 }
 
+struct hca_priv {
+	struct rq_agent *self;
+	struct rq_agent *peer;		/* --peer HOST: the second node, over ssh */
+	char peer_addr[64];
+};
+
 static int hca_open(struct rq_target *t, char *err, size_t errsz)
 {
-	struct rq_agent *a = rq_agent_local(t->opts->self_exe, err, errsz);
+	struct hca_priv *p = xcalloc(1, sizeof(*p));
 
-	if (!a)
-		return -1;
-	t->priv = a;
+	t->priv = p;
+	p->self = rq_agent_local(t->opts->self_exe, err, errsz);
+	if (!p->self)
+		goto fail;
+	if (t->opts->peer) {
+		if (rq_ssh_resolve4(t->opts->peer, p->peer_addr, sizeof(p->peer_addr))) {
+			snprintf(err, errsz, "cannot resolve peer %s to an IPv4 address", t->opts->peer);
+			goto fail;
+		}
+		p->peer = rq_agent_ssh(t->opts->peer, t->opts->self_exe, err, errsz);
+		if (!p->peer)
+			goto fail;
+	}
 	return 0;
+fail:
+	free(p);
+	t->priv = NULL;
+	return -1;
 }
 
-static int hca_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *p,
+/*
+ * One-sided cases run on this node; two-sided ones put the server role on
+ * --peer HOST when given, else both roles here in loopback.
+ */
+static int hca_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
 		     char *err, size_t errsz)
 {
-	if (c->kind->two_sided && t->opts && t->opts->peer) {
-		snprintf(err, errsz, "hca: two-node runs with --peer %s are not wired here yet",
-			 t->opts->peer);
-		return -1;
-	}
-	/* Single node: both roles of a two-sided case in loopback on this node. */
-	p->side[0] = p->side[1] = t->priv;
-	snprintf(p->addr[0], sizeof(p->addr[0]), "127.0.0.1");
-	snprintf(p->addr[1], sizeof(p->addr[1]), "127.0.0.1");
-	p->root = "";
+	struct hca_priv *p = t->priv;
+	bool remote = p->peer && c->kind->two_sided;
+
+	pl->side[0] = p->self;
+	pl->side[1] = remote ? p->peer : p->self;
+	snprintf(pl->addr[0], sizeof(pl->addr[0]), "127.0.0.1");
+	snprintf(pl->addr[1], sizeof(pl->addr[1]), "%s", remote ? p->peer_addr : "127.0.0.1");
+	pl->root = "";
 	return 0;
 }
 
 static void hca_close(struct rq_target *t)
 {
-	t->priv = NULL;	/* the shared local agent is closed once, at the end of the run */
+	struct hca_priv *p = t->priv;
+
+	/* The shared local agent is closed once, at the end of the run. */
+	if (p && p->peer)
+		rq_agent_close(p->peer);
+	free(p);
+	t->priv = NULL;
 }
 
 static void hca_facts(struct rq_target *t, struct rq_result *sink)
@@ -65,6 +94,8 @@ static void hca_facts(struct rq_target *t, struct rq_result *sink)
 
 	if (uname(&u) == 0)
 		rq_fact_add(sink, "kernel", u.release);
+	if (t->opts && t->opts->peer)
+		rq_fact_add(sink, "peer", t->opts->peer);
 }
 
 /* Settings a killed run changed on this node (MTU, IRQ affinity): put them back. */
