@@ -416,6 +416,20 @@ static void mtu_cleanup(struct rq_ctx *ctx, const void *vp)
 			rq_result_set(ctx->main, RQ_ERROR, "could not restore %s MTU %d: %s (journalled for rdmaqual cleanup)",
 				      changes[i].ifname, changes[i].old, strerror(-ret));
 	}
+	/*
+	 * What this worker did not change itself: records of a case that was
+	 * killed mid-change (its cleanup runs in a fresh worker, whose
+	 * in-memory list is empty) are still in the journal.
+	 */
+	if (cfg->restore && !ctx->replay) {
+		struct sb log = SB_INIT;
+
+		if (undo_apply_type(ctx, "mtu", &log) > 0)
+			rq_result_set(ctx->main, RQ_ERROR, "journalled MTU settings could not be restored: %.200s", log.buf);
+		if (log.len)
+			rq_log(ctx, "%s", log.buf);
+		sb_release(&log);
+	}
 	nchanges = 0;
 }
 

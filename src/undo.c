@@ -93,7 +93,17 @@ int undo_drop(struct rq_ctx *ctx, const char *type, const char *what)
 	return drop_line(path, type, root_of(ctx), what);
 }
 
-int undo_apply_pending(const char *path, struct sb *log)
+static int apply_record(char **f)
+{
+	if (!strcmp(f[0], "mtu"))
+		return netdev_set_mtu(f[1], f[2], atoi(f[3]));
+	if (!strcmp(f[0], "irq"))
+		return irq_set_affinity(f[1], atoi(f[2]), f[3]);
+	return -EINVAL;
+}
+
+/* Apply the records that match (type/root NULL: all); keep the rest and failures. */
+static int apply_matching(const char *path, const char *type, const char *root, struct sb *log)
 {
 	struct sb in = SB_INIT, keep = SB_INIT;
 	char *line, *save = NULL;
@@ -109,10 +119,13 @@ int undo_apply_pending(const char *path, struct sb *log)
 
 		for (char *t = strtok_r(copy, "\t", &fs); t && n < 4; t = strtok_r(NULL, "\t", &fs))
 			f[n++] = t;
-		if (n == 4 && !strcmp(f[0], "mtu"))
-			r = netdev_set_mtu(f[1], f[2], atoi(f[3]));
-		else if (n == 4 && !strcmp(f[0], "irq"))
-			r = irq_set_affinity(f[1], atoi(f[2]), f[3]);
+		if (n == 4 && ((type && strcmp(f[0], type)) || (root && strcmp(f[1], root)))) {
+			sb_addf(&keep, "%s\n", line);	/* not ours */
+			free(copy);
+			continue;
+		}
+		if (n == 4)
+			r = apply_record(f);
 		if (log)
 			sb_addf(log, "undo %s %s -> %s (root %s): %s\n", n > 0 ? f[0] : "?",
 				n > 2 ? f[2] : "?", n > 3 ? f[3] : "?", n > 1 ? f[1] : "?",
@@ -127,6 +140,20 @@ int undo_apply_pending(const char *path, struct sb *log)
 	sb_release(&in);
 	sb_release(&keep);
 	return ret < 0 ? ret : failed;
+}
+
+int undo_apply_pending(const char *path, struct sb *log)
+{
+	return apply_matching(path, NULL, NULL, log);
+}
+
+int undo_apply_type(struct rq_ctx *ctx, const char *type, struct sb *log)
+{
+	char path[PATH_MAX];
+
+	if (undo_path(ctx, path, sizeof(path)) < 0)
+		return 0;
+	return apply_matching(path, type, root_of(ctx), log);
 }
 
 int netdev_get_mtu(const char *root, const char *ifname, int *mtu)

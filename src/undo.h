@@ -33,6 +33,14 @@ int undo_drop(struct rq_ctx *ctx, const char *type, const char *what);
  */
 int undo_apply_pending(const char *path, struct sb *log);
 
+/*
+ * Apply and drop the pending records of one type made under ctx's root
+ * (a kind's cleanup() in a fresh worker after its case was killed: the
+ * in-memory list of changes died with the worker, the journal did not).
+ * Returns how many records could not be applied, or -errno.
+ */
+int undo_apply_type(struct rq_ctx *ctx, const char *type, struct sb *log);
+
 /* Netdev MTU under a root: live ("" or "/"): ioctl SIOCSIFMTU; a tree: the sysfs file. */
 int netdev_get_mtu(const char *root, const char *ifname, int *mtu);
 int netdev_set_mtu(const char *root, const char *ifname, int mtu);

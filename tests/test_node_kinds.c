@@ -380,6 +380,26 @@ START_TEST(mtu_set_and_restore)
 		nc_release(&nc);
 	}
 
+	/*
+	 * A case killed after the change: the agent runs cleanup() in a fresh
+	 * worker that changed nothing itself; the journal still says what to undo.
+	 */
+	{
+		struct rq_ctx c = { .root = tmp, .scratch = scratch };
+
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "1500"), 0);
+		ck_assert_int_eq(netdev_set_mtu(tmp, "eth0", 4200), 0);
+		nc_init(&nc, "mtu", tmp, kv);
+		nc.ctx.replay = false;
+		nc.ctx.scratch = scratch;
+		nc.k->cleanup(&nc.ctx, nc.c.cfg);
+		ck_assert_int_eq(netdev_get_mtu(tmp, "eth0", &mtu), 0);
+		ck_assert_int_eq(mtu, 1500);
+		journal_text(scratch, &j);
+		ck_assert_str_eq(j.buf, "");
+		nc_release(&nc);
+	}
+
 	/* A run killed after the change: rdmaqual cleanup restores from the journal. */
 	{
 		struct rq_ctx c = { .root = tmp, .scratch = scratch };
