@@ -22,8 +22,16 @@ start=$(date +%s)
 "$RQ" run --target rxe-vm --report-dir "$T/rep" tests/integration/vm-cases tests/integration/vm-faults \
 	>"$T/run.out" 2>&1 &
 runner=$!
+# The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N: learn
+# that pid from the run-state record while the run is going.
+owner=
+while kill -0 "$runner" 2>/dev/null && [ -z "$owner" ]; do
+	owner=$(ls "$T/state" 2>/dev/null | sed -n 's/^rxevm-\([0-9]*\)$/\1/p' | head -n1)
+	sleep 0.1
+done
 wait $runner
 rc=$?
+expect_true "the run recorded its guests in the run state (owner pid ${owner:-none})" [ -n "$owner" ]
 took=$(( $(date +%s) - start ))
 sed 's/^/    | /' "$T/run.out"
 expect_eq "run exit status (one FAIL, one ERROR injected)" 1 $rc
@@ -41,7 +49,8 @@ expect_grep "topology vm2 by default" '"vm\.topology": *"vm2"' "$R"
 expect_grep "a second boot after the panic (a third when KVM was probed)" '"vm\.boots": *"[23]"' "$R"
 expect_true "consoles kept in the run dir" sh -c "ls $T/rep/latest/console-vm1-boot*.log"
 expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
-# Only this run's QEMUs (other runs may have guests up): their argv names /tmp/rq-<runner pid>-N/.
-expect_true "no QEMU of the run left" no_proc "/tmp/rq-$runner-[0-9]+/vm"
+# Only this run's QEMUs (other runs may have guests up).
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-${owner:-none}-[0-9]+/vm"
+expect_true "no temp dir of the run left" sh -c "! ls -d /tmp/rq-${owner:-none}-* 2>/dev/null | grep -q ."
 expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
 finish
