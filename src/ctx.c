@@ -124,6 +124,8 @@ int rq_tool_live(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms
 		.cwd = ctx->tool_cwd,
 		.timeout_ms = scaled_ms(timeout_ms),
 		.log_fd = ctx->log_fd,
+		/* Kinds parse what tools print (iblinkinfo of a fabric): keep all of it. */
+		.tail_max = 4u << 20,
 	};
 
 	return proc_run(&o, r);
