@@ -90,6 +90,11 @@ int interrupts_parse(const char *text, size_t len, struct interrupts *out, char 
 			l.total += l.counts[l.ncounts++];
 			p = e;
 		}
+		if (l.irq >= 0 && l.ncounts == 0) {
+			snprintf(err, errsz, "line %u: IRQ %d has no counts", ln, l.irq);
+			ret = -EINVAL;
+			goto out;
+		}
 		if (!out->ncpus && l.irq >= 0) {
 			/* No header: the first numbered line fixes the columns. */
 			out->ncpus = l.ncounts;

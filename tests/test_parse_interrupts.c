@@ -144,6 +144,9 @@ START_TEST(malformed)
 	interrupts_release(&in);
 	ck_assert_int_eq(interrupts_parse(" 5: 1 2 x\n 6: 1 y\n", 19, &in, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 2: IRQ 6 has 1 counts for 2 CPUs");
+	/* found by fuzzing: a numbered line without counts, twice, leaked */
+	ck_assert_int_eq(interrupts_parse(" 5: x\n 6: y\n", 12, &in, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: IRQ 5 has no counts");
 	ck_assert_int_eq(mlx5_irq_name("mlx5_comp@pci:0000:01:00.0", err, 16, &(int){0}, err + 16, 32), -EINVAL);
 	ck_assert_int_eq(mlx5_irq_name("mlx5_comp2x@pci:0000:01:00.0", err, 16, &(int){0}, err + 16, 32), -EINVAL);
 }
