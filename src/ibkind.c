@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "ibkind.h"
@@ -86,4 +87,43 @@ void ibkind_log_file(struct rq_ctx *ctx, const char *heading, const char *path, 
 	rq_log(ctx, "# ---- %s (%s%s) ----\n%s# ---- end of %s ----", heading, path,
 	       p != sb.buf ? ", tail" : "", p, heading);
 	sb_release(&sb);
+}
+
+static bool readable(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name, char *out,
+		     size_t outsz, char *err, size_t errsz)
+{
+	char exe[PATH_MAX], *cand[4] = { NULL };
+	size_t n = 0;
+	ssize_t el;
+	int ret = -ENOENT;
+
+	if (name[0] == '/') {
+		cand[n++] = xstrdup(name);
+	} else {
+		if (case_file && strchr(case_file, '/'))
+			cand[n++] = xasprintf("%.*s/%s", (int)(strrchr(case_file, '/') - case_file), case_file, name);
+		el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (el > 0) {
+			exe[el] = '\0';
+			*strrchr(exe, '/') = '\0';
+			cand[n++] = xasprintf("%s/%s", exe, name);
+			cand[n++] = xasprintf("%s/../../%s", exe, name);
+		}
+		cand[n++] = xstrdup(name);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ret && readable(cand[i]) && strlen(cand[i]) < outsz) {
+			snprintf(out, outsz, "%s", cand[i]);
+			ret = 0;
+		}
+	if (ret)
+		snprintf(err, errsz, "%s not found (relative to the case file, the rdmaqual tree or here)", name);
+	for (size_t i = 0; i < n; i++)
+		free(cand[i]);
+	return ret;
 }

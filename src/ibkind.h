@@ -45,6 +45,13 @@ struct ibkind_param {
 void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p);
 /* The case file for relative paths: the target's absolute one, else the loaded name. */
 const char *ibkind_case_file(struct rq_ctx *ctx, const struct ibkind_param *p);
+/*
+ * A file a case names (config:, file:): absolute; else relative to the case
+ * file, to the rdmaqual tree (next to the binary, or two up from
+ * build/san/), or to the current directory.  0, or -ENOENT with err.
+ */
+int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name, char *out,
+		     size_t outsz, char *err, size_t errsz);
 /* Tools through rq_tool (logged, replayable). */
 void ibkind_tools(struct rq_ctx *ctx, struct ibsm_tools *t);
 /*

@@ -168,20 +168,10 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 			      v.sm.lid, ib_sminfo_state_name(v.sm.state));
 		goto out;
 	}
-	if (cfg->config && *cfg->config) {
-		char err[256];
-
-		const char *cf = ibkind_case_file(ctx, &p);
-
-		if (cfg->config[0] != '/' && cf && strchr(cf, '/'))
-			snprintf(conf, sizeof(conf), "%.*s/%s", (int)(strrchr(cf, '/') - cf), cf, cfg->config);
-		else
-			snprintf(conf, sizeof(conf), "%s", cfg->config);
-		if (access(conf, R_OK)) {
-			snprintf(err, sizeof(err), "%s", strerror(errno));
-			rq_result_set(ctx->main, RQ_ERROR, "config %s: %s", conf, err);
-			goto out;
-		}
+	if (cfg->config && *cfg->config &&
+	    ibkind_find_file(ctx, ibkind_case_file(ctx, &p), cfg->config, conf, sizeof(conf), why, sizeof(why))) {
+		rq_result_set(ctx->main, RQ_ERROR, "config: %s", why);
+		goto out;
 	}
 	log = xasprintf("%s/opensm.log", ctx->scratch);
 	out = xasprintf("%s/opensm.out", ctx->scratch);
