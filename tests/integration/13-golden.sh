@@ -1,0 +1,31 @@
+#!/bin/sh
+# Golden reports of the runner's own suite (one case per outcome), run
+# through the CLI, with times, hostnames, run ids and machine facts
+# normalised.  RQ_UPDATE_GOLDEN=1 rewrites the golden files.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+T=$(mktemp -d /tmp/rq-it-golden.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+
+"$RQ" run --report-dir "$T/rep" tests/cases/runner >/dev/null 2>&1
+sed -E -e 's/ time="[0-9.]+"/ time="T"/g' -e 's/ timestamp="[^"]*"/ timestamp="TS"/' \
+       -e 's/ hostname="[^"]*"/ hostname="H"/' -e '/<property name="host\./d' \
+       -e 's/(name="[^"]*\.elapsed" value=")[0-9.]+/\1N/' \
+       "$T/rep/latest/junit.xml" >"$T/junit.xml"
+jq -S 'del(.run.id, .run.started, .run.finished, .run.hostname, .run.argv, .run.duration_s, .facts)
+       | .results[] |= (.duration_s = 0 | .figures |= map(.value = 0))' \
+       "$T/rep/latest/results.json" >"$T/results.json"
+if [ "${RQ_UPDATE_GOLDEN:-}" = 1 ]; then
+	cp "$T/junit.xml" tests/golden/runner-junit.xml
+	cp "$T/results.json" tests/golden/runner-results.json
+	echo "  golden files rewritten"
+fi
+expect_true "junit.xml matches tests/golden/runner-junit.xml" diff -u tests/golden/runner-junit.xml "$T/junit.xml"
+expect_true "results.json matches tests/golden/runner-results.json" diff -u tests/golden/runner-results.json "$T/results.json"
+diff -u tests/golden/runner-junit.xml "$T/junit.xml" | head -20
+diff -u tests/golden/runner-results.json "$T/results.json" | head -20
+finish
