@@ -448,7 +448,7 @@ static void cm_client(struct cm_run *r)
 tell:
 	/* the server waits for a connection that will not come: tell it */
 	{
-		char msg[300], why[128];
+		char msg[600], why[128];
 
 		snprintf(msg, sizeof(msg), "client failed: %s", r->row->reason ? r->row->reason : r->why);
 		oob_send(&r->s->oob, msg, strlen(msg), r->s->deadline, why, sizeof(why));
