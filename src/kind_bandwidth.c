@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "kind.h"
@@ -419,6 +420,13 @@ static void run_pair(struct vp *s, int i, const struct bw_cfg *cfg)
 		one_size(&r, (size_t)cfg->sizes.num[k]);
 		if (r.row->failed && !s->server && r.why[0])
 			break;	/* the stream broke: the next size would only time out */
+	}
+	if (!s->server) {
+		struct rusage ru;
+
+		/* what the runner itself costs while streaming (buffers + libraries) */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			rq_figure_add(r.row, "runner_peak_rss", ru.ru_maxrss / 1024.0, "MiB");
 	}
 out:
 	vb_close(&r.v);

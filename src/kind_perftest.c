@@ -31,15 +31,17 @@
 #include <unistd.h>
 #include "kind.h"
 #include "parse_perftest.h"
+#include "parse_pingpong.h"
 #include "verbs_pair.h"
 
-enum pt_test { T_WRITE_BW, T_READ_BW, T_SEND_BW, T_WRITE_LAT, T_READ_LAT, T_SEND_LAT };
+enum pt_test { T_WRITE_BW, T_READ_BW, T_SEND_BW, T_WRITE_LAT, T_READ_LAT, T_SEND_LAT, T_RC_PINGPONG };
 
 static const char *const test_names[] = {
-	"write_bw", "read_bw", "send_bw", "write_lat", "read_lat", "send_lat", NULL
+	"write_bw", "read_bw", "send_bw", "write_lat", "read_lat", "send_lat", "rc_pingpong", NULL
 };
 static const char *const test_tools[] = {
 	"ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat", "ib_read_lat", "ib_send_lat",
+	"ibv_rc_pingpong",
 };
 static const char *const conn_names[] = { "rc", "uc", "ud", NULL };
 
@@ -61,7 +63,7 @@ struct ptk_cfg {
 static const struct key_def ptk_keys[] = {
 	{ .name = "test", .type = KEY_ENUM, .choices = test_names, .required = true,
 	  .offset = offsetof(struct ptk_cfg, test),
-	  .help = "which tool: write_bw, read_bw, send_bw, write_lat, read_lat or send_lat (ib_<test>)" },
+	  .help = "which tool: write_bw, read_bw, send_bw, write_lat, read_lat, send_lat (ib_<test>), or rc_pingpong (rdma-core's ibv_rc_pingpong, as a cross-check)" },
 	{ .name = "size", .type = KEY_SIZE, .def = "64KiB", .min = 1, .max = 1 << 30,
 	  .offset = offsetof(struct ptk_cfg, size),
 	  .help = "message size (-s)" },
@@ -91,7 +93,7 @@ static const struct key_def ptk_keys[] = {
 	  .help = "bw tests: fail below this fraction of the port's sysfs rate (not judged on rxe)" },
 	{ .name = "max_latency_us", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1e9,
 	  .offset = offsetof(struct ptk_cfg, max_latency_us),
-	  .help = "lat tests: fail when t_typical (the median) is longer (0: not judged)" },
+	  .help = "lat tests: fail when t_typical (the median) is longer; rc_pingpong: usec/iter (0: not judged)" },
 	{ .name = "server_devices", .type = KEY_STR,
 	  .offset = offsetof(struct ptk_cfg, server_devices),
 	  .help = "device selection on the server side when its names differ (default: devices)" },
@@ -113,6 +115,10 @@ static int ptk_validate(const struct rq_case *c, char *err, size_t errsz)
 	}
 	if (cfg->connection == 1 && (cfg->test == T_READ_BW || cfg->test == T_READ_LAT)) {
 		snprintf(err, errsz, "connection uc has no RDMA READ");
+		return -1;
+	}
+	if (cfg->test == T_RC_PINGPONG && (cfg->duration_ms || cfg->connection || cfg->qps > 1)) {
+		snprintf(err, errsz, "rc_pingpong takes size and iterations only (no duration, connection, qps)");
 		return -1;
 	}
 	if (cfg->duration_ms && cfg->duration_ms % 1000) {
@@ -137,6 +143,18 @@ static enum rq_verdict ptk_check(struct rq_ctx *ctx, const void *p, char *why, s
 /* Both versions as facts: the package's and the tool's own. */
 static void version_facts(struct rq_ctx *ctx, struct rq_result *row, const char *tool)
 {
+	if (!strcmp(tool, "ibv_rc_pingpong")) {
+		const char *dpkg[] = { "dpkg-query", "-W", "-f", "${Version}", "ibverbs-utils", NULL };
+		struct proc_result pr;
+
+		proc_result_init(&pr);
+		if (rq_tool(ctx, dpkg, 10000, &pr) == 0 && pr.exit_code == 0 && pr.out.len) {
+			sb_rtrim(&pr.out);
+			rq_fact_add(row, "ibverbs_utils_package", pr.out.buf);
+		}
+		proc_result_release(&pr);
+		return;
+	}
 	const char *dpkg[] = { "dpkg-query", "-W", "-f", "${Version}", "perftest", NULL };
 	const char *ver[] = { tool, "--version", NULL };
 	struct proc_result pr;
@@ -276,6 +294,30 @@ static void build_argv(const struct ptk_cfg *cfg, const struct vp_port *p, int t
 	int n = 0, b = 0;
 
 	argv[n++] = test_tools[cfg->test];
+	if (cfg->test == T_RC_PINGPONG) {
+		argv[n++] = "-d";
+		argv[n++] = p->dev;
+		argv[n++] = "-i";
+		snprintf(bufs[b], 32, "%d", p->port);
+		argv[n++] = bufs[b++];
+		argv[n++] = "-p";
+		snprintf(bufs[b], 32, "%d", tcp_port);
+		argv[n++] = bufs[b++];
+		argv[n++] = "-s";
+		snprintf(bufs[b], 32, "%" PRIu64, cfg->size);
+		argv[n++] = bufs[b++];
+		if (p->gid_index >= 0) {
+			argv[n++] = "-g";
+			snprintf(bufs[b], 32, "%d", p->gid_index);
+			argv[n++] = bufs[b++];
+		}
+		if (cfg->iterations) {
+			argv[n++] = "-n";
+			snprintf(bufs[b], 32, "%lld", cfg->iterations);
+			argv[n++] = bufs[b++];
+		}
+		goto extra;
+	}
 	argv[n++] = "-d";
 	argv[n++] = p->dev;
 	argv[n++] = "-i";
@@ -314,10 +356,11 @@ static void build_argv(const struct ptk_cfg *cfg, const struct vp_port *p, int t
 		argv[n++] = "-c";
 		argv[n++] = cfg->connection == 1 ? "UC" : "UD";
 	}
-	for (size_t i = 0; i < cfg->args.n; i++)
+extra:
+	for (size_t i = 0; i < cfg->args.n && n < 56; i++)
 		argv[n++] = cfg->args.str[i];
 	if (server)
-		for (size_t i = 0; i < cfg->server_args.n; i++)
+		for (size_t i = 0; i < cfg->server_args.n && n < 62; i++)
 			argv[n++] = cfg->server_args.str[i];
 	if (!server)
 		argv[n++] = peer;
@@ -369,6 +412,7 @@ static void run_pair(struct vp *s, int i, const struct ptk_cfg *cfg)
 	const char *peer = ctx->peer_addr && *ctx->peer_addr ? ctx->peer_addr : "127.0.0.1";
 	struct watched w = { .exit_code = -1 };
 	struct pt_report rep;
+	struct pp_report pp;
 	char perr[256];
 	int64_t backoff = 50;
 
@@ -401,8 +445,15 @@ static void run_pair(struct vp *s, int i, const struct ptk_cfg *cfg)
 	/* tell the other side how ours ended, unless it already knows we stopped for it */
 	pt_report_init(&rep);
 	perr[0] = '\0';
-	if (pt_parse(w.out.buf, w.out.len, &rep, perr, sizeof(perr)) < 0)
+	if (cfg->test == T_RC_PINGPONG) {
+		/* same fields the kind judges below: an error line and "rows" */
+		if (pp_parse(w.out.buf, w.out.len, &pp, perr, sizeof(perr)) == 0) {
+			snprintf(rep.error, sizeof(rep.error), "%s", pp.error);
+			rep.nrows = pp.has_lat;
+		}
+	} else if (pt_parse(w.out.buf, w.out.len, &rep, perr, sizeof(perr)) < 0) {
 		pt_report_init(&rep);
+	}
 	snprintf(msg, sizeof(msg), "exit %d %s", w.exit_code,
 		 rep.error[0] ? rep.error : w.timed_out ? "timed out" : "");
 	if (s->oob.fd >= 0)
@@ -427,8 +478,18 @@ static void run_pair(struct vp *s, int i, const struct ptk_cfg *cfg)
 		rq_judge(row, true, "%s server finished", tool);
 	} else if (rq_judge(row, rep.nrows > 0, "cannot read %s's output: %s", tool,
 			    perr[0] ? perr : "no result table")) {
-		figures(s, i, row, cfg, &rep);
+		if (cfg->test == T_RC_PINGPONG) {
+			rq_figure_add(row, "usec_per_iter", pp.usec_per_iter, "us");
+			rq_figure_add(row, "mbit_per_sec", pp.mbit_per_sec, "Mb/s");
+			rq_figure_add(row, "iterations", (double)pp.iters, "");
+			vp_judge_lat(row, &(struct vp_thresholds){ .max_latency_us = cfg->max_latency_us },
+				     pp.usec_per_iter, "usec/iter");
+		} else {
+			figures(s, i, row, cfg, &rep);
+		}
 	}
+	if (cfg->test == T_RC_PINGPONG)
+		rep.nrows = 0;	/* no rows were allocated */
 	/* wait for the other side's report, if it has not come: it closes the exchange */
 	if (!w.peer_msg[0] && s->oob.fd >= 0) {
 		size_t n = 0;
