@@ -806,7 +806,10 @@ static int adapter(const char *text, size_t len, json_t **out, char *err, size_t
 		for (int c = PT_C_ITERS; c < PT_NCOLS; c++) {
 			if (isnan(r.rows[i].v[c]))
 				continue;
-			json_object_set_new(row, pt_col_name(c), json_real(r.rows[i].v[c]));
+			if (c == PT_C_ITERS || c == PT_C_SL)
+				json_object_set_new(row, pt_col_name(c), json_integer((json_int_t)r.rows[i].v[c]));
+			else
+				json_object_set_new(row, pt_col_name(c), json_real(r.rows[i].v[c]));
 		}
 		if (r.kind == PT_BW && !isnan(r.rows[i].v[PT_C_BW_AVG]))
 			json_object_set_new(row, "bw_avg_gbps",
