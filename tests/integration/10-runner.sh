@@ -41,7 +41,7 @@ for pair in runner.pass:PASS runner.fail_exit:FAIL runner.fail_output:FAIL \
 done
 expect_grep "skip names every unmet need" 'rdmaqual-no-such-tool.*no_such_module' "$R"
 expect_grep "console has one line per case" 'runner.error_timeout' "$T/run.out"
-expect_true "no sleep left by the timed-out case" no_proc "^sleep 30"
+expect_true "no sleep left by the timed-out case" no_proc "^sleep 30.3"
 
 # 3. filters that select nothing are an error, not a green run
 "$RQ" run --report-dir "$T/rep" -k 'no.such.*' tests/cases/runner >/dev/null 2>&1
@@ -66,7 +66,7 @@ wait $pid 2>/dev/null
 expect_true "report after SIGKILL is well-formed" xmllint --noout "$T/k/latest/junit.xml"
 expect_grep "finished cases are in it" 'slow.second' "$T/k/latest/junit.xml"
 expect_nogrep "unstarted cases are not" 'never_reached' "$T/k/latest/junit.xml"
-wait_for "no process of the killed run remains" 5 no_proc "^sleep 15"
+wait_for "no process of the killed run remains" 5 no_proc "^sleep 31.7"
 
 # 6. the node lock
 "$RQ" run --report-dir "$T/l" -k slow.hang tests/cases/slow >/dev/null 2>&1 &
@@ -83,6 +83,15 @@ wait $pid
 expect_eq "interrupted run exit status" 1 $?
 expect_true "report after SIGINT is well-formed" xmllint --noout "$T/l/latest/junit.xml"
 expect_grep "interrupted case is an error" 'interrupted' "$T/l/latest/results.json"
-expect_true "no sleep left after SIGINT" no_proc "^sleep 15"
+expect_true "no sleep left after SIGINT" no_proc "^sleep 31.7"
+
+# 8. an opt-in target that cannot work here says why
+if [ ! -d "/lib/modules/$(uname -r)" ] && [ ! -d /sys/module/rdma_rxe ]; then
+	"$RQ" run --report-dir "$T/h" --target rxe-host tests/cases/runner-hosts >"$T/h.out" 2>&1
+	expect_eq "forced rxe-host without rdma_rxe fails the run" 1 $?
+	expect_grep "the reason names the missing module" 'ERROR.*rxe-host.*rdma_rxe' "$T/h.out"
+	"$RQ" run --report-dir "$T/h" tests/cases/runner-hosts >"$T/h2.out" 2>&1
+	expect_grep "auto never picks rxe-host" 'SKIP.*no target for this case here' "$T/h2.out"
+fi
 
 finish
