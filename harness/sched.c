@@ -101,11 +101,21 @@ static json_t *build_request(struct sched *s, const struct rq_case *c, const cha
 	}
 	if (p->tool_cwd)
 		json_object_set_new(req, "tool_cwd", json_string(p->tool_cwd));
-	if (p->param) {
-		json_t *pj = json_loads(p->param, 0, &jerr);
+	/* Run-wide switches every kind may consult, plus the target's own extras. */
+	json_t *pj = p->param ? json_loads(p->param, 0, &jerr) : NULL;
 
-		if (pj)
-			json_object_set_new(req, "param", pj);
+	if (!json_is_object(pj)) {
+		json_decref(pj);
+		pj = json_object();
+	}
+	json_object_set_new(pj, "allow_sm_takeover", json_boolean(s->opts->allow_sm_takeover));
+	json_object_set_new(req, "param", pj);
+	/* Kinds resolve files a case names (fabrics, configs) next to the case file. */
+	if (c->file) {
+		char *abs = realpath(c->file, NULL);
+
+		json_object_set_new(req, "case_file", json_string(abs ? abs : c->file));
+		free(abs);
 	}
 	return req;
 }

@@ -200,6 +200,13 @@ static int worker_run(json_t *req, const char *dir)
 	}
 	struct rq_case *c = suite.cases[0];
 	const struct rq_kind *k = c->kind;
+	const char *case_file = jstr(req, "case_file", NULL);
+
+	if (case_file) {
+		free(c->file);
+		c->file = xstrdup(case_file);
+		c->pos.file = c->file;
+	}
 
 	if (json_is_array(jenv)) {
 		size_t n = json_array_size(jenv), j = 0;
