@@ -317,7 +317,8 @@ START_TEST(fixture_json_45_invalid)
 	json_error_t je;
 	json_t *strict;
 
-	loadf(&body, NULL, "fixtures/perftest/ib_write_bw-4.5-out_json.txt");
+	/* captured from perftest 4.5+0.17-1 in this project's rxe guests */
+	loadf(&body, NULL, "fixtures/perftest/ib_write_bw-4.5-out_json-client-rxe-captured.json");
 	/* the point of this fixture: a strict reader refuses it */
 	strict = json_loadb(body.buf, body.len, 0, &je);
 	ck_assert_ptr_null(strict);
@@ -326,22 +327,49 @@ START_TEST(fixture_json_45_invalid)
 	ck_assert_int_eq(r.kind, PT_BW);
 	ck_assert_str_eq(r.test, "RDMA_Write_BW");
 	ck_assert_str_eq(r.device, "rxe0");
+	ck_assert_str_eq(r.conn, "RC");
+	ck_assert_str_eq(r.link_type, "Ethernet");
+	ck_assert_int_eq(r.mtu, 1024);
 	ck_assert_int_eq(r.gid_index, 1);
 	ck_assert_int_eq(r.tx_depth, 128);
+	ck_assert_int_eq(r.qps, 1);
 	row = pt_find_row(&r, 65536);
 	ck_assert_ptr_nonnull(row);
-	near(row->v[PT_C_BW_AVG], 75.31, "BW_average", "4.5 json");
-	near(row->v[PT_C_MSGRATE], 0.001205, "MsgRate", "4.5 json");
+	ck_assert_uint_eq(row->iters, 63);
+	near(row->v[PT_C_BW_AVG], 1.96, "BW_average", "4.5 json");
+	near(row->v[PT_C_MSGRATE], 0.000031, "MsgRate", "4.5 json");
 	pt_report_release(&r);
 	sb_release(&body);
 
-	loadf(&body, NULL, "fixtures/perftest/ib_send_lat-4.5-out_json.txt");
+	loadf(&body, NULL, "fixtures/perftest/ib_send_lat-4.5-out_json-server-rxe-captured.json");
 	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(r.kind, PT_LAT);
+	ck_assert_str_eq(r.test, "Send_Latency");
 	row = pt_find_row(&r, 2);
 	ck_assert_ptr_nonnull(row);
-	near(row->v[PT_C_T_TYPICAL], 283.41, "t_typical", "4.5 lat json");
-	near(row->v[PT_C_P999], 1204.77, "percentile_99.9", "4.5 lat json");
+	ck_assert_uint_eq(row->iters, 100);
+	near(row->v[PT_C_T_TYPICAL], 296.93, "t_typical", "4.5 lat json");
+	near(row->v[PT_C_T_AVG], 742.38, "t_avg", "4.5 lat json");
+	near(row->v[PT_C_P999], 3530.84, "percentile_99.9", "4.5 lat json");
+	pt_report_release(&r);
+	sb_release(&body);
+
+	/* and the text both sides printed in that run */
+	loadf(&body, NULL, "fixtures/perftest/ib_write_bw-4.5-D2-server-rxe-captured.txt");
+	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(r.server);
+	ck_assert_int_eq(r.unit, PT_MBS);
+	row = pt_find_row(&r, 65536);
+	ck_assert_ptr_nonnull(row);
+	near(row->v[PT_C_BW_AVG], 1.96, "server BW average", "4.5 text");
+	pt_report_release(&r);
+	sb_release(&body);
+	loadf(&body, NULL, "fixtures/perftest/ib_write_bw-4.5-D2-client-rxe-captured.txt");
+	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!r.server);
+	ck_assert_int_eq(r.tx_depth, 128);
+	ck_assert_int_eq(r.nrows, 1);
+	ck_assert_uint_eq(r.rows[0].iters, 63);
 	pt_report_release(&r);
 	sb_release(&body);
 }
