@@ -535,8 +535,10 @@ static json_t *lj_object(struct lj *j, bool braced)
 			continue;
 		}
 		if (*j->p == '"') {
-			if (lj_string(j, &key) < 0)
+			if (lj_string(j, &key) < 0) {
+				sb_release(&key);
 				goto fail;
+			}
 		} else {
 			lj_bare(j, &key, true);
 		}

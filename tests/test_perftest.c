@@ -19,6 +19,8 @@
 #include "parsers.h"
 #include "util.h"
 
+extern const struct rq_parser rq_parser_perftest;
+
 static const char *real_dir(void)
 {
 	const char *d = getenv("RQ_REAL_OUTPUTS");
@@ -557,6 +559,58 @@ START_TEST(rping_corruption_and_errors)
 }
 END_TEST
 
+/*
+ * Tool output is untrusted: mutated samples (flipped, inserted and
+ * deleted bytes, truncation) must parse or be refused, never crash or
+ * read out of bounds (this binary runs under ASan and UBSan).
+ */
+START_TEST(mutations_do_not_crash)
+{
+	static const char *const files[] = {
+		"fixtures/perftest/ib_write_bw-4.5-D2-client-rxe-captured.txt",
+		"fixtures/perftest/ib_write_bw-4.5-out_json-client-rxe-captured.json",
+		"fixtures/perftest/ib_send_lat-4.5-out_json-server-rxe-captured.json",
+		"fixtures/perftest/ib_read_lat-duration-client.txt",
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		struct sb body;
+
+		loadf(&body, NULL, "%s", files[f]);
+		for (int k = 0; k < 400; k++) {
+			size_t n = body.len;
+			char *m = xmalloc(n + 8), err[256];
+			struct pt_report r;
+			struct pp_report pr;
+			struct rping_report rr;
+			json_t *o = NULL;
+
+			memcpy(m, body.buf, n);
+			for (int e = 0; e < 1 + k % 8; e++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				size_t at = n ? x % n : 0;
+
+				switch ((x >> 32) % 4) {
+				case 0: if (n) m[at] = (char)(x >> 40); break;
+				case 1: if (n) m[at] = "{}:,\"\n\t0 -."[(x >> 40) % 12]; break;
+				case 2: n = at; break;				/* truncate */
+				case 3: if (n) memmove(m + at, m + at + 1, n - at - 1), n--; break;
+				}
+			}
+			if (pt_parse(m, n, &r, err, sizeof(err)) == 0)
+				pt_report_release(&r);
+			pp_parse(m, n, &pr, err, sizeof(err));
+			rping_parse(m, n, &rr, err, sizeof(err));
+			if (rq_parser_perftest.parse(m, n, &o, err, sizeof(err)) == 0)
+				json_decref(o);
+			free(m);
+		}
+		sb_release(&body);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("perftest");
@@ -576,6 +630,7 @@ int main(void)
 	tcase_add_test(tc, real_pingpong);
 	tcase_add_test(tc, real_rping);
 	tcase_add_test(tc, rping_corruption_and_errors);
+	tcase_add_test(tc, mutations_do_not_crash);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
