@@ -4,7 +4,8 @@
 # server that refuses (wrong device) ends as FAIL naming it within its
 # deadline and leaves no ib_write_bw behind, a server side without the
 # selected device stops the client with a FAIL, and an RDMA CM connect to an
-# address nobody answers for fails naming the CM event.
+# address nobody answers for fails naming the CM event, and a case whose
+# selected port does not exist SKIPs saying so.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -42,6 +43,8 @@ expect_grep "a server side without the device stops the client with a FAIL" \
 	'^FAIL +vfault\.c_pingpong_server_device_missing .*device rxe9 not found on the server side' "$T/run.out"
 expect_grep "a wrong CM address fails naming the CM event" \
 	'^FAIL +vfault\.d_rdma_cm_wrong_address .*RDMA_CM_EVENT_(ADDR_ERROR|UNREACHABLE|ROUTE_ERROR)' "$T/run.out"
+expect_grep "no ACTIVE port selected is a SKIP that says so, on both sides" \
+	'^SKIP +vfault\.e_no_active_port .*no ACTIVE port on the client side' "$T/run.out"
 expect_grep "perftest versions recorded as facts" '"perftest_version"' "$R"
 expect_true "suite took under 4 minutes (${took}s)" [ "$took" -lt 240 ]
 # other runs may share this machine: look for this run's own QEMUs only
