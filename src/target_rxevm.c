@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "agent.h"
@@ -160,6 +162,20 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		vms[i] = vm;
 	}
 	int64_t start = now_ms();
+	/*
+	 * The link between two guests: a QEMU stream netdev over a unix socket
+	 * by default.  The datagram netdev over unix sockets (RQ_VM_LINK=dgram)
+	 * livelocks when the receiving guest falls behind: the host caps a unix
+	 * datagram queue at 10 (net.unix.max_dgram_qlen), the sender gets
+	 * EAGAIN, and an unconnected unix datagram socket polls writable at once,
+	 * so QEMU spins.  Measured on a busy 2-core host: ib_write_bw 64 KiB
+	 * 0.12 MB/s (dgram) against 15 MB/s (stream); quiet, dgram runs often
+	 * failed outright.  A unix stream has no Nagle or delayed ACK (the ~45 ms
+	 * per round trip DESIGN.md measured was TCP's), and like dgram it uses
+	 * no port: concurrent runs cannot collide.
+	 */
+	const char *link = getenv("RQ_VM_LINK");
+	bool stream = !(link && !strcmp(link, "dgram"));
 
 	for (int i = 0; i < x->nvm; i++) {
 		struct rq_vm *vm = &x->vm[i];
@@ -176,8 +192,10 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.init_mode = x->init_mode,
 			.console_path = vm->console,
 			.agent_sock = vm->agent_sock,
-			.net_local = x->vm2 ? vm->net_sock : NULL,
-			.net_remote = x->vm2 ? x->vm[1 - i].net_sock : NULL,
+			.net_local = x->vm2 && !stream ? vm->net_sock : NULL,
+			.net_remote = x->vm2 && !stream ? x->vm[1 - i].net_sock : NULL,
+			.net_stream = x->vm2 && stream ? x->vm[0].net_sock : NULL,
+			.net_server = i == 0,
 		};
 
 		snprintf(ipn, sizeof(ipn), "%s/24", vm->ip);
@@ -192,6 +210,17 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		if (rc < 0)
 			goto fail;
 		rq_vm_state_record(x->state_dir, x->dir, vm->pid);
+		if (x->vm2 && stream && i == 0) {
+			/* QEMU 7.2's stream client does not retry: let vm0 listen first. */
+			int64_t until = now_ms() + scaled_ms(10000);
+			struct stat st;
+
+			while (stat(vm->net_sock, &st) < 0 && now_ms() < until && !rq_vm_gone(vm)) {
+				struct timespec ts = { 0, 5 * 1000000L };
+
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
 	rc = rq_vm_wait_ready(vms, x->nvm, now_ms() + timeout_ms, err, errsz);
 	if (rc < 0)
@@ -487,6 +516,11 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 	rq_fact_add(sink, "vm.guest_kernel", x->img.kver);
 	rq_fact_add(sink, "vm.kernel_source", x->img.ksrc);
 	rq_fact_add(sink, "vm.topology", x->vm2 ? "vm2" : "vm1");
+	if (x->vm2) {
+		const char *link = getenv("RQ_VM_LINK");
+
+		rq_fact_add(sink, "vm.link", link && !strcmp(link, "dgram") ? "unix dgram" : "unix stream");
+	}
 	if (x->boots) {
 		rq_fact_add(sink, "vm.accel", rq_accel_name(x->accel));
 		rq_fact_add(sink, "vm.accel_why", x->accel_why);

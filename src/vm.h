@@ -58,6 +58,9 @@ struct rq_vm_spec {
 	/* Network: both NULL: a hub port of its own (one-VM loopback);
 	 * else a datagram link between two unix sockets. */
 	const char *net_local, *net_remote;
+	/* Or a stream link over one unix socket: vm0 listens (server), vm1 connects. */
+	const char *net_stream;
+	bool net_server;
 	const char *tag;		/* a unique word in the argv (cleanup matches it) */
 	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
 };

@@ -119,7 +119,10 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	add(&a, "-device");
 	add(&a, "virtio-9p-pci,fsdev=fs0,mount_tag=hostroot");
 	add(&a, "-netdev");
-	if (s->net_local && s->net_remote)
+	if (s->net_stream)
+		addf(&a, "stream,id=n0,server=%s,addr.type=unix,addr.path=%s",
+		     s->net_server ? "on" : "off", s->net_stream);
+	else if (s->net_local && s->net_remote)
 		addf(&a, "dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
 		     s->net_local, s->net_remote);
 	else
@@ -185,6 +188,8 @@ int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, siz
 	unlink(vm->agent_sock);
 	if (spec->net_local)
 		unlink(spec->net_local);
+	if (spec->net_stream && spec->net_server)
+		unlink(spec->net_stream);
 	logfd = open(vm->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (logfd < 0) {
 		snprintf(err, errsz, "%s: %s", vm->qemu_log, strerror(errno));

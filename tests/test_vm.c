@@ -86,7 +86,7 @@ START_TEST(argv_vm2_tcg)
 	ck_assert_ptr_nonnull(strstr(argv[i + 1], "tsc_early_khz=2596120"));
 	ck_assert_ptr_nonnull(strstr(argv[i + 1], "loglevel=5"));
 	ck_assert_ptr_null(strstr(argv[i + 1], "rq.mode="));
-	/* The datagram link, never a stream. */
+	/* The datagram link (RQ_VM_LINK=dgram), over unix sockets. */
 	ck_assert(argv_has_sub(argv, "dgram,id=n0,local.type=unix,local.path=/tmp/rq-1-1/vm1.net,"
 				     "remote.type=unix,remote.path=/tmp/rq-1-1/vm0.net"));
 	ck_assert(!argv_has_sub(argv, "stream"));
@@ -94,6 +94,25 @@ START_TEST(argv_vm2_tcg)
 	ck_assert(argv_has_sub(argv, "virtserialport,chardev=c0,name=rq0"));
 	ck_assert(argv_has_sub(argv, "readonly=on"));
 	ck_assert(argv_has_sub(argv, "mac=52:54:00:77:00:02"));
+	rq_argv_free(argv);
+}
+END_TEST
+
+START_TEST(argv_vm2_stream_link)
+{
+	struct rq_vm_spec s = {
+		.kimage = "/k", .initrd = "/i", .self_exe = "/w/rq", .console_path = "/tmp/c",
+		.agent_sock = "/tmp/a", .net_stream = "/tmp/rq-1-1/vm0.net", .net_server = true,
+	};
+	char **argv = rq_vm_argv(&s);
+
+	ck_assert(argv_has_sub(argv, "stream,id=n0,server=on,addr.type=unix,addr.path=/tmp/rq-1-1/vm0.net"));
+	ck_assert(!argv_has_sub(argv, "dgram"));
+	ck_assert(!argv_has_sub(argv, "inet"));
+	rq_argv_free(argv);
+	s.net_server = false;
+	argv = rq_vm_argv(&s);
+	ck_assert(argv_has_sub(argv, "stream,id=n0,server=off,addr.type=unix,addr.path=/tmp/rq-1-1/vm0.net"));
 	rq_argv_free(argv);
 }
 END_TEST
@@ -276,6 +295,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, argv_vm2_tcg);
+	tcase_add_test(tc, argv_vm2_stream_link);
 	tcase_add_test(tc, argv_vm1_kvm_hang);
 	tcase_add_test(tc, klog_scanner);
 	tcase_add_test(tc, accel_verdicts_persist);

@@ -46,6 +46,7 @@ expect_grep "console tail in the panicked case's system-out" 'console of vm0 \(t
 expect_grep "accelerator in the report facts" '"vm\.accel": *"(tcg|kvm)"' "$R"
 expect_grep "guest kernel in the report facts" '"vm\.guest_kernel": *"[0-9]' "$R"
 expect_grep "topology vm2 by default" '"vm\.topology": *"vm2"' "$R"
+expect_grep "the two guests joined by a unix stream link" '"vm\.link": *"unix stream"' "$R"
 expect_grep "a second boot after the panic (a third when KVM was probed)" '"vm\.boots": *"[23]"' "$R"
 expect_true "consoles kept in the run dir" sh -c "ls $T/rep/latest/console-vm1-boot*.log"
 expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
