@@ -325,6 +325,7 @@ size_t rq_klog_find_bad(const char *text, size_t len, struct sb *out)
 		"BUG:", "BUG ", "WARNING:", "Oops", "Kernel panic", "general protection fault",
 		"soft lockup", "hard LOCKUP", "blocked for more than", "UBSAN:", "KASAN:",
 		"list_add corruption", "list_del corruption", "RCU Stall", "rcu_sched self-detected",
+		"detected stalls", "NETDEV WATCHDOG",
 	};
 	size_t found = 0;
 	const char *p = text, *end = text + len;
