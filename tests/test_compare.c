@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for src/compare.c: row matching, verdict transitions, figure
+ * judgement (tolerance edges, direction by unit and name), facts, targets
+ * and HCA models that differ, and input documents that are not results.json.
+ * Documents are built from small JSON texts shaped like report_json.c's.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "compare.h"
+
+/* A results.json document; rows is the text of the "results" array's items. */
+static json_t *doc(const char *facts, const char *rows)
+{
+	char *text = NULL;
+	json_error_t je;
+	json_t *d;
+
+	ck_assert(asprintf(&text, "{\"schema\": \"rdmaqual-results/1\", "
+			   "\"run\": {\"id\": \"r\", \"complete\": true}, "
+			   "\"facts\": {%s}, \"results\": [%s]}", facts ? facts : "", rows) > 0);
+	d = json_loads(text, 0, &je);
+	if (!d)
+		ck_abort_msg("bad test JSON: %s: %s", je.text, text);
+	free(text);
+	return d;
+}
+
+/* One row; extra is more members ("\"figures\": [...]"), may be "". */
+static char *row(const char *id, const char *verdict, const char *extra)
+{
+	char *s = NULL;
+	const char *reason = strcmp(verdict, "PASS") ? "\"why\"" : "null";
+
+	ck_assert(asprintf(&s, "{\"id\": \"%s\", \"case\": \"%s\", \"verdict\": \"%s\", \"reason\": %s, "
+			   "\"target\": \"local\"%s%s}", id, id, verdict, reason, *extra ? ", " : "",
+			   extra) > 0);
+	return s;
+}
+
+static char *fig(const char *name, double v, const char *unit)
+{
+	char *s = NULL;
+
+	ck_assert(asprintf(&s, "\"figures\": [{\"name\": \"%s\", \"value\": %.17g, \"unit\": \"%s\"}]",
+			   name, v, unit) > 0);
+	return s;
+}
+
+static struct cmp_report rep;
+static struct cmp_opts opts;
+
+/* Compare two documents (consumed) with opts; fails the test on error. */
+static void run_cmp(json_t *b, json_t *a)
+{
+	char err[400];
+
+	cmp_report_release(&rep);
+	ck_assert_msg(!cmp_compare(b, a, &opts, &rep, err, sizeof(err)), "%s", err);
+	json_decref(b);
+	json_decref(a);
+}
+
+/* One row on each side, each with one figure. */
+static void cmp_fig(const char *name, double before, double after, const char *unit)
+{
+	char *fb = fig(name, before, unit), *fa = fig(name, after, unit);
+	char *rb = row("bw.write[mlx5_0/1]", "PASS", fb), *ra = row("bw.write[mlx5_0/1]", "PASS", fa);
+
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	free(fb);
+	free(fa);
+	free(rb);
+	free(ra);
+}
+
+static const struct cmp_finding *find(enum cmp_type t, const char *row_id, const char *name)
+{
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct cmp_finding *f = &rep.v[i];
+
+		if (f->type == t && (!row_id || (f->row && !strcmp(f->row, row_id))) &&
+		    (!name || (f->name && !strcmp(f->name, name))))
+			return f;
+	}
+	return NULL;
+}
+
+static void setup(void)
+{
+	cmp_opts_init(&opts);
+	memset(&rep, 0, sizeof(rep));
+}
+
+static void teardown(void)
+{
+	cmp_report_release(&rep);
+	cmp_opts_release(&opts);
+}
+
+START_TEST(tolerance_args)
+{
+	char err[200];
+
+	ck_assert_double_eq(opts.tol_pct, 5.0);
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "2.5%", err, sizeof(err)), 0);
+	ck_assert_double_eq(opts.tol_pct, 2.5);
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "0", err, sizeof(err)), 0);
+	ck_assert_double_eq(opts.tol_pct, 0);
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "lat_*=10", err, sizeof(err)), 0);
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "lat_p99=20%", err, sizeof(err)), 0);
+	ck_assert_double_eq(cmp_tolerance_for(&opts, "lat_mean"), 10);
+	ck_assert_double_eq(cmp_tolerance_for(&opts, "lat_p99"), 20);	/* later, more specific */
+	ck_assert_double_eq(cmp_tolerance_for(&opts, "bw_avg"), 0);
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "lat_*=1", err, sizeof(err)), 0);
+	ck_assert_double_eq(cmp_tolerance_for(&opts, "lat_p99"), 1);	/* last match wins */
+
+	static const char *const bad[] = { "", "abc", "-1", "5%%", "=5", "x=", "x=-2", "x=nan",
+					   "inf", " 5", "5 " };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		err[0] = '\0';
+		ck_assert_msg(cmp_opts_tolerance(&opts, bad[i], err, sizeof(err)) < 0, "accepted \"%s\"", bad[i]);
+		ck_assert_msg(err[0], "no reason for \"%s\"", bad[i]);
+	}
+	ck_assert_double_eq(opts.tol_pct, 0);	/* a rejected argument changes nothing */
+}
+END_TEST
+
+START_TEST(direction)
+{
+	ck_assert_int_eq(cmp_direction("bw_avg", "Gb/s"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("x", "MB/s"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("msg_rate", "msg/s"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("pcie_speed", "GT/s"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("x", "Gbps"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("lat_p99", "us"), CMP_LOWER);
+	ck_assert_int_eq(cmp_direction("x", "ns"), CMP_LOWER);
+	ck_assert_int_eq(cmp_direction("connect_ms", "ms"), CMP_LOWER);
+	/* the unit wins over the name */
+	ck_assert_int_eq(cmp_direction("lat_weird", "Gb/s"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("bw_time", "us"), CMP_LOWER);
+	/* no unit: the name's words decide */
+	ck_assert_int_eq(cmp_direction("bw_avg", ""), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("peak.BW", NULL), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("lat_p99", ""), CMP_LOWER);
+	ck_assert_int_eq(cmp_direction("write_latency", "cycles?"), CMP_LOWER);
+	/* unknown: reported, never judged */
+	ck_assert_int_eq(cmp_direction("elapsed", "s"), CMP_DIR_UNKNOWN);
+	ck_assert_int_eq(cmp_direction("active_mtu", "B"), CMP_DIR_UNKNOWN);
+	ck_assert_int_eq(cmp_direction("width", "lanes"), CMP_DIR_UNKNOWN);
+	ck_assert_int_eq(cmp_direction("symbol_error", ""), CMP_DIR_UNKNOWN);
+	ck_assert_int_eq(cmp_direction("translation", ""), CMP_DIR_UNKNOWN);	/* "lat" only as a word */
+	ck_assert_int_eq(cmp_direction("bw_lat", ""), CMP_DIR_UNKNOWN);		/* says both */
+	ck_assert_int_eq(cmp_direction("x", "/s"), CMP_DIR_UNKNOWN);
+}
+END_TEST
+
+START_TEST(verdicts)
+{
+	char *b[9], *a[9];
+	const struct cmp_finding *f;
+
+	b[0] = row("p2f", "PASS", "");	a[0] = row("p2f", "FAIL", "");
+	b[1] = row("p2e", "PASS", "");	a[1] = row("p2e", "ERROR", "");
+	b[2] = row("f2p", "FAIL", "");	a[2] = row("f2p", "PASS", "");
+	b[3] = row("p2s", "PASS", "");	a[3] = row("p2s", "SKIP", "");
+	b[4] = row("s2f", "SKIP", "");	a[4] = row("s2f", "FAIL", "");
+	b[5] = row("gone_pass", "PASS", "");	a[5] = row("new_row", "FAIL", "");
+	b[6] = row("gone_fail", "FAIL", "");	a[6] = row("p2p", "PASS", "");
+	b[7] = row("p2p", "PASS", "");	a[7] = row("e2p", "PASS", "");
+	b[8] = row("e2p", "ERROR", "");	a[8] = strdup("{\"id\": \"f2f\", \"case\": \"f2f\", \"verdict\": \"FAIL\", \"reason\": \"other\"}");
+	char *bs = NULL, *as = NULL;
+
+	ck_assert(asprintf(&bs, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8],
+			   "{\"id\": \"f2f\", \"case\": \"f2f\", \"verdict\": \"FAIL\", \"reason\": \"one\"}") > 0);
+	ck_assert(asprintf(&as, "%s,%s,%s,%s,%s,%s,%s,%s,%s", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]) > 0);
+
+	run_cmp(doc(NULL, bs), doc(NULL, as));
+	ck_assert_uint_eq(rep.before.rows, 10);
+	ck_assert_uint_eq(rep.after.rows, 9);
+	ck_assert_uint_eq(rep.matched, 8);
+	ck_assert((f = find(CMP_REGRESSED, "p2f", NULL)) && f->regression);
+	ck_assert_str_eq(f->before, "PASS");
+	ck_assert_str_eq(f->after, "FAIL");
+	ck_assert_str_eq(f->msg, "why");
+	ck_assert((f = find(CMP_REGRESSED, "p2e", NULL)) && f->regression);
+	ck_assert((f = find(CMP_FIXED, "f2p", NULL)) && !f->regression);
+	ck_assert((f = find(CMP_FIXED, "e2p", NULL)) && !f->regression);
+	ck_assert((f = find(CMP_NEW_SKIP, "p2s", NULL)) && f->regression);
+	ck_assert((f = find(CMP_VERDICT, "s2f", NULL)) && !f->regression);
+	ck_assert((f = find(CMP_MISSING, "gone_pass", NULL)) && f->regression);
+	ck_assert(!f->after);
+	ck_assert((f = find(CMP_GONE, "gone_fail", NULL)) && !f->regression);
+	ck_assert((f = find(CMP_NEW_ROW, "new_row", NULL)) && !f->regression);
+	ck_assert_str_eq(f->after, "FAIL");
+	ck_assert((f = find(CMP_REASON, "f2f", NULL)) && !f->regression);
+	ck_assert(strstr(f->msg, "other") && strstr(f->msg, "one"));
+	ck_assert(!find(CMP_REASON, "p2p", NULL) && !find(CMP_REGRESSED, "p2p", NULL));
+	/* p2f, p2e, p2s, gone_pass */
+	ck_assert_uint_eq(rep.regressions, 4);
+
+	/* --allow-new-skips: PASS -> SKIP reported, not counted */
+	opts.allow_new_skips = true;
+	run_cmp(doc(NULL, bs), doc(NULL, as));
+	ck_assert((f = find(CMP_NEW_SKIP, "p2s", NULL)) && !f->regression);
+	ck_assert_uint_eq(rep.regressions, 3);
+
+	for (int i = 0; i < 9; i++) {
+		free(b[i]);
+		free(a[i]);
+	}
+	free(bs);
+	free(as);
+}
+END_TEST
+
+START_TEST(tolerance_edges)
+{
+	const struct cmp_finding *f;
+
+	/* higher is better: exactly 5% worse is within, a hair more is not */
+	cmp_fig("bw_avg", 100, 95, "Gb/s");
+	ck_assert((f = find(CMP_FIG_SAME, NULL, "bw_avg")));
+	ck_assert_double_eq_tol(f->change_pct, -5.0, 1e-9);
+	ck_assert_double_eq(f->tol_pct, 5);
+	ck_assert_int_eq(f->dir, CMP_HIGHER);
+	ck_assert_uint_eq(rep.regressions, 0);
+	cmp_fig("bw_avg", 100, 94.99, "Gb/s");
+	ck_assert((f = find(CMP_FIG_WORSE, NULL, "bw_avg")) && f->regression);
+	ck_assert_double_eq(f->vbefore, 100);
+	ck_assert_double_eq(f->vafter, 94.99);
+	ck_assert_uint_eq(rep.regressions, 1);
+	/* real values whose difference is not exact in binary */
+	cmp_fig("bw_avg", 97.53, 92.6535, "Gb/s");
+	ck_assert(find(CMP_FIG_SAME, NULL, "bw_avg"));
+	/* higher is better: an increase is an improvement, never a regression */
+	cmp_fig("bw_avg", 100, 150, "Gb/s");
+	ck_assert((f = find(CMP_FIG_BETTER, NULL, "bw_avg")) && !f->regression);
+
+	/* lower is better: the same edges mirrored */
+	cmp_fig("lat_p99", 10, 10.5, "us");
+	ck_assert(find(CMP_FIG_SAME, NULL, "lat_p99"));
+	cmp_fig("lat_p99", 10, 10.51, "us");
+	ck_assert(find(CMP_FIG_WORSE, NULL, "lat_p99"));
+	cmp_fig("lat_p99", 10, 5, "us");
+	ck_assert(find(CMP_FIG_BETTER, NULL, "lat_p99"));
+
+	/* per-figure override */
+	char err[100];
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "lat_*=10", err, sizeof(err)), 0);
+	cmp_fig("lat_p99", 10, 10.9, "us");
+	ck_assert((f = find(CMP_FIG_SAME, NULL, "lat_p99")));
+	ck_assert_double_eq(f->tol_pct, 10);
+	cmp_fig("bw_avg", 100, 93, "Gb/s");	/* the default still applies elsewhere */
+	ck_assert(find(CMP_FIG_WORSE, NULL, "bw_avg"));
+
+	/* zero tolerance: any worsening is a regression, no change is not */
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "0", err, sizeof(err)), 0);
+	cmp_fig("bw_avg", 100, 99.999, "Gb/s");
+	ck_assert(find(CMP_FIG_WORSE, NULL, "bw_avg"));
+	cmp_fig("bw_avg", 100, 100, "Gb/s");
+	ck_assert(find(CMP_FIG_SAME, NULL, "bw_avg"));
+	ck_assert_uint_eq(rep.regressions, 0);
+}
+END_TEST
+
+START_TEST(figures_unjudged)
+{
+	const struct cmp_finding *f;
+
+	/* unknown direction: the change is shown, never judged, however big */
+	cmp_fig("elapsed", 1, 100, "s");
+	ck_assert((f = find(CMP_FIG_UNJUDGED, NULL, "elapsed")) && !f->regression);
+	ck_assert_double_eq_tol(f->change_pct, 9900, 1e-9);
+	ck_assert(isnan(f->tol_pct));
+	ck_assert(strstr(f->msg, "direction unknown"));
+	/* before 0: no relative change */
+	cmp_fig("bw_avg", 0, 10, "Gb/s");
+	ck_assert((f = find(CMP_FIG_UNJUDGED, NULL, "bw_avg")) && strstr(f->msg, "before is 0"));
+	ck_assert(isnan(f->change_pct));
+	ck_assert_uint_eq(rep.regressions, 0);
+
+	/* a value that was not finite (written as null) */
+	char *rb = row("x", "PASS", "\"figures\": [{\"name\": \"bw_avg\", \"value\": null, \"unit\": \"Gb/s\"}]");
+	char *ra = row("x", "PASS", "\"figures\": [{\"name\": \"bw_avg\", \"value\": 1, \"unit\": \"Gb/s\"}]");
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_UNJUDGED, "x", "bw_avg")) && strstr(f->msg, "no value before"));
+	ck_assert_str_eq(f->before, "(no value)");
+	free(rb);
+	free(ra);
+
+	/* the unit changed: no silent conversion */
+	rb = row("x", "PASS", "\"figures\": [{\"name\": \"bw\", \"value\": 100, \"unit\": \"Gb/s\"}]");
+	ra = row("x", "PASS", "\"figures\": [{\"name\": \"bw\", \"value\": 1, \"unit\": \"MB/s\"}]");
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_UNJUDGED, "x", "bw")) && strstr(f->msg, "unit changed"));
+	ck_assert_uint_eq(rep.regressions, 0);
+	free(rb);
+	free(ra);
+
+	/* a figure on one side only: reported both ways, not judged */
+	rb = row("x", "PASS", "\"figures\": [{\"name\": \"bw_peak\", \"value\": 100, \"unit\": \"Gb/s\"},"
+		 "{\"name\": \"bw_avg\", \"value\": 90, \"unit\": \"Gb/s\"}]");
+	ra = row("x", "PASS", "\"figures\": [{\"name\": \"bw_avg\", \"value\": 90, \"unit\": \"Gb/s\"},"
+		 "{\"name\": \"msg_rate\", \"value\": 5e6, \"unit\": \"msg/s\"}]");
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_ONE_SIDE, "x", "bw_peak")) && !f->regression);
+	ck_assert(f->before && !f->after);
+	ck_assert_str_eq(f->msg, "only before");
+	ck_assert((f = find(CMP_FIG_ONE_SIDE, "x", "msg_rate")) && !f->before && f->after);
+	ck_assert(find(CMP_FIG_SAME, "x", "bw_avg"));
+	ck_assert_uint_eq(rep.count[CMP_FIG_ONE_SIDE], 2);
+	ck_assert_uint_eq(rep.regressions, 0);
+	free(rb);
+	free(ra);
+}
+END_TEST
+
+START_TEST(different_targets)
+{
+	const struct cmp_finding *f;
+	const char *b = "{\"id\": \"bw[rxe0/1]\", \"case\": \"bw\", \"verdict\": \"PASS\", \"target\": \"hca\","
+		"\"figures\": [{\"name\": \"bw_avg\", \"value\": 100, \"unit\": \"Gb/s\"}]}";
+	const char *a = "{\"id\": \"bw[rxe0/1]\", \"case\": \"bw\", \"verdict\": \"FAIL\", \"reason\": \"r\","
+		"\"target\": \"rxe-vm\", \"figures\": [{\"name\": \"bw_avg\", \"value\": 1, \"unit\": \"Gb/s\"}]}";
+
+	run_cmp(doc(NULL, b), doc(NULL, a));
+	ck_assert((f = find(CMP_WARNING, "bw[rxe0/1]", "target")));
+	ck_assert(strstr(f->msg, "hca") && strstr(f->msg, "rxe-vm"));
+	ck_assert((f = find(CMP_FIG_UNJUDGED, "bw[rxe0/1]", "bw_avg")) && strstr(f->msg, "targets differ"));
+	ck_assert_double_eq_tol(f->change_pct, -99, 1e-9);	/* still shown */
+	ck_assert(!find(CMP_FIG_WORSE, NULL, NULL));
+	/* the verdict still counts: it passed before and does not now */
+	ck_assert(find(CMP_REGRESSED, "bw[rxe0/1]", NULL));
+	ck_assert_uint_eq(rep.regressions, 1);
+}
+END_TEST
+
+START_TEST(different_hca)
+{
+	const struct cmp_finding *f;
+	/* The model is on the driver row of the same device; the bw row has none. */
+	const char *b = "{\"id\": \"driver.hca[mlx5_0]\", \"case\": \"driver.hca\", \"device\": \"mlx5_0\","
+		"\"verdict\": \"PASS\", \"target\": \"hca\", \"facts\": {\"model\": \"ConnectX-6\"}},"
+		"{\"id\": \"bw[mlx5_0/1]\", \"case\": \"bw\", \"device\": \"mlx5_0\", \"port\": 1, \"verdict\": \"PASS\","
+		"\"target\": \"hca\", \"figures\": [{\"name\": \"bw_avg\", \"value\": 190, \"unit\": \"Gb/s\"}]}";
+	const char *a = "{\"id\": \"driver.hca[mlx5_0]\", \"case\": \"driver.hca\", \"device\": \"mlx5_0\","
+		"\"verdict\": \"PASS\", \"target\": \"hca\", \"facts\": {\"model\": \"ConnectX-5\"}},"
+		"{\"id\": \"bw[mlx5_0/1]\", \"case\": \"bw\", \"device\": \"mlx5_0\", \"port\": 1, \"verdict\": \"PASS\","
+		"\"target\": \"hca\", \"figures\": [{\"name\": \"bw_avg\", \"value\": 95, \"unit\": \"Gb/s\"}]}";
+
+	run_cmp(doc(NULL, b), doc(NULL, a));
+	ck_assert((f = find(CMP_WARNING, "bw[mlx5_0/1]", "model")));
+	ck_assert(strstr(f->msg, "ConnectX-6") && strstr(f->msg, "ConnectX-5"));
+	ck_assert((f = find(CMP_FIG_UNJUDGED, "bw[mlx5_0/1]", "bw_avg")) && strstr(f->msg, "HCA model differs"));
+	ck_assert((f = find(CMP_FACT, "driver.hca[mlx5_0]", "model")));
+	ck_assert_uint_eq(rep.regressions, 0);
+
+	/* the same model via a run fact "model:<device>": judged, and worse */
+	const char *b2 = "{\"id\": \"bw[mlx5_0/1]\", \"case\": \"bw\", \"device\": \"mlx5_0\", \"port\": 1,"
+		"\"verdict\": \"PASS\", \"figures\": [{\"name\": \"bw_avg\", \"value\": 190, \"unit\": \"Gb/s\"}]}";
+	const char *a2 = "{\"id\": \"bw[mlx5_0/1]\", \"case\": \"bw\", \"device\": \"mlx5_0\", \"port\": 1,"
+		"\"verdict\": \"PASS\", \"figures\": [{\"name\": \"bw_avg\", \"value\": 95, \"unit\": \"Gb/s\"}]}";
+	run_cmp(doc("\"model:mlx5_0\": \"ConnectX-6\"", b2), doc("\"model:mlx5_0\": \"ConnectX-6\"", a2));
+	ck_assert(!find(CMP_WARNING, NULL, NULL));
+	ck_assert((f = find(CMP_FIG_WORSE, "bw[mlx5_0/1]", "bw_avg")) && f->regression);
+	run_cmp(doc("\"model:mlx5_0\": \"ConnectX-6\"", b2), doc("\"model:mlx5_0\": \"ConnectX-7\"", a2));
+	ck_assert(find(CMP_WARNING, "bw[mlx5_0/1]", "model"));
+	ck_assert(find(CMP_FIG_UNJUDGED, "bw[mlx5_0/1]", "bw_avg"));
+	ck_assert(find(CMP_FACT, NULL, "model:mlx5_0"));
+	ck_assert_uint_eq(rep.regressions, 0);
+}
+END_TEST
+
+START_TEST(facts)
+{
+	const struct cmp_finding *f;
+	char *rb = row("driver.hca[mlx5_0]", "PASS", "\"facts\": {\"fw_ver\": \"20.31.1014\", \"pci\": \"0000:01:00.0\"}");
+	char *ra = row("driver.hca[mlx5_0]", "PASS", "\"facts\": {\"pci\": \"0000:01:00.0\", \"fw_ver\": \"20.35.2000\"}");
+
+	run_cmp(doc("\"host.kernel\": \"6.1.0-28\", \"ofed\": \"inbox\", \"same\": \"x\"", rb),
+		doc("\"same\": \"x\", \"host.kernel\": \"6.1.0-30\", \"mlx5_core_version\": \"24.10\"", ra));
+	ck_assert((f = find(CMP_FACT, NULL, "host.kernel")) && !f->regression);
+	ck_assert(!f->row);
+	ck_assert_str_eq(f->before, "6.1.0-28");
+	ck_assert_str_eq(f->after, "6.1.0-30");
+	ck_assert((f = find(CMP_FACT, NULL, "ofed")) && f->before && !f->after);
+	ck_assert((f = find(CMP_FACT, NULL, "mlx5_core_version")) && !f->before && f->after);
+	ck_assert((f = find(CMP_FACT, "driver.hca[mlx5_0]", "fw_ver")));
+	ck_assert_str_eq(f->after, "20.35.2000");
+	ck_assert(!find(CMP_FACT, NULL, "same") && !find(CMP_FACT, NULL, "pci"));
+	ck_assert_uint_eq(rep.count[CMP_FACT], 4);
+	ck_assert_uint_eq(rep.regressions, 0);
+	/* sorted by key, whatever order the runs recorded them in */
+	size_t ih = rep.n, im = rep.n, io = rep.n;
+	for (size_t i = 0; i < rep.n; i++) {
+		if (rep.v[i].name && !strcmp(rep.v[i].name, "host.kernel")) ih = i;
+		if (rep.v[i].name && !strcmp(rep.v[i].name, "mlx5_core_version")) im = i;
+		if (rep.v[i].name && !strcmp(rep.v[i].name, "ofed")) io = i;
+	}
+	ck_assert(ih < im && im < io);
+	free(rb);
+	free(ra);
+}
+END_TEST
+
+START_TEST(bad_documents)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "[]", "not a JSON object" },
+		{ "{\"results\": []}", "no \"schema\"" },
+		{ "{\"schema\": \"rdmaqual-results/2\", \"results\": []}", "unknown schema \"rdmaqual-results/2\"" },
+		{ "{\"schema\": \"junit\", \"results\": []}", "unknown schema" },
+		{ "{\"schema\": \"rdmaqual-results/1\"}", "\"results\" is missing" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": {}}", "not an array" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": [{\"id\": \"a\", \"case\": \"a\", \"verdict\": \"MAYBE\"}]}",
+		  "results[0]: result: unknown verdict" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": [{\"id\": \"a\"}]}", "results[0]" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"facts\": {\"k\": 1}, \"results\": []}", "fact \"k\"" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"facts\": [], \"results\": []}", "\"facts\" is not an object" },
+	};
+	char err[300];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		json_t *d = json_loads(cases[i].text, 0, NULL), *good = doc(NULL, "");
+
+		ck_assert(d);
+		err[0] = '\0';
+		ck_assert_int_lt(cmp_check_doc(d, err, sizeof(err)), 0);
+		ck_assert_msg(strstr(err, cases[i].want), "case %zu: \"%s\" lacks \"%s\"", i, err, cases[i].want);
+		/* cmp_compare says which side is bad */
+		ck_assert_int_lt(cmp_compare(good, d, &opts, &rep, err, sizeof(err)), 0);
+		ck_assert_msg(!strncmp(err, "after: ", 7), "%s", err);
+		ck_assert_int_lt(cmp_compare(d, good, &opts, &rep, err, sizeof(err)), 0);
+		ck_assert_msg(!strncmp(err, "before: ", 8), "%s", err);
+		json_decref(d);
+		json_decref(good);
+	}
+	json_t *g = doc(NULL, "");
+	ck_assert_int_eq(cmp_check_doc(g, err, sizeof(err)), 0);
+	json_decref(g);
+}
+END_TEST
+
+START_TEST(warnings)
+{
+	const char *dup = "{\"id\": \"a\", \"case\": \"a\", \"verdict\": \"PASS\"},"
+		"{\"id\": \"a\", \"case\": \"a\", \"verdict\": \"FAIL\", \"reason\": \"r\"}";
+	json_t *inc = json_loads("{\"schema\": \"rdmaqual-results/1\", \"run\": {\"complete\": false},"
+				 "\"results\": []}", 0, NULL);
+	const struct cmp_finding *f;
+
+	/* duplicate ids: warned, the first row counts (PASS both sides) */
+	run_cmp(doc(NULL, dup), doc(NULL, dup));
+	ck_assert_uint_eq(rep.count[CMP_WARNING], 2);
+	ck_assert((f = find(CMP_WARNING, "a", NULL)) && strstr(f->msg, "more than once"));
+	ck_assert_uint_eq(rep.matched, 1);
+	ck_assert_uint_eq(rep.regressions, 0);
+
+	/* an incomplete after run: warned, and the missing PASS row still counts */
+	run_cmp(doc(NULL, "{\"id\": \"a\", \"case\": \"a\", \"verdict\": \"PASS\"}"), inc);
+	ck_assert((f = find(CMP_WARNING, NULL, NULL)) && strstr(f->msg, "after run is incomplete"));
+	ck_assert(!rep.after.complete && rep.before.complete);
+	ck_assert(find(CMP_MISSING, "a", NULL));
+	ck_assert_uint_eq(rep.regressions, 1);
+}
+END_TEST
+
+START_TEST(json_document)
+{
+	char err[100];
+	json_t *j, *fs, *f;
+	size_t i;
+	bool seen = false;
+
+	ck_assert_int_eq(cmp_opts_tolerance(&opts, "lat_*=10", err, sizeof(err)), 0);
+	cmp_fig("bw_avg", 100, 80, "Gb/s");
+	j = cmp_report_json(&rep, &opts);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), RQ_COMPARE_SCHEMA);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "regressions")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "counts"), "figure_worse")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "counts"), "matched")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "before"), "id")), "r");
+	ck_assert(json_is_true(json_object_get(json_object_get(j, "before"), "complete")));
+	ck_assert_double_eq(json_real_value(json_object_get(json_object_get(j, "options"), "tolerance_pct")), 5);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(
+		json_object_get(j, "options"), "tolerances"), 0), "glob")), "lat_*");
+	fs = json_object_get(j, "findings");
+	json_array_foreach(fs, i, f) {
+		if (strcmp(json_string_value(json_object_get(f, "type")), "figure_worse"))
+			continue;
+		seen = true;
+		ck_assert(json_is_true(json_object_get(f, "regression")));
+		ck_assert_str_eq(json_string_value(json_object_get(f, "row")), "bw.write[mlx5_0/1]");
+		ck_assert_str_eq(json_string_value(json_object_get(f, "name")), "bw_avg");
+		ck_assert_double_eq(json_number_value(json_object_get(f, "before_value")), 100);
+		ck_assert_double_eq(json_number_value(json_object_get(f, "after_value")), 80);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(f, "change_pct")), -20, 1e-9);
+		ck_assert_str_eq(json_string_value(json_object_get(f, "better")), "higher");
+		ck_assert_str_eq(json_string_value(json_object_get(f, "unit")), "Gb/s");
+	}
+	ck_assert(seen);
+	json_decref(j);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("compare");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, tolerance_args);
+	tcase_add_test(tc, direction);
+	tcase_add_test(tc, verdicts);
+	tcase_add_test(tc, tolerance_edges);
+	tcase_add_test(tc, figures_unjudged);
+	tcase_add_test(tc, different_targets);
+	tcase_add_test(tc, different_hca);
+	tcase_add_test(tc, facts);
+	tcase_add_test(tc, bad_documents);
+	tcase_add_test(tc, warnings);
+	tcase_add_test(tc, json_document);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
