@@ -134,6 +134,7 @@ static size_t width(const char *s)
 static void table_print(struct table *t, FILE *fp)
 {
 	size_t *w = xcalloc(t->cols, sizeof(*w));
+	struct sb line = SB_INIT;
 
 	for (size_t i = 0; i < t->n; i++)
 		if (width(t->cells[i]) > w[i % t->cols])
@@ -142,15 +143,18 @@ static void table_print(struct table *t, FILE *fp)
 		size_t c = i % t->cols;
 
 		if (c == 0)
-			fputs("  ", fp);
-		fputs(t->cells[i], fp);
-		if (c + 1 == t->cols) {
-			fputc('\n', fp);
+			sb_adds(&line, "  ");
+		sb_adds(&line, t->cells[i]);
+		if (c + 1 < t->cols) {
+			for (size_t k = width(t->cells[i]); k < w[c] + 2; k++)
+				sb_addc(&line, ' ');
 			continue;
 		}
-		for (size_t k = width(t->cells[i]); k < w[c] + 2; k++)
-			fputc(' ', fp);
+		sb_rtrim(&line);	/* an empty last cell leaves no trailing blanks */
+		fprintf(fp, "%s\n", line.buf);
+		sb_reset(&line);
 	}
+	sb_release(&line);
 	for (size_t i = 0; i < t->n; i++)
 		free(t->cells[i]);
 	free(t->cells);
@@ -223,6 +227,52 @@ static void print_run(FILE *fp, const char *label, const char *path, const struc
 	free(s);
 }
 
+static void fig_table(FILE *fp, const struct cmp_report *rep, const enum cmp_type *types, size_t ntypes,
+		      const char *title, size_t *hidden)
+{
+	struct table t = { .cols = 8 };
+
+	for (size_t k = 0; k < ntypes; k++) {
+		for (size_t i = 0; i < rep->n; i++) {
+			const struct cmp_finding *f = &rep->v[i];
+			char *b, *a;
+
+			if (f->type != types[k])
+				continue;
+			if (hidden && !fig_shown(f)) {
+				(*hidden)++;
+				continue;
+			}
+			if (!t.n) {
+				cell(&t, "ROW"); cell(&t, "FIGURE"); cell(&t, "BEFORE"); cell(&t, "AFTER");
+				cell(&t, "CHANGE"); cell(&t, "TOL"); cell(&t, "JUDGED"); cell(&t, "NOTE");
+			}
+			b = f->before ? num(f->vbefore, f->unit) : xstrdup("(none)");
+			a = f->after ? num(f->vafter, f->unit) : xstrdup("(none)");
+			cell(&t, "%s", f->row);
+			cell(&t, "%s", f->name);
+			cell(&t, "%s", b);
+			cell(&t, "%s", a);
+			if (isfinite(f->change_pct))
+				cell(&t, "%+.1f%%", f->change_pct);
+			else
+				cell(&t, "-");
+			if (isfinite(f->tol_pct))
+				cell(&t, "%g%%", f->tol_pct);
+			else
+				cell(&t, "-");
+			cell(&t, "%s", fig_judgement(f));
+			cell(&t, "%s", f->type == CMP_FIG_SAME ? "" : f->msg ? f->msg : "");
+			free(b);
+			free(a);
+		}
+	}
+	if (t.n) {
+		fputs(title, fp);
+		table_print(&t, fp);
+	}
+}
+
 static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, const char *pa)
 {
 	struct table t = { 0 };
@@ -279,45 +329,13 @@ static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, 
 		table_print(&t, fp);
 	}
 
-	t.cols = 8;
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct cmp_finding *f = &rep->v[i];
-		char *b, *a;
-
-		if (f->type < CMP_FIG_WORSE || f->type > CMP_FIG_ONE_SIDE)
-			continue;
-		nfig_regr += f->regression;
-		if (!fig_shown(f)) {
-			hidden++;
-			continue;
-		}
-		if (!t.n) {
-			cell(&t, "ROW"); cell(&t, "FIGURE"); cell(&t, "BEFORE"); cell(&t, "AFTER");
-			cell(&t, "CHANGE"); cell(&t, "TOL"); cell(&t, "JUDGED"); cell(&t, "NOTE");
-		}
-		b = f->before ? num(f->vbefore, f->unit) : xstrdup("(none)");
-		a = f->after ? num(f->vafter, f->unit) : xstrdup("(none)");
-		cell(&t, "%s", f->row);
-		cell(&t, "%s", f->name);
-		cell(&t, "%s", b);
-		cell(&t, "%s", a);
-		if (isfinite(f->change_pct))
-			cell(&t, "%+.1f%%", f->change_pct);
-		else
-			cell(&t, "-");
-		if (isfinite(f->tol_pct))
-			cell(&t, "%g%%", f->tol_pct);
-		else
-			cell(&t, "-");
-		cell(&t, "%s", fig_judgement(f));
-		cell(&t, "%s", f->type == CMP_FIG_SAME ? "" : f->msg ? f->msg : "");
-		free(b);
-		free(a);
-	}
-	if (t.n) {
-		fputs("\nfigures (change = (after - before) / |before|)\n", fp);
-		table_print(&t, fp);
-	}
+	/* Judged figures first (worst first), then what could not be judged. */
+	static const enum cmp_type judged[] = { CMP_FIG_WORSE, CMP_FIG_BETTER, CMP_FIG_SAME, CMP_FIG_ONE_SIDE };
+	static const enum cmp_type unjudged[] = { CMP_FIG_UNJUDGED };
+	for (size_t i = 0; i < rep->n; i++)
+		nfig_regr += rep->v[i].regression && rep->v[i].type == CMP_FIG_WORSE;
+	fig_table(fp, rep, judged, ARRAY_SIZE(judged), "\nfigures (change = (after - before) / |before|)\n", NULL);
+	fig_table(fp, rep, unjudged, ARRAY_SIZE(unjudged), "\nfigures not judged (reported only)\n", &hidden);
 	if (hidden)
 		fprintf(fp, "  (%zu unchanged figure%s of unknown direction not shown; --json lists them)\n",
 			hidden, hidden == 1 ? "" : "s");

@@ -1,0 +1,104 @@
+#!/bin/sh
+# rdmaqual compare through the CLI: two real runs of the runner's own suite
+# (tests/cases/runner), then copies of the second run's results.json edited
+# with jq to play what an upgrade can do (a row fails, vanishes or skips, a
+# figure drops, the kernel changes, the target changes).  Checks exit codes
+# (0 none, 1 regression, 2 bad input), the table and the JSON document.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+T=$(mktemp -d /tmp/rq-it-compare.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+
+"$RQ" run --report-dir "$T/a" tests/cases/runner >/dev/null 2>&1
+"$RQ" run --report-dir "$T/b" tests/cases/runner >/dev/null 2>&1
+A=$T/a/latest/results.json
+B=$T/b/latest/results.json
+expect_true "two runs wrote results.json" test -s "$A" -a -s "$B"
+
+# cmp NAME EXPECTED_RC ARGS...: run compare, keep stdout+stderr in $T/NAME.out
+cmp() {
+	n=$1; want=$2; shift 2
+	"$RQ" compare "$@" >"$T/$n.out" 2>&1
+	expect_eq "$n: exit $want" "$want" "$?"
+}
+# edit NAME JQ-FILTER [FILE]: a copy of FILE (default: after) edited by jq
+edit() { jq "$2" "${3:-$B}" >"$T/$1.json"; }
+
+echo "-- two runs of the same suite"
+cmp same 0 "$T/a/latest" "$T/b/latest"
+expect_grep "same: says no regression" '^result: no regression$' "$T/same.out"
+expect_grep "same: all 6 rows matched" '^6 rows matched; 0 regressions' "$T/same.out"
+expect_nogrep "same: elapsed (unit s) never judged" 'elapsed.*(WORSE|better)' "$T/same.out"
+cmp same_files 0 "$A" "$(readlink -f "$T/b/latest")"
+"$RQ" compare --json "$A" "$B" >"$T/same.json"
+expect_eq "json: schema" "rdmaqual-compare/1" "$(jq -r .schema "$T/same.json")"
+expect_eq "json: no regressions, 6 matched" "0 6" "$(jq -r '"\(.regressions) \(.counts.matched)"' "$T/same.json")"
+expect_eq "json: input paths" "$A" "$(jq -r .before.path "$T/same.json")"
+
+echo "-- verdicts"
+edit fail '(.results[] | select(.id == "runner.pass")) |= (.verdict = "FAIL" | .reason = "driver said no")'
+cmp fail 1 "$A" "$T/fail.json"
+expect_grep "PASS -> FAIL is a regression" '^  REGRESSION +runner\.pass +PASS -> FAIL +driver said no' "$T/fail.out"
+expect_grep "result line" '^result: REGRESSION$' "$T/fail.out"
+edit gone 'del(.results[] | select(.id == "runner.pass"))'
+cmp gone 1 "$A" "$T/gone.json"
+expect_grep "a PASS row missing after is a regression" '^  MISSING +runner\.pass +PASS -> \(none\)' "$T/gone.out"
+edit skip '(.results[] | select(.id == "runner.pass")) |= (.verdict = "SKIP" | .reason = "no device")'
+cmp skip 1 "$A" "$T/skip.json"
+expect_grep "PASS -> SKIP is a regression" '^  NEW SKIP +runner\.pass +PASS -> SKIP' "$T/skip.out"
+cmp skip_allowed 0 --allow-new-skips "$A" "$T/skip.json"
+expect_grep "--allow-new-skips still reports it" 'new skip \(allowed\) +runner\.pass' "$T/skip_allowed.out"
+edit fixed '(.results[] | select(.id == "runner.fail_exit")) |= (.verdict = "PASS" | .reason = null)
+	| .results += [.results[0] | .id = "runner.new" | .case = "runner.new"]'
+cmp fixed 0 "$A" "$T/fixed.json"
+expect_grep "FAIL -> PASS is a fix" '^  FIXED +runner\.fail_exit +FAIL -> PASS' "$T/fixed.out"
+expect_grep "a new row is reported" '^  NEW ROW +runner\.new +\(none\) -> PASS' "$T/fixed.out"
+
+echo "-- figures"
+bw() { edit "$1" "(.results[] | select(.id == \"runner.pass\")).figures += [{\"name\": \"bw_avg\", \"value\": $2, \"unit\": \"Gb/s\"}, {\"name\": \"lat_p99\", \"value\": $3, \"unit\": \"us\"}]${4:-}" "$5"; }
+bw fb 100 10 "" "$A"
+bw fa 90 10.8 "" "$B"
+cmp fig 1 "$T/fb.json" "$T/fa.json"
+expect_grep "bw 100 -> 90 Gb/s is worse by 10%" 'runner\.pass +bw_avg +100 Gb/s +90 Gb/s +-10\.0% +5% +WORSE' "$T/fig.out"
+expect_grep "lat 10 -> 10.8 us is worse by 8%" 'runner\.pass +lat_p99 +10 us +10\.8 us +\+8\.0% +5% +WORSE' "$T/fig.out"
+cmp fig_tol 0 --tolerance 10 "$T/fb.json" "$T/fa.json"
+expect_grep "exactly at --tolerance 10 is within" 'bw_avg +100 Gb/s +90 Gb/s +-10\.0% +10% +ok' "$T/fig_tol.out"
+cmp fig_glob 1 -T 'bw_*=12' "$T/fb.json" "$T/fa.json"
+expect_grep "bw_*=12 covers bw_avg" 'bw_avg .* 12% +ok' "$T/fig_glob.out"
+expect_grep "the default still covers lat_p99" 'lat_p99 .* 5% +WORSE' "$T/fig_glob.out"
+cmp fig_both 0 -T 'bw_*=12' -T 'lat_*=8' "$T/fb.json" "$T/fa.json"
+"$RQ" compare --json "$T/fb.json" "$T/fa.json" >"$T/fig.json"
+expect_eq "json: the bw finding" "figure_worse true 100 90 -10 higher" \
+	"$(jq -r '.findings[] | select(.name == "bw_avg") | "\(.type) \(.regression) \(.before_value) \(.after_value) \(.change_pct) \(.better)"' "$T/fig.json")"
+expect_eq "json: two regressions" "2" "$(jq -r .regressions "$T/fig.json")"
+# Another target: rxe numbers say nothing about the hca's
+edit fa_rxe '(.results[] | select(.id == "runner.pass")).target = "rxe-vm"' "$T/fa.json"
+cmp fig_target 0 "$T/fb.json" "$T/fa_rxe.json"
+expect_grep "targets differ: warned" 'runner\.pass +targets differ \(before local, after rxe-vm\)' "$T/fig_target.out"
+expect_grep "targets differ: figure shown, not judged" 'bw_avg +100 Gb/s +90 Gb/s +-10\.0% +- +not judged: targets differ' "$T/fig_target.out"
+
+echo "-- environment facts"
+edit kern '.facts["host.kernel"] = "9.9.9-upgraded" | (.results[] | select(.id == "runner.pass")).facts.fw_ver = "20.99.1000"'
+cmp kern 0 "$A" "$T/kern.json"
+expect_grep "run fact change listed" '^  \(run\) +host\.kernel +[^ ]+ +-> +9\.9\.9-upgraded' "$T/kern.out"
+expect_grep "row fact appearing listed" '^  runner\.pass +fw_ver +\(none\) +-> +20\.99\.1000' "$T/kern.out"
+
+echo "-- bad input"
+cmp one_arg 2 "$A"
+expect_grep "one argument: usage" 'wants two runs' "$T/one_arg.out"
+cmp nofile 2 "$A" "$T/nope.json"
+expect_grep "a missing file is named" "$T/nope.json: No such file" "$T/nofile.out"
+cmp xml 2 "$A" "$T/b/latest/junit.xml"
+expect_grep "junit.xml: named, not a results.json" 'junit\.xml: not a results\.json: not JSON' "$T/xml.out"
+edit schema '.schema = "rdmaqual-results/9"'
+cmp schema 2 "$T/schema.json" "$B"
+expect_grep "unknown schema: named" 'schema\.json: unknown schema "rdmaqual-results/9"' "$T/schema.out"
+cmp rootdir 2 "$T/a" "$B"
+expect_grep "a reports folder: hint at latest" 'holds no results\.json .*try .*/latest' "$T/rootdir.out"
+cmp badtol 2 -T 'lat_*=x' "$A" "$B"
+expect_grep "a bad tolerance is a usage error" 'is not a percentage' "$T/badtol.out"
+finish
