@@ -19,6 +19,8 @@
 #include "compare.h"
 #include "util.h"
 
+#define RESULTS_MAX (256u << 20)
+
 static void compare_usage(FILE *fp)
 {
 	fprintf(fp,
@@ -69,9 +71,14 @@ static json_t *load(const char *arg, char *path, size_t size)
 		fprintf(stderr, "rdmaqual compare: %s\n", err);
 		return NULL;
 	}
-	ret = read_file(path, &text, 0);
+	ret = read_file(path, &text, RESULTS_MAX);	/* 16 MiB, the default, is ~15k rows */
 	if (ret) {
 		fprintf(stderr, "rdmaqual compare: %s: %s\n", path, strerror(-ret));
+		sb_release(&text);
+		return NULL;
+	}
+	if (text.len >= RESULTS_MAX) {	/* read_file stops at the limit */
+		fprintf(stderr, "rdmaqual compare: %s: larger than %u MiB, not read\n", path, RESULTS_MAX >> 20);
 		sb_release(&text);
 		return NULL;
 	}

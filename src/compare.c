@@ -669,6 +669,10 @@ int cmp_compare(json_t *before, json_t *after, const struct cmp_opts *o, struct 
 	if (!rep->after.complete)
 		set_msg(add(rep, CMP_WARNING, NULL, NULL, NULL, NULL),
 			"the after run is incomplete (killed or still running): rows it never reached count as missing");
+	if (rep->before.hostname && rep->after.hostname && strcmp(rep->before.hostname, rep->after.hostname))
+		set_msg(add(rep, CMP_WARNING, NULL, "hostname", rep->before.hostname, rep->after.hostname),
+			"the runs are from different hosts (before %s, after %s)", rep->before.hostname,
+			rep->after.hostname);
 	warn_dups(rep, &sb, "before");
 	warn_dups(rep, &sa, "after");
 	diff_run_facts(rep, &sb, &sa);

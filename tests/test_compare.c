@@ -468,6 +468,16 @@ START_TEST(warnings)
 	ck_assert(!rep.after.complete && rep.before.complete);
 	ck_assert(find(CMP_MISSING, "a", NULL));
 	ck_assert_uint_eq(rep.regressions, 1);
+
+	/* runs from two hosts: warned, not judged */
+	run_cmp(json_loads("{\"schema\": \"rdmaqual-results/1\", \"run\": {\"complete\": true, \"hostname\": \"n1\"},"
+			   "\"results\": []}", 0, NULL),
+		json_loads("{\"schema\": \"rdmaqual-results/1\", \"run\": {\"complete\": true, \"hostname\": \"n2\"},"
+			   "\"results\": []}", 0, NULL));
+	ck_assert((f = find(CMP_WARNING, NULL, "hostname")) && strstr(f->msg, "different hosts"));
+	ck_assert_str_eq(f->before, "n1");
+	ck_assert_uint_eq(rep.count[CMP_WARNING], 1);
+	ck_assert_uint_eq(rep.regressions, 0);
 }
 END_TEST
 
