@@ -132,8 +132,18 @@ fi
 deb="$cache/debian"
 mkdir -p "$deb"
 ver=
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1) || true
+# Resolving linux-image-amd64 costs apt-cache ~0.5 s: keep the answer until
+# the package lists change (apt-get update touches them).
+stamp=$(stat -c '%Y' /var/lib/apt/lists /var/cache/apt/pkgcache.bin 2>/dev/null | tr '\n' '-')
+pkg=
+if [ -n "$stamp" ] && [ -r "$deb/resolved" ] && [ "$(cut -d' ' -f1 "$deb/resolved")" = "$stamp" ]; then
+	pkg=$(cut -d' ' -f2 "$deb/resolved")
+fi
+if [ -z "$pkg" ]; then
+	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1) || true
+	[ -n "$pkg" ] && [ -n "$stamp" ] && echo "$stamp $pkg" >"$deb/resolved"
+fi
 if [ -n "$pkg" ]; then
 	ver=${pkg#linux-image-}
 	if [ ! -e "$deb/$ver.ok" ]; then

@@ -49,6 +49,8 @@ mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "E: no mirror (test)" >&2\nexit 100\n' >"$T/bin/apt-get"
 cp "$T/bin/apt-get" "$T/bin/apt-cache"
 chmod +x "$T/bin/apt-get" "$T/bin/apt-cache"
+# (forget the remembered resolution, as a cache copied from another machine would)
+rm -f "$(dirname "$modroot")/resolved"
 PATH="$T/bin:$PATH" vm/kernel.sh --no-host >"$T/off.out" 2>"$T/off.err"
 expect_eq "kernel.sh offline exit status" 0 $?
 expect_grep "offline: the cached kernel" "^RQ_KVER=$kver$" "$T/off.out"
