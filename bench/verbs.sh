@@ -81,14 +81,18 @@ fig() { awk -v c="$1" -v n="$2" '$1 == c && $2 == n { print $3 }' "$T/figs.txt";
 # ratios RATIO_NAME GOAL_OP GOAL, one "num den" pair per rep on stdin
 summary() {
 	awk -v what="$1" -v op="$2" -v goal="$3" '
-		$1 > 0 && $2 > 0 { r[n++] = $1 / $2; a = a sprintf(" %.3f", $1 / $2) }
+		function median(x, m,   i, j, t) {
+			for (i = 0; i < m; i++) for (j = i + 1; j < m; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+			return m % 2 ? x[(m - 1) / 2] : (x[m / 2 - 1] + x[m / 2]) / 2
+		}
+		$1 > 0 && $2 > 0 { u[n] = $1; d[n] = $2; r[n++] = $1 / $2; a = a sprintf(" %.3f", $1 / $2) }
 		END {
 			if (!n) { printf "%-44s no complete pair\n", what; exit }
-			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
-			med = n % 2 ? r[(n - 1) / 2] : (r[n / 2 - 1] + r[n / 2]) / 2
+			med = median(r, n)
 			ok = op == ">=" ? med >= goal : med <= goal
 			printf "%-44s median %.3f  spread %.3f..%.3f  (n=%d; goal %s %.2f: %s)\n", what, med, r[0], r[n - 1], n, op, goal, ok ? "met" : "NOT met"
 			printf "%-44s per rep:%s\n", "", a
+			printf "%-44s ratio of the medians: %.3f\n", "", median(u, n) / median(d, n)
 		}'
 }
 

@@ -48,7 +48,7 @@ static const struct key_def pp_keys[] = {
 	{ .name = "size", .type = KEY_SIZE, .def = "4KiB", .min = 1, .max = 1 << 30,
 	  .offset = offsetof(struct pp_cfg, size),
 	  .help = "message size (ud: at most the path MTU)" },
-	{ .name = "iterations", .type = KEY_INT, .def = "1000", .min = 1, .max = 100000000,
+	{ .name = "iterations", .type = KEY_INT, .def = "1000", .min = 1, .max = 10000000,
 	  .offset = offsetof(struct pp_cfg, iterations),
 	  .help = "round trips" },
 	{ .name = "seed", .type = KEY_INT, .def = "1", .min = 0, .max = INT64_MAX,

@@ -38,7 +38,7 @@ static const struct key_def cm_keys[] = {
 	{ .name = "size", .type = KEY_SIZE, .def = "1KiB", .min = 1, .max = 16 << 20,
 	  .offset = offsetof(struct cm_cfg, size),
 	  .help = "message size" },
-	{ .name = "iterations", .type = KEY_INT, .def = "10", .min = 1, .max = 10000000,
+	{ .name = "iterations", .type = KEY_INT, .def = "10", .min = 1, .max = 1000000,
 	  .offset = offsetof(struct cm_cfg, iterations),
 	  .help = "verified round trips over the connection" },
 	{ .name = "seed", .type = KEY_INT, .def = "1", .min = 0, .max = INT64_MAX,
