@@ -2,7 +2,8 @@
 # A runner SIGKILLed mid-case on rxe-vm leaves no QEMU behind once
 # `rdmaqual cleanup` has run: the process table holds no QEMU whose argv
 # names the run's dir, and the dir (sockets, consoles) and the run-state
-# record are gone.
+# record are gone.  A runner interrupted with SIGINT stops its guests
+# itself, with no cleanup needed.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -44,4 +45,17 @@ for p in $qpids; do
 done
 expect_true "the run's dir (sockets, consoles) is removed" sh -c "[ ! -e '$dir' ]"
 expect_true "the run-state record is removed" sh -c "[ ! -e '$rec' ]"
+
+# SIGINT: the runner stops its guests and removes its dir and record itself.
+"$RQ" run --target rxe-vm --accel tcg --report-dir "$T/rep2" tests/integration/vm-slow \
+	>"$T/run2.out" 2>&1 &
+runner=$!
+wait_for "second run: guests up" 90 sh -c "ls '$T/state'/rxevm-* >/dev/null 2>&1 && grep -q RQ-READY /tmp/rq-\$(ls '$T/state' | sed -n 's/^rxevm-//p' | head -n1)-*/vm1.console"
+owner=$(ls "$T/state" | sed -n 's/^rxevm-//p' | head -n1)
+kill -INT "$owner"
+wait "$runner" 2>/dev/null
+expect_grep "the run says it was stopped" 'stopped by signal 2' "$T/run2.out"
+expect_true "no QEMU of the interrupted run" no_proc "/tmp/rq-$owner-"
+expect_true "its dir is removed" sh -c "! ls -d /tmp/rq-$owner-* 2>/dev/null | grep -q ."
+expect_true "its record is removed" sh -c "[ ! -e '$T/state/rxevm-$owner' ]"
 finish
