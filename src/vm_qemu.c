@@ -95,7 +95,13 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	add(&a, s->kimage);
 	add(&a, "-initrd");
 	add(&a, s->initrd);
-	sb_adds(&app, "console=ttyS0 loglevel=5 panic=-1");
+	/*
+	 * panic=-1 reboot=t: a panicking guest restarts at once by triple fault,
+	 * which -no-reboot turns into QEMU exiting.  The default ACPI-then-
+	 * keyboard-controller sequence took ~2 s on microvm (no i8042) and
+	 * sometimes never got there, leaving a dead guest that looked alive.
+	 */
+	sb_adds(&app, "console=ttyS0 loglevel=5 panic=-1 reboot=t");
 	/*
 	 * Under TCG the guest's TSC is the host's.  Calibrating it against the
 	 * PIT fails when the host is busy (the vCPU thread is descheduled

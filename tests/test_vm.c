@@ -85,6 +85,7 @@ START_TEST(argv_vm2_tcg)
 	ck_assert_ptr_nonnull(strstr(argv[i + 1], "rq.ip=10.77.0.2/24"));
 	ck_assert_ptr_nonnull(strstr(argv[i + 1], "tsc_early_khz=2596120"));
 	ck_assert_ptr_nonnull(strstr(argv[i + 1], "loglevel=5"));
+	ck_assert_ptr_nonnull(strstr(argv[i + 1], "panic=-1 reboot=t"));
 	ck_assert_ptr_null(strstr(argv[i + 1], "rq.mode="));
 	/* The datagram link (RQ_VM_LINK=dgram), over unix sockets. */
 	ck_assert(argv_has_sub(argv, "dgram,id=n0,local.type=unix,local.path=/tmp/rq-1-1/vm1.net,"

@@ -19,7 +19,12 @@ trap 'rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
 
 start=$(date +%s)
-"$RQ" run --target rxe-vm --report-dir "$T/rep" tests/integration/vm-cases tests/integration/vm-faults \
+# The project's own driver, MTU and verbs suites run in the same boot, before
+# the faults (the panic reboots the guests).
+suites=
+for d in cases/driver cases/mtu cases/verbs; do [ -d "$d" ] && suites="$suites $d"; done
+# shellcheck disable=SC2086
+"$RQ" run --target rxe-vm --report-dir "$T/rep" tests/integration/vm-cases $suites tests/integration/vm-faults \
 	>"$T/run.out" 2>&1 &
 runner=$!
 # The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N: learn
@@ -39,6 +44,7 @@ J="$T/rep/latest/junit.xml"
 R="$T/rep/latest/results.json"
 expect_grep "driver presence passes inside the guest" '^PASS +vm\.driver_rxe\[rxe0/1\]' "$T/run.out"
 expect_grep "ibv_devinfo in the guest sees rxe0 ACTIVE" '^PASS +vm\.devinfo_rxe0' "$T/run.out"
+expect_nogrep "the project's driver/mtu/verbs cases neither fail nor error in the guests" '^(FAIL|ERROR) +(driver|mtu|verbs)\.' "$T/run.out"
 expect_grep "kernel WARNING fails the case" '^FAIL +vmfault\.a_kernel_warning .*kernel log of vm0:.*WARNING: CPU: 0 PID: 1 at rdmaqual-injected' "$T/run.out"
 expect_grep "guest panic is ERROR naming the panic" '^ERROR +vmfault\.b_guest_panic .*Kernel panic' "$T/run.out"
 expect_grep "the case after the panic runs on fresh guests" '^PASS +vmfault\.c_after_panic' "$T/run.out"
