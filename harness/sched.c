@@ -242,16 +242,17 @@ static void run_two_sided(struct sched *s, const struct rq_case *c, const char *
 
 		if (!ids[other])
 			continue;
-		/* One side is done.  If it did not pass, the other has nothing to wait for. */
+		/*
+		 * One side is done, so the other should be too, soon: a client
+		 * that finished leaves the server only its teardown, and a side
+		 * that failed leaves the other nothing to wait for.  Either way
+		 * the survivor gets a short grace, not the rest of the timeout.
+		 */
 		bool ok = json_is_true(json_object_get(a, "ok"));
+		int64_t grace = now_ms() + scaled_ms(ok ? 10000 : 3000);
 
-		if (!ok || k == 0) {
-			/* Server done (it should outlive the client) or a side failed. */
-			int64_t grace = now_ms() + scaled_ms(ok ? 5000 : 2000);
-
-			if (grace < deadline)
-				deadline = grace;
-		}
+		if (grace < deadline)
+			deadline = grace;
 	}
 	answer_rows(c, ans[1], why[1][0] ? why[1] : "client side did not answer", rows, log);
 	answer_rows(c, ans[0], why[0][0] ? why[0] : "server side did not answer", &srows, &slog);
