@@ -394,11 +394,16 @@ static int connect_unix(const char *path)
 	return fd;
 }
 
-static void nap_ms(int64_t ms)
+/*
+ * Sleep; false when a signal handler ran meanwhile.  The runner's handlers
+ * (SIGINT, SIGTERM, SIGHUP) only note the signal: a boot must then stop
+ * waiting so the run can end promptly.
+ */
+static bool nap_ms(int64_t ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
-	nanosleep(&ts, NULL);
+	return !(nanosleep(&ts, NULL) < 0 && errno == EINTR);
 }
 
 enum ready_phase { PH_MARK, PH_HELLO, PH_READY };
@@ -502,6 +507,10 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 					snprintf(err, errsz, "%s: agent channel broke: %s", vm->name,
 						 vm->agent->dead_why);
 					return -EPIPE;
+				} else if (!strcmp(why, "interrupted")) {
+					/* A signal (SIGINT, SIGTERM) ended the wait: stop booting. */
+					snprintf(err, errsz, "interrupted by a signal while waiting for the guests");
+					return -EINTR;
 				}
 			}
 		}
@@ -509,7 +518,10 @@ int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, 
 			return 0;
 		if (now_ms() >= deadline_ms)
 			break;
-		nap_ms(nap);
+		if (!nap_ms(nap)) {
+			snprintf(err, errsz, "interrupted by a signal while waiting for the guests");
+			return -EINTR;
+		}
 		if (nap < 50)
 			nap += 5;
 	}
