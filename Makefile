@@ -72,20 +72,41 @@ docs-check: rdmaqual
 	@./rdmaqual help --markdown | diff -u docs/kinds.md - >/dev/null || \
 		{ echo "docs/kinds.md is stale: run 'make docs'"; ./rdmaqual help --markdown | diff -u docs/kinds.md -; exit 1; }
 
-# The loader and what it uses live in src/; harness/ needs main.c.
+# Fuzz targets tests/fuzz/fuzz_NAME.c: the code under test lives in src/
+# (harness/ needs main.c).  src/ is compiled once for all targets, with the
+# fuzzer's coverage; each target has its seeds in tests/fuzz/corpus-NAME
+# (the loader's in tests/fuzz/corpus) and grows build/fuzz/corpus-NAME.
 FUZZ_SRC := $(SRC)
-build/fuzz/fuzz_loader: tests/fuzz/fuzz_loader.c $(FUZZ_SRC)
+FUZZ_OBJ := $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS)
+FUZZ_RUN = build/fuzz/fuzz_$(1) -max_total_time=$(2) -max_len=$(3) build/fuzz/corpus-$(1) \
+	$(if $(filter loader,$(1)),tests/fuzz/corpus,tests/fuzz/corpus-$(1))
+
+build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) \
-		-fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
 
-fuzz-brief: build/fuzz/fuzz_loader
-	@mkdir -p build/fuzz/corpus && cp -n tests/fuzz/corpus/* build/fuzz/corpus/ 2>/dev/null || true
-	build/fuzz/fuzz_loader -max_total_time=$${FUZZ_SECONDS:-20} -max_len=4096 build/fuzz/corpus tests/fuzz/corpus
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
-fuzz: build/fuzz/fuzz_loader
-	@mkdir -p build/fuzz/corpus
-	build/fuzz/fuzz_loader -max_total_time=$${FUZZ_SECONDS:-600} -max_len=8192 build/fuzz/corpus tests/fuzz/corpus
+# kept between builds (pattern-rule objects are intermediate otherwise)
+.SECONDARY: $(FUZZ_OBJ)
+
+FUZZ_BIN := build/fuzz/fuzz_loader build/fuzz/fuzz_parsers build/fuzz/fuzz_result
+
+# make check: about 45 s in all.
+fuzz-brief: $(FUZZ_BIN)
+	@mkdir -p build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result
+	$(call FUZZ_RUN,loader,20,4096)
+	$(call FUZZ_RUN,parsers,15,16384)
+	$(call FUZZ_RUN,result,10,4096)
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result
+	$(call FUZZ_RUN,loader,$${FUZZ_SECONDS:-600},8192)
+	$(call FUZZ_RUN,parsers,$${FUZZ_SECONDS:-600},16384)
+	$(call FUZZ_RUN,result,$${FUZZ_SECONDS:-600},8192)
 
 demo: deps
 	$(MAKE) all

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Regenerates the parser fuzz seeds tests/fuzz/corpus-parsers/NAME--FILE from
+# the project's own fixtures (never from /work/shared/real-outputs): each seed
+# is one selector byte, the parser's index in src/parsers.def (what
+# fuzz_parsers.c takes modulo the number of parsers), then the tool output.
+# Seeds named regress-* (inputs that once broke a parser) are kept.
+# Run from the repository root after a fixture or parsers.def changes.
+set -eu
+out=tests/fuzz/corpus-parsers
+mkdir -p "$out"
+find "$out" -type f ! -name 'regress-*' -delete
+
+idx() {
+	i=$(grep '^PARSER(' src/parsers.def | sed 's/PARSER(\(.*\))/\1/' | grep -nx "$1" | cut -d: -f1)
+	[ -n "$i" ] || { echo "mkseeds: no parser $1 in src/parsers.def" >&2; exit 1; }
+	echo $((i - 1))
+}
+
+# seed PARSER FILE [NAME]: selector byte + file
+seed() {
+	name=${3:-$(basename "$2")}
+	{ printf "\\$(printf '%03o' "$(idx "$1")")"; cat "$2"; } > "$out/$1--$name"
+}
+
+# seedtext PARSER NAME TEXT: selector byte + text (synthesized samples)
+seedtext() {
+	{ printf "\\$(printf '%03o' "$(idx "$1")")"; printf '%s\n' "$3"; } > "$out/$1--$2"
+}
+
+for f in fixtures/perftest/*.txt; do seed perftest "$f"; done
+for n in rxe-vm1 cx7-ndr-ib cx6dx-roce-mtu4180; do
+	for f in fixtures/nodes/$n/capture/tools/ibv_devinfo*.out; do
+		seed ibv_devinfo "$f" "$n-$(basename "$f")"
+	done
+done
+for n in rxe-vm1 cx5-edr-ib cx7-ndr-ib; do
+	seed interrupts fixtures/nodes/$n/proc/interrupts "$n-interrupts"
+done
+for n in cx7-ndr-ib cx6dx-roce-2numa; do
+	[ -f fixtures/nodes/$n/capture/tools/ibstat.out ] &&
+		seed ibstat fixtures/nodes/$n/capture/tools/ibstat.out "$n-ibstat.out"
+done
+t=fixtures/tool-output/ibsim
+for f in $t/sminfo-*.txt; do seed sminfo "$f"; done
+for f in $t/iblinkinfo-*.txt; do seed iblinkinfo "$f"; done
+for f in $t/perfquery-*.txt; do seed perfquery "$f"; done
+for f in $t/ibnetdiscover-*.txt; do seed ibnetdiscover "$f"; done
+for f in $t/ibstat-*.txt; do seed ibstat "$f"; done
+for f in $t/smpquery-*.txt; do seed smpquery "$f"; done
+for f in $t/saquery-*.txt; do seed saquery_sm "$f"; done
+for f in $t/opensm-*.txt; do seed opensm_log "$f"; done
+
+# Synthesized from the formats in rdma-core 44's pingpong.c and rping.c (as
+# in tests/test_perftest.c): no project fixture holds these tools' output.
+seedtext ibv_rc_pingpong rc-client.txt '  local address:  LID 0x0000, QPN 0x000012, PSN 0xdedad9, GID fe80::9c7f:f4ff:feaf:f294
+  remote address: LID 0x0000, QPN 0x000011, PSN 0x5e06c1, GID fe80::9c7f:f4ff:feaf:f293
+8192000 bytes in 0.02 seconds = 2956.87 Mbit/sec
+1000 iters in 0.02 seconds = 22.16 usec/iter'
+seedtext ibv_rc_pingpong ud-server.txt '  local address:  LID 0x0000, QPN 0x000033, PSN 0x3b0f2b: GID ::ffff:10.1.16.61
+  remote address: LID 0x0000, QPN 0x000034, PSN 0x8f6a3e, GID ::ffff:10.1.16.62
+2048000 bytes in 1.06 seconds = 15.44 Mbit/sec
+1000 iters in 1.06 seconds = 1060.80 usec/iter'
+seedtext ibv_rc_pingpong size-error.txt 'Requested size larger than port MTU (1024)'
+seedtext rping client-v.txt 'ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqr
+ping data: rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrs
+ping data: rdma-ping-2: CDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrst
+client DISCONNECT EVENT...'
+seedtext rping server-d.txt 'cma_event type RDMA_CM_EVENT_CONNECT_REQUEST cma_id 0x55d8 (child)
+ESTABLISHED
+cma_event type RDMA_CM_EVENT_ESTABLISHED cma_id 0x55d8 (child)
+server ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqr
+server ping data: rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrs
+cma_event type RDMA_CM_EVENT_DISCONNECTED cma_id 0x55d8 (child)
+server DISCONNECT EVENT...'
+seedtext rping rejected.txt 'cma event RDMA_CM_EVENT_REJECTED, error 8
+connect error -1'
