@@ -533,6 +533,57 @@ START_TEST(adapters_registered)
 }
 END_TEST
 
+/* Overwrite the first byte after each occurrence of what with c (same length). */
+static void mangle(struct sb *s, const char *what, char c)
+{
+	for (char *p = strstr(s->buf, what); p; p = strstr(p + 1, what))
+		p[strlen(what)] = c;
+}
+
+/*
+ * Node descriptions and log text need not be UTF-8 (fuzzing found it):
+ * jansson refused such strings, json_pack() returned NULL and the adapter
+ * returned 0 with no object (opensm-log) or dropped rows (iblinkinfo,
+ * ibnetdiscover).  The bytes now become U+FFFD.
+ */
+START_TEST(adapters_non_utf8)
+{
+	static const char osm[] = "Nov 29 21:59:05 331771 [33AD1740] 0x03 -> OpenSM 3.3.\xe9" "23\n";
+	struct sb s = SB_INIT;
+	json_t *j = NULL, *o;
+	char err[256], *dump;
+	size_t i;
+
+	own_sample("iblinkinfo-2sw2path4hca-nolink.txt", &s);
+	mangle(&s, "Hca", '\xe9');
+	ck_assert_int_eq(rq_parser_find("iblinkinfo")->parse(s.buf, s.len, &j, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "ports")), 20);
+	json_array_foreach(json_object_get(j, "ports"), i, o)
+		if (strstr(json_string_value(json_object_get(o, "node")), "Hca\xef\xbf\xbd"))
+			break;
+	ck_assert_msg(i < 20, "no node named Hca<U+FFFD>...");
+	json_decref(j);
+	j = NULL;
+
+	sb_reset(&s);
+	own_sample("ibnetdiscover-2sw2path4hca.txt", &s);
+	mangle(&s, "\"Hca", '\xff');
+	ck_assert_int_eq(rq_parser_find("ibnetdiscover")->parse(s.buf, s.len, &j, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "links")), 6);
+	dump = json_dumps(j, JSON_COMPACT);
+	ck_assert_ptr_nonnull(strstr(dump, "Hca\xef\xbf\xbd"));
+	free(dump);
+	json_decref(j);
+	j = NULL;
+
+	ck_assert_int_eq(rq_parser_find("opensm-log")->parse(osm, strlen(osm), &j, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "version")), "OpenSM 3.3.\xef\xbf\xbd" "23");
+	json_decref(j);
+	sb_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ibdiag");
@@ -556,6 +607,7 @@ int main(void)
 	tcase_add_test(t, smpquery_and_saquery);
 	tcase_add_test(t, opensm_logs);
 	tcase_add_test(t, adapters_registered);
+	tcase_add_test(t, adapters_non_utf8);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
