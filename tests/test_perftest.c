@@ -429,6 +429,7 @@ START_TEST(fixture_rejects)
 	const char *garbage = "hello world\nthis is not perftest\n";
 	const char *badrow = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
 			     " 65536      1000             397.24             360.91\n";
+	const char *badkey = "{\n\"test_info\": {\n\"test\": \"RDMA_Write_BW_Test\",\n\"Device: x\n}\n}\n";
 
 	ck_assert_int_eq(pt_parse(garbage, strlen(garbage), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line 1: "), "%s", err);
@@ -436,6 +437,9 @@ START_TEST(fixture_rejects)
 	ck_assert_msg(str_starts(err, "line 2: row has 4 numbers"), "%s", err);
 	ck_assert_int_eq(pt_parse("{\n\"a\": [1, 2\n", 13, &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line "), "%s", err);
+	/* an unterminated quoted key leaked what it had read (fuzzing found it) */
+	ck_assert_int_eq(pt_parse(badkey, strlen(badkey), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "unterminated string"), "%s", err);
 
 	loadf(&body, NULL, "fixtures/perftest/version-captured.txt");
 	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
