@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,8 +275,8 @@ static int rping_line(void *arg, char *s, unsigned lineno)
 		} else {
 			if (r->pings == 0)
 				r->first_seq = k;
-			else if (k != r->last_seq + 1)
-				r->in_order = false;
+			else if (r->last_seq == LONG_MAX || k != r->last_seq + 1)
+				r->in_order = false;	/* nothing follows LONG_MAX (no overflow) */
 			if (r->pings == 0 && k != 0)
 				r->in_order = false;
 			r->last_seq = k;

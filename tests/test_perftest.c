@@ -545,6 +545,8 @@ START_TEST(rping_corruption_and_errors)
 			      "ping data: rdma-ping-1: BCDEFXHIJK\n";
 	const char *gap = "ping data: rdma-ping-0: ABC\nping data: rdma-ping-2: CDE\n";
 	const char *rej = "cma event RDMA_CM_EVENT_REJECTED, error 8\nconnect error -1\n";
+	const char *huge = "ping data: rdma-ping-9223372036854775807: A\n"
+			   "ping data: rdma-ping-99999999999999999999: A\n";
 	struct rping_report r;
 	struct pp_report pr;
 	char err[256];
@@ -560,6 +562,10 @@ START_TEST(rping_corruption_and_errors)
 	ck_assert_int_eq(rping_parse("nothing\n", 8, &r, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(pp_parse("what is this\n", 13, &pr, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line 1: "), "%s", err);
+	/* the line after sequence number LONG_MAX overflowed last_seq + 1 (UBSan under fuzz_parsers) */
+	ck_assert_int_eq(rping_parse(huge, strlen(huge), &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.pings, 2);
+	ck_assert(!r.in_order);
 }
 END_TEST
 
