@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "ibnet.h"
+#include "parsers.h"
 #include "util.h"
 
 #define IBNET_MAX_INCLUDE 8
@@ -498,22 +499,7 @@ const struct ibnet_link *ibnet_link_at(const struct ibnet *net, int n, int port,
 	return NULL;
 }
 
-/*
- * Node ids and descriptions come from a topology file or ibnetdiscover's
- * output, which need not be UTF-8; jansson refuses such a string and
- * json_pack() would drop the node or link.  Invalid bytes become U+FFFD.
- */
-static json_t *jtext(const char *s)
-{
-	struct sb sb = SB_INIT;
-	json_t *j;
-
-	sb_add_utf8(&sb, s, strlen(s));
-	j = json_stringn(sb.buf, sb.len);
-	sb_release(&sb);
-	return j ? j : json_string("");
-}
-
+/* Node ids and descriptions are tool text: rq_json_text() (parsers.h). */
 json_t *ibnet_to_json(const struct ibnet *net)
 {
 	json_t *nodes = json_array(), *links = json_array();
@@ -523,16 +509,16 @@ json_t *ibnet_to_json(const struct ibnet *net)
 		char g[24];
 
 		snprintf(g, sizeof(g), "0x%016" PRIx64, n->guid);
-		json_array_append_new(nodes, json_pack("{s:o, s:o, s:s, s:i, s:s}", "id", jtext(n->id),
-						       "desc", jtext(n->desc), "type", n->is_switch ? "switch" : "ca",
+		json_array_append_new(nodes, json_pack("{s:o, s:o, s:s, s:i, s:s}", "id", rq_json_text(n->id),
+						       "desc", rq_json_text(n->desc), "type", n->is_switch ? "switch" : "ca",
 						       "ports", n->nports, "guid", g));
 	}
 	for (size_t i = 0; i < net->nlinks; i++) {
 		const struct ibnet_link *k = &net->links[i];
 
 		json_array_append_new(links, json_pack("{s:o, s:i, s:o, s:i, s:i, s:f, s:s}",
-						       "a", jtext(net->nodes[k->a].desc), "aport", k->aport,
-						       "b", jtext(net->nodes[k->b].desc), "bport", k->bport,
+						       "a", rq_json_text(net->nodes[k->a].desc), "aport", k->aport,
+						       "b", rq_json_text(net->nodes[k->b].desc), "bport", k->bport,
 						       "width", k->width, "gbps", k->gbps,
 						       "speed", ibnet_speed_name(k->gbps)));
 	}

@@ -250,12 +250,12 @@ static int devinfo_adapter(const char *text, size_t len, json_t **out, char *err
 		const struct devinfo_dev *v = &d.v[i];
 		json_t *jd = json_object(), *jp = json_array();
 
-		json_object_set_new(jd, "hca_id", json_string(v->name));
-		json_object_set_new(jd, "transport", json_string(v->transport));
-		json_object_set_new(jd, "fw_ver", json_string(v->fw_ver));
-		json_object_set_new(jd, "node_guid", json_string(v->node_guid));
+		json_object_set_new(jd, "hca_id", rq_json_text(v->name));
+		json_object_set_new(jd, "transport", rq_json_text(v->transport));
+		json_object_set_new(jd, "fw_ver", rq_json_text(v->fw_ver));
+		json_object_set_new(jd, "node_guid", rq_json_text(v->node_guid));
 		if (v->board_id[0])
-			json_object_set_new(jd, "board_id", json_string(v->board_id));
+			json_object_set_new(jd, "board_id", rq_json_text(v->board_id));
 		json_object_set_new(jd, "vendor_id", json_integer((json_int_t)v->vendor_id));
 		json_object_set_new(jd, "vendor_part_id", json_integer((json_int_t)v->vendor_part_id));
 		json_object_set_new(jd, "phys_port_cnt", json_integer(v->phys_port_cnt));
@@ -268,26 +268,26 @@ static int devinfo_adapter(const char *text, size_t len, json_t **out, char *err
 			json_t *o = json_object(), *jg = json_array();
 
 			json_object_set_new(o, "port", json_integer(p->num));
-			json_object_set_new(o, "state", json_string(p->state_str));
+			json_object_set_new(o, "state", rq_json_text(p->state_str));
 			json_object_set_new(o, "state_num", json_integer(p->state));
 			json_object_set_new(o, "max_mtu", json_integer(p->max_mtu));
 			json_object_set_new(o, "active_mtu", json_integer(p->active_mtu));
 			json_object_set_new(o, "sm_lid", json_integer(p->sm_lid));
 			json_object_set_new(o, "port_lid", json_integer(p->lid));
-			json_object_set_new(o, "link_layer", json_string(p->link_layer));
+			json_object_set_new(o, "link_layer", rq_json_text(p->link_layer));
 			if (p->phys_state[0])
-				json_object_set_new(o, "phys_state", json_string(p->phys_state));
+				json_object_set_new(o, "phys_state", rq_json_text(p->phys_state));
 			if (p->active_width[0])
-				json_object_set_new(o, "active_width", json_string(p->active_width));
+				json_object_set_new(o, "active_width", rq_json_text(p->active_width));
 			if (p->active_speed[0])
-				json_object_set_new(o, "active_speed", json_string(p->active_speed));
+				json_object_set_new(o, "active_speed", rq_json_text(p->active_speed));
 			for (int k = 0; k < p->ngids; k++) {
 				json_t *g = json_object();
 
 				json_object_set_new(g, "index", json_integer(p->gids[k].index));
-				json_object_set_new(g, "gid", json_string(p->gids[k].gid));
+				json_object_set_new(g, "gid", rq_json_text(p->gids[k].gid));
 				if (p->gids[k].type[0])
-					json_object_set_new(g, "type", json_string(p->gids[k].type));
+					json_object_set_new(g, "type", rq_json_text(p->gids[k].type));
 				json_array_append_new(jg, g);
 			}
 			if (p->ngids)

@@ -838,33 +838,6 @@ void osm_summary_reason(const struct osm_summary *s, char *buf, size_t size)
 
 /* ---- `rdmaqual parse` adapters ---- */
 
-/*
- * Tool text is not always UTF-8 (a node description is whatever the node
- * set; a copy into a fixed-size field may cut a character in two), and
- * jansson refuses such a string: json_pack() then returns NULL and the row
- * or the whole answer is lost.  Invalid bytes become U+FFFD instead.
- */
-static json_t *jtext(const char *s)
-{
-	struct sb sb = SB_INIT;
-	json_t *j;
-
-	sb_add_utf8(&sb, s, strlen(s));
-	j = json_stringn(sb.buf, sb.len);
-	sb_release(&sb);
-	return j ? j : json_string("");
-}
-
-/* The same for an object key. */
-static void jset_text(json_t *o, const char *key, json_t *v)
-{
-	struct sb sb = SB_INIT;
-
-	sb_add_utf8(&sb, key, strlen(key));
-	json_object_set_new(o, sb.buf, v);
-	sb_release(&sb);
-}
-
 static json_t *guid_json(uint64_t g)
 {
 	char b[24];
@@ -898,15 +871,15 @@ static int iblinkinfo_adapter(const char *text, size_t len, json_t **out, char *
 	for (size_t i = 0; i < l.n; i++) {
 		const struct ib_link *k = &l.v[i];
 		json_t *o = json_pack("{s:o, s:s, s:o, s:i, s:i, s:o, s:o, s:o}",
-				      "node", jtext(k->node), "type", k->is_switch ? "switch" : "ca",
+				      "node", rq_json_text(k->node), "type", k->is_switch ? "switch" : "ca",
 				      "guid", guid_json(k->guid), "lid", (int)k->lid, "port", k->port,
-				      "state", jtext(k->state), "phys_state", jtext(k->phys),
-				      "width", jtext(k->width));
+				      "state", rq_json_text(k->state), "phys_state", rq_json_text(k->phys),
+				      "width", rq_json_text(k->width));
 
-		json_object_set_new(o, "speed", jtext(k->speed));
+		json_object_set_new(o, "speed", rq_json_text(k->speed));
 		json_object_set_new(o, "gbps", json_real(k->gbps));
 		if (k->connected)
-			json_object_set_new(o, "remote", json_pack("{s:o, s:i, s:i}", "node", jtext(k->rnode),
+			json_object_set_new(o, "remote", json_pack("{s:o, s:i, s:i}", "node", rq_json_text(k->rnode),
 								   "lid", (int)k->rlid, "port", k->rport));
 		json_array_append_new(a, o);
 	}
@@ -928,7 +901,7 @@ static int perfquery_adapter(const char *text, size_t len, json_t **out, char *e
 		json_t *c = json_object();
 
 		for (size_t j = 0; j < p.v[i].n; j++)
-			jset_text(c, p.v[i].c[j].name, json_integer((json_int_t)p.v[i].c[j].value));
+			rq_json_set_text(c, p.v[i].c[j].name, json_integer((json_int_t)p.v[i].c[j].value));
 		json_array_append_new(a, json_pack("{s:i, s:i, s:b, s:o}", "lid", (int)p.v[i].lid,
 						   "port", p.v[i].port, "extended", p.v[i].extended,
 						   "counters", c));
@@ -962,16 +935,16 @@ static int netdiscover_adapter(const char *text, size_t len, json_t **out, char 
 		a = json_array();
 		for (size_t i = 0; i < p.n; i++) {
 			const struct ib_netport *k = &p.v[i];
-			json_t *o = json_pack("{s:o, s:i, s:i, s:o, s:o, s:o, s:o}", "type", jtext(k->type),
+			json_t *o = json_pack("{s:o, s:i, s:i, s:o, s:o, s:o, s:o}", "type", rq_json_text(k->type),
 					      "lid", (int)k->lid, "port", k->port, "guid", guid_json(k->guid),
-					      "width", jtext(k->width), "speed", jtext(k->speed),
-					      "name", jtext(k->name));
+					      "width", rq_json_text(k->width), "speed", rq_json_text(k->speed),
+					      "name", rq_json_text(k->name));
 
 			if (k->connected)
 				json_object_set_new(o, "remote",
-						    json_pack("{s:o, s:i, s:i, s:o, s:o}", "type", jtext(k->rtype),
+						    json_pack("{s:o, s:i, s:i, s:o, s:o}", "type", rq_json_text(k->rtype),
 							      "lid", (int)k->rlid, "port", k->rport,
-							      "guid", guid_json(k->rguid), "name", jtext(k->rname)));
+							      "guid", guid_json(k->rguid), "name", rq_json_text(k->rname)));
 			json_array_append_new(a, o);
 		}
 		*out = json_pack("{s:s, s:o}", "form", "ports", "ports", a);
@@ -1009,15 +982,15 @@ static int ibstat_adapter(const char *text, size_t len, json_t **out, char *err,
 			snprintf(cm, sizeof(cm), "0x%08x", p->capmask);
 			json_array_append_new(ports, json_pack(
 				"{s:i, s:o, s:o, s:o, s:i, s:i, s:i, s:s, s:o, s:o}", "port", p->num,
-				"state", jtext(p->state), "phys_state", jtext(p->phys), "rate", jtext(p->rate),
+				"state", rq_json_text(p->state), "phys_state", rq_json_text(p->phys), "rate", rq_json_text(p->rate),
 				"base_lid", (int)p->base_lid, "lmc", (int)p->lmc, "sm_lid", (int)p->sm_lid,
 				"capmask", cm, "port_guid", guid_json(p->port_guid),
-				"link_layer", jtext(p->link_layer)));
+				"link_layer", rq_json_text(p->link_layer)));
 		}
 		json_array_append_new(a, json_pack("{s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
-						   "name", jtext(ca->name), "node", ca->is_switch ? "switch" : "ca",
-						   "ca_type", jtext(ca->ca_type), "nports", ca->nports,
-						   "fw", jtext(ca->fw), "hw", jtext(ca->hw),
+						   "name", rq_json_text(ca->name), "node", ca->is_switch ? "switch" : "ca",
+						   "ca_type", rq_json_text(ca->ca_type), "nports", ca->nports,
+						   "fw", rq_json_text(ca->fw), "hw", rq_json_text(ca->hw),
 						   "node_guid", guid_json(ca->node_guid),
 						   "sys_guid", guid_json(ca->sys_guid), "ports", ports));
 	}
@@ -1036,8 +1009,8 @@ static int smpquery_adapter(const char *text, size_t len, json_t **out, char *er
 		return ret;
 	o = json_object();
 	for (size_t i = 0; i < k.n; i++)
-		jset_text(o, k.v[i].key, jtext(k.v[i].value));
-	*out = json_pack("{s:o, s:o}", "header", jtext(k.header), "fields", o);
+		rq_json_set_text(o, k.v[i].key, rq_json_text(k.v[i].value));
+	*out = json_pack("{s:o, s:o}", "header", rq_json_text(k.header), "fields", o);
 	ib_kvs_release(&k);
 	return 0;
 }
@@ -1070,13 +1043,13 @@ static int opensm_adapter(const char *text, size_t len, json_t **out, char *err,
 		return bad(err, errsz, 0, "no opensm version, state or error line: not opensm output");
 	}
 	for (size_t i = 0; i < s.nerrs && i < OSM_MAX_ERRS; i++)
-		json_array_append_new(e, jtext(s.errs[i]));
+		json_array_append_new(e, rq_json_text(s.errs[i]));
 	osm_summary_reason(&s, why, sizeof(why));
 	*out = json_pack("{s:o, s:o, s:b, s:b, s:b, s:i, s:b, s:b, s:o, s:i, s:o, s:o}",
-			 "version", jtext(s.version), "guid", guid_json(s.guid), "discovering", s.discovering,
+			 "version", rq_json_text(s.version), "guid", guid_json(s.guid), "discovering", s.discovering,
 			 "master", s.master, "standby", s.standby, "subnet_up", (int)s.subnet_up,
-			 "exiting", s.exiting, "bind_failed", s.bind_failed, "last_state", jtext(s.last_state),
-			 "nerrors", (int)s.nerrs, "errors", e, "summary", jtext(why));
+			 "exiting", s.exiting, "bind_failed", s.bind_failed, "last_state", rq_json_text(s.last_state),
+			 "nerrors", (int)s.nerrs, "errors", e, "summary", rq_json_text(why));
 	osm_summary_release(&s);
 	return 0;
 }

@@ -184,20 +184,20 @@ static int interrupts_adapter(const char *text, size_t len, json_t **out, char *
 		char kind[16], bdf[32];
 		int idx;
 
-		json_object_set_new(o, "irq", l->irq >= 0 ? json_integer(l->irq) : json_string(l->label));
+		json_object_set_new(o, "irq", l->irq >= 0 ? json_integer(l->irq) : rq_json_text(l->label));
 		for (int k = 0; k < l->ncounts; k++)
 			json_array_append_new(c, json_integer((json_int_t)l->counts[k]));
 		json_object_set_new(o, "counts", c);
 		json_object_set_new(o, "total", json_integer((json_int_t)l->total));
-		json_object_set_new(o, "desc", json_string(l->desc));
+		json_object_set_new(o, "desc", rq_json_text(l->desc));
 		if (l->irq >= 0)
-			json_object_set_new(o, "name", json_string(l->name));
+			json_object_set_new(o, "name", rq_json_text(l->name));
 		if (mlx5_irq_name(l->name, kind, sizeof(kind), &idx, bdf, sizeof(bdf)) == 0) {
 			json_t *m = json_object();
 
-			json_object_set_new(m, "kind", json_string(kind));
+			json_object_set_new(m, "kind", rq_json_text(kind));
 			json_object_set_new(m, "index", json_integer(idx));
-			json_object_set_new(m, "bdf", json_string(bdf));
+			json_object_set_new(m, "bdf", rq_json_text(bdf));
 			json_object_set_new(o, "mlx5", m);
 		}
 		json_array_append_new(irqs, o);

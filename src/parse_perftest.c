@@ -501,6 +501,17 @@ static json_t *lj_scalar(const char *s)
 	return json_string(s);
 }
 
+static bool utf8_valid(const char *s)
+{
+	size_t n = strlen(s), l;
+	uint32_t cp;
+
+	for (size_t i = 0; i < n; i += l)
+		if (!(l = utf8_decode((const unsigned char *)s + i, n - i, &cp)))
+			return false;
+	return true;
+}
+
 static json_t *lj_object(struct lj *j, bool braced)
 {
 	json_t *o = json_object();
@@ -551,6 +562,13 @@ static json_t *lj_object(struct lj *j, bool braced)
 		j->p++;
 		v = lj_value(j);
 		if (!v) {
+			sb_release(&key);
+			goto fail;
+		}
+		if (!utf8_valid(strtrim(key.buf))) {
+			/* jansson would drop the pair silently: refuse, as for values */
+			seterr(j->err, j->errsz, lj_line(j), "key is not UTF-8");
+			json_decref(v);
 			sb_release(&key);
 			goto fail;
 		}
@@ -774,15 +792,15 @@ static int adapter(const char *text, size_t len, json_t **out, char *err, size_t
 	json_object_set_new(o, "kind", json_string(r.kind == PT_BW ? "bw" :
 						   r.kind == PT_LAT ? "lat" : "unknown"));
 	if (r.test[0])
-		json_object_set_new(o, "test", json_string(r.test));
+		json_object_set_new(o, "test", rq_json_text(r.test));
 	if (r.version[0])
-		json_object_set_new(o, "version", json_string(r.version));
+		json_object_set_new(o, "version", rq_json_text(r.version));
 	if (r.device[0])
-		json_object_set_new(o, "device", json_string(r.device));
+		json_object_set_new(o, "device", rq_json_text(r.device));
 	if (r.conn[0])
-		json_object_set_new(o, "connection", json_string(r.conn));
+		json_object_set_new(o, "connection", rq_json_text(r.conn));
 	if (r.link_type[0])
-		json_object_set_new(o, "link_type", json_string(r.link_type));
+		json_object_set_new(o, "link_type", rq_json_text(r.link_type));
 	if (r.mtu)
 		json_object_set_new(o, "mtu", json_integer(r.mtu));
 	if (r.gid_index >= 0)
@@ -797,7 +815,7 @@ static int adapter(const char *text, size_t len, json_t **out, char *err, size_t
 	if (r.unit)
 		json_object_set_new(o, "unit", json_string(pt_unit_name(r.unit)));
 	if (r.error[0]) {
-		json_object_set_new(o, "error", json_string(r.error));
+		json_object_set_new(o, "error", rq_json_text(r.error));
 		json_object_set_new(o, "error_line", json_integer(r.error_line));
 	}
 	rows = json_array();

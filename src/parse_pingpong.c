@@ -175,7 +175,7 @@ static json_t *addr_json(const struct pp_addr *a)
 	json_object_set_new(o, "qpn", json_integer(a->qpn));
 	json_object_set_new(o, "psn", json_integer(a->psn));
 	if (a->gid[0])
-		json_object_set_new(o, "gid", json_string(a->gid));
+		json_object_set_new(o, "gid", rq_json_text(a->gid));
 	return o;
 }
 
@@ -203,7 +203,7 @@ static int pp_adapter(const char *text, size_t len, json_t **out, char *err, siz
 		json_object_set_new(o, "usec_per_iter", json_real(r.usec_per_iter));
 	}
 	if (r.error[0]) {
-		json_object_set_new(o, "error", json_string(r.error));
+		json_object_set_new(o, "error", rq_json_text(r.error));
 		json_object_set_new(o, "error_line", json_integer(r.error_line));
 	}
 	json_object_set_new(o, "ok", json_boolean(r.has_lat && !r.error[0]));
@@ -358,10 +358,10 @@ static int rping_adapter(const char *text, size_t len, json_t **out, char *err, 
 	json_object_set_new(o, "disconnected", json_boolean(r.disconnected));
 	ev = json_array();
 	for (unsigned i = 0; i < r.nevents && i < ARRAY_SIZE(r.events); i++)
-		json_array_append_new(ev, json_string(r.events[i]));
+		json_array_append_new(ev, rq_json_text(r.events[i]));
 	json_object_set_new(o, "cm_events", ev);
 	if (r.error[0]) {
-		json_object_set_new(o, "error", json_string(r.error));
+		json_object_set_new(o, "error", rq_json_text(r.error));
 		json_object_set_new(o, "error_line", json_integer(r.error_line));
 	}
 	json_object_set_new(o, "ok", json_boolean(r.pings > 0 && r.in_order && r.data_ok &&

@@ -2,7 +2,9 @@
 /* The `rdmaqual parse` registry, generated from parsers.def. */
 #include <stddef.h>
 #include <string.h>
+#include <jansson.h>
 #include "parsers.h"
+#include "util.h"
 
 #define PARSER(sym) extern const struct rq_parser rq_parser_##sym;
 #include "parsers.def"
@@ -21,4 +23,24 @@ const struct rq_parser *rq_parser_find(const char *name)
 		if (!strcmp(rq_parsers[i]->name, name))
 			return rq_parsers[i];
 	return NULL;
+}
+
+json_t *rq_json_text(const char *s)
+{
+	struct sb sb = SB_INIT;
+	json_t *j;
+
+	sb_add_utf8(&sb, s, strlen(s));
+	j = json_stringn(sb.buf, sb.len);
+	sb_release(&sb);
+	return j ? j : json_string("");
+}
+
+void rq_json_set_text(json_t *o, const char *key, json_t *v)
+{
+	struct sb sb = SB_INIT;
+
+	sb_add_utf8(&sb, key, strlen(key));
+	json_object_set_new(o, sb.buf, v);
+	sb_release(&sb);
 }

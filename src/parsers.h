@@ -23,4 +23,15 @@ struct rq_parser {
 extern const struct rq_parser *const rq_parsers[];
 const struct rq_parser *rq_parser_find(const char *name);
 
+/*
+ * For adapters: tool text is not always UTF-8 (a node description is
+ * whatever the node set, a log may hold Latin-1, a copy into a fixed-size
+ * field may cut a character), and jansson refuses such a string: json_string()
+ * returns NULL and json_object_set_new() then drops the field silently.
+ * These turn invalid bytes into U+FFFD instead; never NULL.
+ */
+struct json_t *rq_json_text(const char *s);
+/* json_object_set_new() with a key from tool text. */
+void rq_json_set_text(struct json_t *o, const char *key, struct json_t *v);
+
 #endif

@@ -229,6 +229,15 @@ START_TEST(json_adapter)
 	ck_assert_str_eq(json_string_value(json_object_get(port, "link_layer")), "Ethernet");
 	json_decref(j);
 	ck_assert_int_eq(p->parse("garbage\n", 8, &j, err, sizeof(err)), -EINVAL);
+
+	/* a name that is not UTF-8 was dropped from the answer (fuzz_parsers) */
+	char *at = strstr(s.buf, "rxe0");
+	ck_assert_ptr_nonnull(at);
+	at[2] = '\xe9';
+	ck_assert_int_eq(p->parse(s.buf, s.len, &j, err, sizeof(err)), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "devices"), 0),
+							    "hca_id")), "rx\xef\xbf\xbd" "0");
+	json_decref(j);
 	sb_release(&s);
 }
 END_TEST

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include "parse_interrupts.h"
+#include "parsers.h"
 #include "util.h"
 
 static bool real_sample(const char *name, struct sb *out)
@@ -125,6 +127,23 @@ START_TEST(kernel_layouts)
 }
 END_TEST
 
+/* A description that is not UTF-8 was dropped from the answer (fuzz_parsers). */
+START_TEST(adapter_non_utf8)
+{
+	static const char t[] = "      CPU0\n 24: 7 PCI-MSI 1-edge caf\xe9\n";
+	const struct rq_parser *p = rq_parser_find("interrupts");
+	json_t *j = NULL, *irq;
+	char err[256];
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->parse(t, strlen(t), &j, err, sizeof(err)), 0);
+	irq = json_array_get(json_object_get(j, "irqs"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(irq, "name")), "caf\xef\xbf\xbd");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(irq, "desc")), "\xef\xbf\xbd"));
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(malformed)
 {
 	struct interrupts in;
@@ -162,6 +181,7 @@ int main(void)
 	tcase_add_test(tc, real_cx5_grep_excerpt);
 	tcase_add_test(tc, kernel_layouts);
 	tcase_add_test(tc, malformed);
+	tcase_add_test(tc, adapter_non_utf8);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -429,6 +429,7 @@ START_TEST(fixture_rejects)
 	const char *garbage = "hello world\nthis is not perftest\n";
 	const char *badrow = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
 			     " 65536      1000             397.24             360.91\n";
+	const char *latinkey = "{\n\"caf\xe9\": 1\n}\n";
 	const char *badkey = "{\n\"test_info\": {\n\"test\": \"RDMA_Write_BW_Test\",\n\"Device: x\n}\n}\n";
 
 	ck_assert_int_eq(pt_parse(garbage, strlen(garbage), &r, err, sizeof(err)), -EINVAL);
@@ -440,6 +441,9 @@ START_TEST(fixture_rejects)
 	/* an unterminated quoted key leaked what it had read (fuzzing found it) */
 	ck_assert_int_eq(pt_parse(badkey, strlen(badkey), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "unterminated string"), "%s", err);
+	/* a key that is not UTF-8 was dropped silently; refused now, as values are */
+	ck_assert_int_eq(pt_parse(latinkey, strlen(latinkey), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "key is not UTF-8"), "%s", err);
 
 	loadf(&body, NULL, "fixtures/perftest/version-captured.txt");
 	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
@@ -566,6 +570,15 @@ START_TEST(rping_corruption_and_errors)
 	ck_assert_int_eq(rping_parse(huge, strlen(huge), &r, err, sizeof(err)), 0);
 	ck_assert_uint_eq(r.pings, 2);
 	ck_assert(!r.in_order);
+
+	/* an error line that is not UTF-8 was dropped from the adapter's answer (fuzz_parsers) */
+	const struct rq_parser *pp = rq_parser_find("ibv_rc_pingpong");
+	const char *latin = "Couldn't connect to caf\xe9:18515\n";
+	json_t *j = NULL;
+
+	ck_assert_int_eq(pp->parse(latin, strlen(latin), &j, err, sizeof(err)), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "error")), "Couldn't connect to caf\xef\xbf\xbd:18515");
+	json_decref(j);
 }
 END_TEST
 
