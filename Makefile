@@ -88,7 +88,10 @@ build/fuzz/obj/%.o: %.c
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LDFLAGS) $(LDLIBS)
+
+# fuzz_parsers.c checks that no field is dropped (see there)
+build/fuzz/fuzz_parsers: FUZZ_LDFLAGS := -Wl,--wrap=json_object_set_new,--wrap=json_array_append_new
 
 # kept between builds (pattern-rule objects are intermediate otherwise)
 .SECONDARY: $(FUZZ_OBJ)

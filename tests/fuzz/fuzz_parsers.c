@@ -8,7 +8,12 @@
  * parser that reads past len.  Besides "no crash, no leak, no UB" it checks
  * the adapter contract of parsers.h:
  *   - 0 -> *out is a JSON object that jansson can dump;
- *   - otherwise -> a negative errno, err says why, and *out is untouched.
+ *   - otherwise -> a negative errno, err says why, and *out is untouched;
+ *   - nothing is dropped on the way: jansson ignores a NULL value (what
+ *     json_string() returns for text that is not UTF-8) and a key that is
+ *     not UTF-8, so the answer would silently lack a field.  The link
+ *     wraps json_object_set_new() and json_array_append_new() (-Wl,--wrap,
+ *     see the Makefile) to catch both while a parser runs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,8 +21,47 @@
 #include <string.h>
 #include <jansson.h>
 #include "parsers.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int __real_json_object_set_new(json_t *object, const char *key, json_t *value);
+int __wrap_json_object_set_new(json_t *object, const char *key, json_t *value);
+int __real_json_array_append_new(json_t *array, json_t *value);
+int __wrap_json_array_append_new(json_t *array, json_t *value);
+
+static const char *running;	/* the parser being run, NULL outside */
+
+static bool utf8_ok(const char *s)
+{
+	size_t n = strlen(s), i = 0, l;
+	uint32_t cp;
+
+	for (; i < n; i += l)
+		if (!(l = utf8_decode((const unsigned char *)s + i, n - i, &cp)))
+			return false;
+	return true;
+}
+
+int __wrap_json_object_set_new(json_t *object, const char *key, json_t *value)
+{
+	if (running && (!object || !key || !value || !utf8_ok(key))) {
+		fprintf(stderr, "%s: field \"%s\" dropped (%s)\n", running, key ? key : "(null)",
+			!object ? "no object" : !value ? "NULL value: text not UTF-8?" :
+			"key not UTF-8");
+		abort();
+	}
+	return __real_json_object_set_new(object, key, value);
+}
+
+int __wrap_json_array_append_new(json_t *array, json_t *value)
+{
+	if (running && (!array || !value)) {
+		fprintf(stderr, "%s: array element dropped (%s)\n", running,
+			!array ? "no array" : "NULL value: text not UTF-8?");
+		abort();
+	}
+	return __real_json_array_append_new(array, value);
+}
 
 static size_t nparsers(void)
 {
@@ -53,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data + 1, size);
 	memset(err, 0, sizeof(err));
 
+	running = p->name;
 	ret = p->parse(text, size, &out, err, sizeof(err));
+	running = NULL;
 	if (verbose)
 		fprintf(stderr, "%s: %d %s\n", p->name, ret, ret ? err : "ok");
 	if (ret == 0) {
