@@ -27,7 +27,7 @@ seedtext() {
 	{ printf "\\$(printf '%03o' "$(idx "$1")")"; printf '%s\n' "$3"; } > "$out/$1--$2"
 }
 
-for f in fixtures/perftest/*.txt; do seed perftest "$f"; done
+for f in fixtures/perftest/*.txt fixtures/perftest/*.json; do seed perftest "$f"; done
 for n in rxe-vm1 cx7-ndr-ib cx6dx-roce-mtu4180; do
 	for f in fixtures/nodes/$n/capture/tools/ibv_devinfo*.out; do
 		seed ibv_devinfo "$f" "$n-$(basename "$f")"
