@@ -675,6 +675,12 @@ START_TEST(case_text_errors)
 	ck_assert_int_eq(rq_load_case_text("agent", n, strlen(n), &S, &D), 2);
 	expect_sub(1, 34, "must: expected an integer, got an empty value");
 	expect_sub(1, 47, "label: value contains a NUL byte");
+	/* re-escaped for YAML, the text moves: no position rather than a wrong one */
+	const char e[] = "{\"name\":\"e\",\"kind\":\"rich\",\"tags\":[\"\x7f\x7f\x7f\x7f\x7f\x7f\"],"
+			 "\"must\":\"x\"}";
+	rq_diags_release(&D);
+	ck_assert_int_eq(rq_load_case_text("agent", e, strlen(e), &S, &D), 1);
+	expect_exact(0, 0, "must: expected an integer, got \"x\"");
 }
 END_TEST
 
