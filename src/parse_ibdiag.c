@@ -877,7 +877,7 @@ static int iblinkinfo_adapter(const char *text, size_t len, json_t **out, char *
 				      "width", rq_json_text(k->width));
 
 		json_object_set_new(o, "speed", rq_json_text(k->speed));
-		json_object_set_new(o, "gbps", json_real(k->gbps));
+		json_object_set_new(o, "gbps", rq_json_num(k->gbps));
 		if (k->connected)
 			json_object_set_new(o, "remote", json_pack("{s:o, s:i, s:i}", "node", rq_json_text(k->rnode),
 								   "lid", (int)k->rlid, "port", k->rport));

@@ -188,6 +188,26 @@ static bool parse_table_header(const char *s, struct table *t, struct pt_report 
 }
 
 /* Split on whitespace into at most max numbers; -1 if a token is not a number. */
+/*
+ * A double outside the target type's range does not convert (UB): "1e30"
+ * or "-5" in a mangled row.  Negative and NaN give 0, too large the maximum.
+ */
+static uint64_t to_u64(double d)
+{
+	if (!(d >= 0))
+		return 0;
+	return d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)d;
+}
+
+static json_int_t to_i64(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d >= 9223372036854775808.0)
+		return INT64_MAX;
+	return d < -9223372036854775808.0 ? INT64_MIN : (json_int_t)d;
+}
+
 static int split_numbers(const char *s, double *v, int max)
 {
 	int n = 0;
@@ -385,8 +405,8 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 			row->line = lineno;
 			for (int i = 0; i < nv; i++)
 				row->v[t.cols[i]] = v[i];
-			row->bytes = (uint64_t)row->v[PT_C_BYTES];
-			row->iters = isnan(row->v[PT_C_ITERS]) ? 0 : (uint64_t)row->v[PT_C_ITERS];
+			row->bytes = to_u64(row->v[PT_C_BYTES]);
+			row->iters = to_u64(row->v[PT_C_ITERS]);
 		} else if (str_starts(s, "local address:") || str_starts(s, "remote address:") ||
 			   str_starts(s, "GID:")) {
 			seen = true;
@@ -493,7 +513,7 @@ static json_t *lj_scalar(const char *s)
 	if (!strcmp(s, "null"))
 		return json_null();
 	d = strtod(s, &end);
-	if (*s && end != s && *end == '\0') {
+	if (*s && end != s && *end == '\0' && isfinite(d)) {	/* "1e999": kept as text */
 		if (!strpbrk(s, ".eE") && d >= -9e15 && d <= 9e15)
 			return json_integer((json_int_t)d);
 		return json_real(d);
@@ -692,9 +712,9 @@ static void json_result(struct pt_report *r, json_t *res)
 		return;
 	row = add_row(r);
 	row->v[PT_C_BYTES] = size;
-	row->bytes = (uint64_t)size;
+	row->bytes = to_u64(size);
 	row->v[PT_C_ITERS] = jnum(res, "n_iterations");
-	row->iters = isnan(row->v[PT_C_ITERS]) ? 0 : (uint64_t)row->v[PT_C_ITERS];
+	row->iters = to_u64(row->v[PT_C_ITERS]);
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
 		double d = jnum(res, map[i].k);
 
@@ -827,13 +847,13 @@ static int adapter(const char *text, size_t len, json_t **out, char *err, size_t
 			if (isnan(r.rows[i].v[c]))
 				continue;
 			if (c == PT_C_ITERS || c == PT_C_SL)
-				json_object_set_new(row, pt_col_name(c), json_integer((json_int_t)r.rows[i].v[c]));
+				json_object_set_new(row, pt_col_name(c), json_integer(to_i64(r.rows[i].v[c])));
 			else
-				json_object_set_new(row, pt_col_name(c), json_real(r.rows[i].v[c]));
+				json_object_set_new(row, pt_col_name(c), rq_json_num(r.rows[i].v[c]));
 		}
 		if (r.kind == PT_BW && !isnan(r.rows[i].v[PT_C_BW_AVG]))
 			json_object_set_new(row, "bw_avg_gbps",
-					    json_real(pt_gbps(&r, r.rows[i].v[PT_C_BW_AVG])));
+					    rq_json_num(pt_gbps(&r, r.rows[i].v[PT_C_BW_AVG])));
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(o, "rows", rows);

@@ -195,12 +195,12 @@ static int pp_adapter(const char *text, size_t len, json_t **out, char *err, siz
 		json_object_set_new(o, "remote", addr_json(&r.remote));
 	if (r.has_bw) {
 		json_object_set_new(o, "bytes", json_integer((json_int_t)r.bytes));
-		json_object_set_new(o, "seconds", json_real(r.bw_seconds));
-		json_object_set_new(o, "mbit_per_sec", json_real(r.mbit_per_sec));
+		json_object_set_new(o, "seconds", rq_json_num(r.bw_seconds));
+		json_object_set_new(o, "mbit_per_sec", rq_json_num(r.mbit_per_sec));
 	}
 	if (r.has_lat) {
 		json_object_set_new(o, "iters", json_integer((json_int_t)r.iters));
-		json_object_set_new(o, "usec_per_iter", json_real(r.usec_per_iter));
+		json_object_set_new(o, "usec_per_iter", rq_json_num(r.usec_per_iter));
 	}
 	if (r.error[0]) {
 		json_object_set_new(o, "error", rq_json_text(r.error));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The `rdmaqual parse` registry, generated from parsers.def. */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 #include <jansson.h>
@@ -43,4 +44,9 @@ void rq_json_set_text(json_t *o, const char *key, json_t *v)
 	sb_add_utf8(&sb, key, strlen(key));
 	json_object_set_new(o, sb.buf, v);
 	sb_release(&sb);
+}
+
+json_t *rq_json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
 }

@@ -33,5 +33,7 @@ const struct rq_parser *rq_parser_find(const char *name);
 struct json_t *rq_json_text(const char *s);
 /* json_object_set_new() with a key from tool text. */
 void rq_json_set_text(struct json_t *o, const char *key, struct json_t *v);
+/* A figure read from tool text: JSON has no Inf/NaN (json_real() returns NULL): null. */
+struct json_t *rq_json_num(double v);
 
 #endif

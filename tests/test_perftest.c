@@ -429,6 +429,8 @@ START_TEST(fixture_rejects)
 	const char *garbage = "hello world\nthis is not perftest\n";
 	const char *badrow = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
 			     " 65536      1000             397.24             360.91\n";
+	const char *huge_row = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+			       " 65536      1e30             1e999              1e308                -1\n";
 	const char *latinkey = "{\n\"caf\xe9\": 1\n}\n";
 	const char *badkey = "{\n\"test_info\": {\n\"test\": \"RDMA_Write_BW_Test\",\n\"Device: x\n}\n}\n";
 
@@ -441,6 +443,19 @@ START_TEST(fixture_rejects)
 	/* an unterminated quoted key leaked what it had read (fuzzing found it) */
 	ck_assert_int_eq(pt_parse(badkey, strlen(badkey), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "unterminated string"), "%s", err);
+	/* numbers out of range: converting them to integers was UB, Inf was dropped (fuzz_parsers) */
+	const struct rq_parser *ad = rq_parser_find("perftest");
+	json_t *o = NULL, *row;
+
+	ck_assert_int_eq(ad->parse(huge_row, strlen(huge_row), &o, err, sizeof(err)), 0);
+	row = json_array_get(json_object_get(o, "rows"), 0);
+	ck_assert(json_integer_value(json_object_get(row, "iterations")) == INT64_MAX);
+	ck_assert(json_is_null(json_object_get(row, "bw_peak")));
+	ck_assert(json_is_null(json_object_get(row, "bw_avg_gbps")));
+	json_decref(o);
+	ck_assert_int_eq(pt_parse(huge_row, strlen(huge_row), &r, err, sizeof(err)), 0);
+	ck_assert(r.rows[0].iters == UINT64_MAX);
+	pt_report_release(&r);
 	/* a key that is not UTF-8 was dropped silently; refused now, as values are */
 	ck_assert_int_eq(pt_parse(latinkey, strlen(latinkey), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "key is not UTF-8"), "%s", err);
