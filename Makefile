@@ -78,7 +78,9 @@ docs-check: rdmaqual
 # (the loader's in tests/fuzz/corpus) and grows build/fuzz/corpus-NAME.
 FUZZ_SRC := $(SRC)
 FUZZ_OBJ := $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS)
+# UB must stop the run: by default UBSan only prints and libFuzzer goes on
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) \
+	-fno-sanitize-recover=undefined
 FUZZ_RUN = build/fuzz/fuzz_$(1) -max_total_time=$(2) -max_len=$(3) build/fuzz/corpus-$(1) \
 	$(if $(filter loader,$(1)),tests/fuzz/corpus,tests/fuzz/corpus-$(1))
 
