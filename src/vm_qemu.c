@@ -81,6 +81,11 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	if (s->accel == RQ_ACCEL_TCG) {
 		add(&a, "-cpu");
 		add(&a, "max");
+	} else {
+		/* KVM's default CPU model has no RDRAND (and -cpu host aborts under
+		 * nested virtualization here): feed the CRNG from the host. */
+		add(&a, "-device");
+		add(&a, "virtio-rng-pci");
 	}
 	add(&a, "-m");
 	addf(&a, "%d", s->mem_mb > 0 ? s->mem_mb : 512);

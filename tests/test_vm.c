@@ -130,6 +130,7 @@ START_TEST(argv_vm1_kvm_hang)
 	i = argv_find(argv, "-accel");
 	ck_assert_str_eq(argv[i + 1], "kvm");
 	ck_assert_int_lt(argv_find(argv, "-cpu"), 0);
+	ck_assert(argv_has_sub(argv, "virtio-rng-pci"));
 	i = argv_find(argv, "-smp");
 	ck_assert_str_eq(argv[i + 1], "1");
 	i = argv_find(argv, "-m");

@@ -5,7 +5,7 @@
 # RQ_INITRD=PATH.  Contents: busybox-static, vm/init as /init, and the
 # modules that `modprobe -a --show-depends` lists for the virtio devices,
 # 9p, rdma_rxe and rdma_ucm, plus crc32_generic (rxe needs it and nothing
-# pulls it in: without it creating rxe0 fails with ENOENT).  Nothing
+# pulls it in: without it creating rxe0 fails with ENOENT) and virtio_rng.  Nothing
 # autoloads under busybox, so /init loads them in this order.
 #
 # The archive is named by a hash of every input (this script, vm/init,
@@ -20,7 +20,9 @@ cache=${RQ_VM_CACHE:-$here/cache}
 modroot=
 kver=
 busybox=${RQ_BUSYBOX:-/bin/busybox}
-MODULES="virtio_pci virtio_net virtio_console 9pnet_virtio 9p rdma_rxe rdma_ucm crc32_generic"
+# virtio_rng: under KVM the guest CPU model has no RDRAND, and without an
+# entropy source the first /dev/urandom read blocks about a second.
+MODULES="virtio_pci virtio_net virtio_console 9pnet_virtio 9p rdma_rxe rdma_ucm crc32_generic virtio_rng"
 APPLETS="sh mount insmod ip mkdir chroot echo sleep cat poweroff reboot mknod ln"
 
 while [ $# -gt 0 ]; do
