@@ -18,7 +18,6 @@
 #include "proc.h"
 #include "sched.h"
 
-volatile sig_atomic_t rq_interrupted;
 
 static struct rq_target *target_get(struct sched *s, const char *name, char *err, size_t errsz)
 {

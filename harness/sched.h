@@ -11,7 +11,6 @@
 #include "result.h"
 #include "target.h"
 
-extern volatile sig_atomic_t rq_interrupted;	/* signal number that stopped the run */
 
 struct sched {
 	const struct rq_run_opts *opts;

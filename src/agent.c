@@ -256,6 +256,11 @@ int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t d
 			if ((resp[0] = unstash(a[i], ids[i])))
 				return i;
 		}
+		/* A signal that landed outside poll() must not wait for the deadline. */
+		if (rq_interrupted) {
+			snprintf(why, whysz, "interrupted");
+			return -2;
+		}
 		for (int i = 0; i < n; i++) {
 			if (!ids[i])
 				continue;
@@ -275,7 +280,7 @@ int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t d
 			snprintf(why, whysz, "no answer from agent %s before the deadline", a[0]->label);
 			return -1;
 		}
-		int r = poll(pfd, (nfds_t)np, (int)(left > 1000 ? 1000 : left));
+		int r = poll(pfd, (nfds_t)np, (int)(left > 250 ? 250 : left));
 
 		if (r < 0 && errno == EINTR) {
 			/* Let the caller see an interrupt (SIGINT/SIGTERM) promptly. */

@@ -30,6 +30,7 @@
 extern char **environ;
 
 double rq_timeout_mul = 1.0;
+volatile sig_atomic_t rq_interrupted;
 
 #define DEFAULT_TAIL 4096
 #define DEFAULT_GRACE_MS 500

@@ -11,6 +11,7 @@
 #ifndef RQ_PROC_H
 #define RQ_PROC_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -79,6 +80,11 @@ bool cmd_exists(const char *name);
 
 /* The run-wide timeout multiplier (TCG is slow); every deadline passes through it. */
 extern double rq_timeout_mul;
+/*
+ * Set (to the signal number) by the runner's SIGINT/SIGTERM/SIGHUP handler;
+ * every wait loop checks it so a run stops promptly wherever it waits.
+ */
+extern volatile sig_atomic_t rq_interrupted;
 static inline int64_t scaled_ms(int64_t ms) { return (int64_t)(ms * rq_timeout_mul); }
 
 #endif
