@@ -183,7 +183,7 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 		return 0;
 	}
 	if (!o.state_dir) {
-		statedir_default(state_dir, sizeof(state_dir));
+		rq_state_dir(NULL, state_dir, sizeof(state_dir));
 		o.state_dir = state_dir;
 	}
 	/* Signals are taken synchronously so the guests are always stopped. */

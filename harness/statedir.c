@@ -9,21 +9,6 @@
 #include "statedir.h"
 #include "util.h"
 
-void statedir_default(char *buf, size_t size)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	const char *env = getenv("RDMAQUAL_STATE_DIR");
-
-	if (env && *env)
-		snprintf(buf, size, "%s", env);
-	else if (geteuid() == 0)
-		snprintf(buf, size, "/run/rdmaqual");
-	else if (xdg && *xdg)
-		snprintf(buf, size, "%s/rdmaqual", xdg);
-	else
-		snprintf(buf, size, "/tmp/rdmaqual-%u", (unsigned)geteuid());
-}
-
 int statedir_lock(const char *want, char *dir, size_t dirsz)
 {
 	char path[4200], holder[64] = "";
@@ -32,7 +17,7 @@ int statedir_lock(const char *want, char *dir, size_t dirsz)
 	if (want && *want)
 		snprintf(dir, dirsz, "%s", want);
 	else
-		statedir_default(dir, dirsz);
+		rq_state_dir(NULL, dir, dirsz);
 	if (mkdir_p(dir, 0700)) {
 		fprintf(stderr, "rdmaqual: cannot create state dir %s: %s\n", dir, strerror(errno));
 		return -1;

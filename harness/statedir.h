@@ -13,8 +13,6 @@
 #include <stddef.h>
 #include "target.h"
 
-/* Default state dir: /run/rdmaqual as root, else $XDG_RUNTIME_DIR or /tmp. */
-void statedir_default(char *buf, size_t size);
 /*
  * Take the node lock (non-blocking).  Fills dir (the chosen dir).  Returns
  * the lock fd, or -1 after printing who holds it.

@@ -86,6 +86,13 @@ struct rq_target {
 	void *priv;
 };
 
+/*
+ * The node's run-state directory: o->state_dir when set, else
+ * $RDMAQUAL_STATE_DIR, else /run/rdmaqual as root, else
+ * $XDG_RUNTIME_DIR/rdmaqual, else /tmp/rdmaqual-UID.  Returns buf.
+ */
+const char *rq_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
+
 extern const struct rq_target_ops *const rq_target_ops_all[];
 const struct rq_target_ops *rq_target_ops_find(const char *name);
 

@@ -27,21 +27,7 @@
 
 const char *rq_vm_state_dir(const struct rq_run_opts *o, char *buf, size_t size)
 {
-	/* Same default as the runner's (harness/statedir.c), for callers without opts. */
-	const char *env = getenv("RDMAQUAL_STATE_DIR");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-
-	if (o && o->state_dir && *o->state_dir)
-		snprintf(buf, size, "%s", o->state_dir);
-	else if (env && *env)
-		snprintf(buf, size, "%s", env);
-	else if (geteuid() == 0)
-		snprintf(buf, size, "/run/rdmaqual");
-	else if (xdg && *xdg)
-		snprintf(buf, size, "%s/rdmaqual", xdg);
-	else
-		snprintf(buf, size, "/tmp/rdmaqual-%u", (unsigned)geteuid());
-	return buf;
+	return rq_state_dir(o, buf, size);
 }
 
 static void record_path(const char *state_dir, pid_t runner, char *buf, size_t size)
