@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -686,6 +687,15 @@ static double jnum(json_t *o, const char *key)
 	return NAN;
 }
 
+/* An int field; a value that is no int (NaN, 1e112) leaves *dst as it was. */
+static void jint(json_t *o, const char *key, int *dst)
+{
+	double d = jnum(o, key);
+
+	if (d >= INT_MIN && d <= INT_MAX)
+		*dst = (int)d;
+}
+
 static void jstr(json_t *o, const char *key, char *dst, size_t size)
 {
 	json_t *v = json_object_get(o, key);
@@ -764,14 +774,10 @@ static int parse_json(const char *text, size_t len, struct pt_report *r, char *e
 	jstr(info, "Device", r->device, sizeof(r->device));
 	jstr(info, "Connection_type", r->conn, sizeof(r->conn));
 	jstr(info, "Link_type", r->link_type, sizeof(r->link_type));
-	if (!isnan(jnum(info, "Mtu")))
-		r->mtu = (int)jnum(info, "Mtu");
-	if (!isnan(jnum(info, "GID_index")))
-		r->gid_index = (int)jnum(info, "GID_index");
-	if (!isnan(jnum(info, "Number_of_qps")))
-		r->qps = (int)jnum(info, "Number_of_qps");
-	if (!isnan(jnum(info, "TX_depth")))
-		r->tx_depth = (int)jnum(info, "TX_depth");
+	jint(info, "Mtu", &r->mtu);
+	jint(info, "GID_index", &r->gid_index);
+	jint(info, "Number_of_qps", &r->qps);
+	jint(info, "TX_depth", &r->tx_depth);
 	res = json_object_get(root, "results");
 	if (json_is_array(res)) {
 		size_t i;

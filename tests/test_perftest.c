@@ -456,6 +456,15 @@ START_TEST(fixture_rejects)
 	ck_assert_int_eq(pt_parse(huge_row, strlen(huge_row), &r, err, sizeof(err)), 0);
 	ck_assert(r.rows[0].iters == UINT64_MAX);
 	pt_report_release(&r);
+	/* an int field out of int's range converted with UB; it stays unset now */
+	const char *bigmtu = "{\"test_info\": {\"test\": \"RDMA_Write_BW_Test\", \"Mtu\": 1e112, "
+			     "\"GID_index\": -1e30, \"TX_depth\": 128},\n"
+			     "\"results\": {\"MsgSize\": 65536, \"BW_average\": 1.5}}\n";
+	ck_assert_int_eq(pt_parse(bigmtu, strlen(bigmtu), &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.mtu, 0);
+	ck_assert_int_eq(r.gid_index, -1);
+	ck_assert_int_eq(r.tx_depth, 128);
+	pt_report_release(&r);
 	/* a key that is not UTF-8 was dropped silently; refused now, as values are */
 	ck_assert_int_eq(pt_parse(latinkey, strlen(latinkey), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "key is not UTF-8"), "%s", err);
