@@ -568,7 +568,9 @@ int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err
 
 		if (noise(s))
 			continue;
-		if ((str_starts(s, "CA '") || str_starts(s, "Switch '")) && s[strlen(s) - 1] == '\'') {
+		/* two quotes: "Switch '" alone would make the name's length -1 */
+		if ((str_starts(s, "CA '") || str_starts(s, "Switch '")) && s[strlen(s) - 1] == '\'' &&
+		    strchr(s, '\'') != strrchr(s, '\'')) {
 			const char *q = strchr(s, '\'');
 
 			if (out->n == cap) {

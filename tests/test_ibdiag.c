@@ -426,6 +426,13 @@ START_TEST(ibstat_real_and_ibsim)
 	ck_assert_str_eq(st.v[0].ports[0].link_layer, "Ethernet");
 	ck_assert(st.v[0].ports[0].capmask == 0x00010000);
 	ib_stat_release(&st);
+
+	/* "Switch '" with no name read 63 bytes past the line (fuzz_parsers) */
+	static const char lone[] = "Switch '\n\tCA type: x\n";
+
+	ck_assert_int_eq(ib_parse_ibstat(lone, strlen(lone), &st, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "outside a CA block"), "%s", err);
+	ib_stat_release(&st);
 	sb_release(&s);
 }
 END_TEST
