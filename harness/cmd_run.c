@@ -106,6 +106,21 @@ static void write_row_log(const char *run_dir, struct rq_result *r)
 	r->log_path = xasprintf("logs/%s.log", name);
 }
 
+/* How a need is written in a case file, without its argument. */
+static const char *need_word(enum need_type t)
+{
+	switch (t) {
+	case NEED_ROOT: return "root";
+	case NEED_MODULE: return "module:";
+	case NEED_CMD: return "cmd:";
+	case NEED_LINK_LAYER: return "link_layer:";
+	case NEED_MEMLOCK: return "memlock:";
+	case NEED_DEVICE: return "device";
+	case NEED_FILE: return "file:";
+	}
+	return "?";
+}
+
 static void print_dry(struct sched *s, const struct rq_case *c)
 {
 	char tname[256], why[512];
@@ -113,9 +128,8 @@ static void print_dry(struct sched *s, const struct rq_case *c)
 
 	printf("%-40s %-12s %s\n", c->name, ok ? tname : "-", why);
 	for (size_t i = 0; i < c->nneeds; i++)
-		printf("%-40s   needs %s%s%s\n", "", (const char *[]){
-			"root", "module:", "cmd:", "link_layer:", "memlock:", "device", "file:" }
-			[c->needs[i].type], c->needs[i].arg ? c->needs[i].arg : "",
+		printf("%-40s   needs %s%s%s\n", "", need_word(c->needs[i].type),
+		       c->needs[i].arg ? c->needs[i].arg : "",
 			ok && !strcmp(tname, "rxe-vm") ? " (checked in the guest)" : "");
 }
 
@@ -278,7 +292,9 @@ int cmd_run(int argc, char **argv)
 
 	runrep_init(&rep, run_dir, run_id, argc, argv);
 	runrep_begin(&rep, &results);
-	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
+	size_t ran = 0;
+
+	for (size_t i = 0; i < nsel && !rq_interrupted; i++, ran++) {
 		size_t first = results.n;
 
 		sched_run_case(&s, sel[i], &results);
@@ -292,7 +308,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (rq_interrupted)
 		fprintf(stderr, "rdmaqual run: stopped by signal %d; %zu of %zu cases ran\n",
-			(int)rq_interrupted, results.n ? (size_t)results.n : 0, nsel);
+			(int)rq_interrupted, ran, nsel);
 	sched_close(&s);
 	runrep_end(&rep, &results);
 
