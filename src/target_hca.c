@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "agent.h"
 #include "kind.h"
 #include "rdmadev.h"
 #include "target.h"
+#include "target_node.h"
 #include "undo.h"
 #include "util.h"
 
@@ -29,36 +29,6 @@ static bool hca_available(const struct rq_run_opts *o, const char *arg, char *wh
 	return true;
 }
 
-struct hca_priv {
-	struct rq_agent *self;
-	struct rq_agent *peer;		/* --peer HOST: the second node, over ssh */
-	char peer_addr[64];
-};
-
-static int hca_open(struct rq_target *t, char *err, size_t errsz)
-{
-	struct hca_priv *p = xcalloc(1, sizeof(*p));
-
-	t->priv = p;
-	p->self = rq_agent_local(t->opts->self_exe, err, errsz);
-	if (!p->self)
-		goto fail;
-	if (t->opts->peer) {
-		if (rq_ssh_resolve4(t->opts->peer, p->peer_addr, sizeof(p->peer_addr))) {
-			snprintf(err, errsz, "cannot resolve peer %s to an IPv4 address", t->opts->peer);
-			goto fail;
-		}
-		p->peer = rq_agent_ssh(t->opts->peer, t->opts->self_exe, err, errsz);
-		if (!p->peer)
-			goto fail;
-	}
-	return 0;
-fail:
-	free(p);
-	t->priv = NULL;
-	return -1;
-}
-
 /*
  * One-sided cases run on this node; two-sided ones put the server role on
  * --peer HOST when given, else both roles here in loopback.
@@ -66,26 +36,8 @@ fail:
 static int hca_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
 		     char *err, size_t errsz)
 {
-	struct hca_priv *p = t->priv;
-	bool remote = p->peer && c->kind->two_sided;
-
-	pl->side[0] = p->self;
-	pl->side[1] = remote ? p->peer : p->self;
-	snprintf(pl->addr[0], sizeof(pl->addr[0]), "127.0.0.1");
-	snprintf(pl->addr[1], sizeof(pl->addr[1]), "%s", remote ? p->peer_addr : "127.0.0.1");
-	pl->root = "";
+	node_agents_place(t, c, pl);
 	return 0;
-}
-
-static void hca_close(struct rq_target *t)
-{
-	struct hca_priv *p = t->priv;
-
-	/* The shared local agent is closed once, at the end of the run. */
-	if (p && p->peer)
-		rq_agent_close(p->peer);
-	free(p);
-	t->priv = NULL;
 }
 
 static void hca_facts(struct rq_target *t, struct rq_result *sink)
@@ -96,6 +48,7 @@ static void hca_facts(struct rq_target *t, struct rq_result *sink)
 		rq_fact_add(sink, "kernel", u.release);
 	if (t->opts && t->opts->peer)
 		rq_fact_add(sink, "peer", t->opts->peer);
+	node_agents_peer_facts(t, sink);
 }
 
 /* Settings a killed run changed on this node (MTU, IRQ affinity): put them back. */
@@ -120,9 +73,9 @@ const struct rq_target_ops rq_target_hca = {
 	.name = "hca",
 	.help = "real ConnectX devices on this node (all devices and ports), changed only by cases that say so",
 	.available = hca_available,
-	.open = hca_open,
+	.open = node_agents_open,
 	.place = hca_place,
-	.close = hca_close,
+	.close = node_agents_close,
 	.facts = hca_facts,
 	.cleanup_stale = hca_cleanup_stale,
 };

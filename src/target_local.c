@@ -4,104 +4,27 @@
  * nothing changed; what command and lint kinds run on.  Two-sided cases run
  * both roles here in loopback, or the server role on --peer HOST over ssh.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <jansson.h>
-#include "agent.h"
-#include "proc.h"
 #include "target.h"
-
-struct local_priv {
-	struct rq_agent *self;
-	struct rq_agent *peer;		/* --peer HOST, or NULL */
-	char peer_addr[64];
-};
+#include "target_node.h"
 
 static bool local_available(const struct rq_run_opts *o, const char *arg, char *why, size_t sz)
 {
 	return true;
 }
 
-static int local_open(struct rq_target *t, char *err, size_t errsz)
-{
-	struct local_priv *p = xcalloc(1, sizeof(*p));
-
-	t->priv = p;
-	p->self = rq_agent_local(t->opts->self_exe, err, errsz);
-	if (!p->self)
-		goto fail;
-	if (t->opts->peer) {
-		if (rq_ssh_resolve4(t->opts->peer, p->peer_addr, sizeof(p->peer_addr))) {
-			snprintf(err, errsz, "cannot resolve peer %s to an IPv4 address", t->opts->peer);
-			goto fail;
-		}
-		p->peer = rq_agent_ssh(t->opts->peer, t->opts->self_exe, err, errsz);
-		if (!p->peer)
-			goto fail;
-	}
-	return 0;
-fail:
-	free(p);
-	t->priv = NULL;
-	return -1;
-}
-
 static int local_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
 		       char *err, size_t errsz)
 {
-	struct local_priv *p = t->priv;
-
-	pl->side[0] = p->self;
-	pl->side[1] = p->peer ? p->peer : p->self;
-	snprintf(pl->addr[0], sizeof(pl->addr[0]), "127.0.0.1");
-	snprintf(pl->addr[1], sizeof(pl->addr[1]), "%s", p->peer ? p->peer_addr : "127.0.0.1");
-	pl->root = "";
+	node_agents_place(t, c, pl);
 	return 0;
-}
-
-static void local_facts(struct rq_target *t, struct rq_result *sink)
-{
-	struct local_priv *p = t->priv;
-	char why[256];
-	const char *k;
-	json_t *v;
-
-	if (!p || !p->peer)
-		return;
-	json_t *req = json_pack("{s:s}", "op", "facts");
-	json_t *ans = rq_agent_call(p->peer, req, scaled_ms(10000), why, sizeof(why));
-
-	json_decref(req);
-	json_object_foreach(json_object_get(ans, "facts"), k, v) {
-		char *key = xasprintf("peer.%s", k);
-		char *val = json_is_string(v) ? xstrdup(json_string_value(v)) :
-			    json_dumps(v, JSON_ENCODE_ANY);
-
-		rq_fact_add(sink, key, val);
-		free(key);
-		free(val);
-	}
-	json_decref(ans);
-}
-
-static void local_close(struct rq_target *t)
-{
-	struct local_priv *p = t->priv;
-
-	/* The shared local agent is closed once, at the end of the run. */
-	if (p && p->peer)
-		rq_agent_close(p->peer);
-	free(p);
-	t->priv = NULL;
 }
 
 const struct rq_target_ops rq_target_local = {
 	.name = "local",
 	.help = "this node as it is (command and lint kinds); nothing is changed; --peer HOST adds a second node over ssh",
 	.available = local_available,
-	.open = local_open,
+	.open = node_agents_open,
 	.place = local_place,
-	.facts = local_facts,
-	.close = local_close,
+	.facts = node_agents_peer_facts,
+	.close = node_agents_close,
 };
