@@ -25,24 +25,6 @@
 #include "parsers.h"
 #include "util.h"
 
-static void seterr(char *err, size_t errsz, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void seterr(char *err, size_t errsz, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = 0;
-
-	if (!err || !errsz)
-		return;
-	if (line)
-		n = snprintf(err, errsz, "line %u: ", line);
-	if (n < 0 || (size_t)n >= errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errsz - n, fmt, ap);
-	va_end(ap);
-}
-
 static void copy_str(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%s", src);
@@ -368,7 +350,7 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 		p = nl ? nl + 1 : end;
 		lineno++;
 		if (strlen(line) != n) {
-			seterr(err, errsz, lineno, "NUL byte in text");
+			rq_parse_error(err, errsz, lineno, "NUL byte in text");
 			free(line);
 			ret = -EINVAL;
 			break;
@@ -385,7 +367,7 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 			seen = true;
 		} else if (str_starts(s, "#bytes")) {
 			if (!parse_table_header(s, &t, r)) {
-				seterr(err, errsz, lineno, "table header names no known column");
+				rq_parse_error(err, errsz, lineno, "table header names no known column");
 				ret = -EINVAL;
 				free(line);
 				break;
@@ -396,7 +378,7 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 			struct pt_row *row;
 
 			if (nv != t.ncols) {
-				seterr(err, errsz, lineno, "row has %d numbers, its header has %d columns",
+				rq_parse_error(err, errsz, lineno, "row has %d numbers, its header has %d columns",
 				       nv, t.ncols);
 				ret = -EINVAL;
 				free(line);
@@ -430,7 +412,7 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 		free(line);
 	}
 	if (ret == 0 && !seen) {
-		seterr(err, errsz, lineno ? 1 : 0,
+		rq_parse_error(err, errsz, lineno ? 1 : 0,
 		       "not perftest output: no header, result table, Version line or error");
 		ret = -EINVAL;
 	}
@@ -478,7 +460,7 @@ static int lj_string(struct lj *j, struct sb *sb)
 			default: sb_addc(sb, *j->p); break;
 			}
 		} else if (*j->p == '\n') {
-			seterr(j->err, j->errsz, lj_line(j), "unterminated string");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "unterminated string");
 			return -EINVAL;
 		} else {
 			sb_addc(sb, *j->p);
@@ -486,7 +468,7 @@ static int lj_string(struct lj *j, struct sb *sb)
 		j->p++;
 	}
 	if (j->p >= j->end) {
-		seterr(j->err, j->errsz, lj_line(j), "unterminated string");
+		rq_parse_error(j->err, j->errsz, lj_line(j), "unterminated string");
 		return -EINVAL;
 	}
 	j->p++;
@@ -540,7 +522,7 @@ static json_t *lj_object(struct lj *j, bool braced)
 	if (braced)
 		j->p++;
 	if (++j->depth > 32) {
-		seterr(j->err, j->errsz, lj_line(j), "nesting too deep");
+		rq_parse_error(j->err, j->errsz, lj_line(j), "nesting too deep");
 		goto fail;
 	}
 	for (;;) {
@@ -551,12 +533,12 @@ static json_t *lj_object(struct lj *j, bool braced)
 		if (j->p >= j->end) {
 			if (!braced)
 				break;
-			seterr(j->err, j->errsz, lj_line(j), "expected '}' before end of input");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "expected '}' before end of input");
 			goto fail;
 		}
 		if (*j->p == '}') {
 			if (!braced) {
-				seterr(j->err, j->errsz, lj_line(j), "unexpected '}'");
+				rq_parse_error(j->err, j->errsz, lj_line(j), "unexpected '}'");
 				goto fail;
 			}
 			j->p++;
@@ -576,7 +558,7 @@ static json_t *lj_object(struct lj *j, bool braced)
 		}
 		lj_ws(j);
 		if (j->p >= j->end || *j->p != ':' || !key.len) {
-			seterr(j->err, j->errsz, lj_line(j), "expected 'key: value'");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "expected 'key: value'");
 			sb_release(&key);
 			goto fail;
 		}
@@ -588,7 +570,7 @@ static json_t *lj_object(struct lj *j, bool braced)
 		}
 		if (!utf8_valid(strtrim(key.buf))) {
 			/* jansson would drop the pair silently: refuse, as for values */
-			seterr(j->err, j->errsz, lj_line(j), "key is not UTF-8");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "key is not UTF-8");
 			json_decref(v);
 			sb_release(&key);
 			goto fail;
@@ -607,7 +589,7 @@ static json_t *lj_value(struct lj *j)
 {
 	lj_ws(j);
 	if (j->p >= j->end) {
-		seterr(j->err, j->errsz, lj_line(j), "expected a value before end of input");
+		rq_parse_error(j->err, j->errsz, lj_line(j), "expected a value before end of input");
 		return NULL;
 	}
 	if (*j->p == '{')
@@ -617,7 +599,7 @@ static json_t *lj_value(struct lj *j)
 
 		j->p++;
 		if (++j->depth > 32) {
-			seterr(j->err, j->errsz, lj_line(j), "nesting too deep");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "nesting too deep");
 			json_decref(a);
 			return NULL;
 		}
@@ -651,7 +633,7 @@ static json_t *lj_value(struct lj *j)
 			v = json_string(s.buf);
 		sb_release(&s);
 		if (!v && !j->err[0])
-			seterr(j->err, j->errsz, lj_line(j), "string is not UTF-8");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "string is not UTF-8");
 		return v;
 	} else {
 		struct sb s = SB_INIT;
@@ -659,14 +641,14 @@ static json_t *lj_value(struct lj *j)
 
 		lj_bare(j, &s, false);
 		if (!s.len) {
-			seterr(j->err, j->errsz, lj_line(j), "expected a value");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "expected a value");
 			sb_release(&s);
 			return NULL;
 		}
 		v = lj_scalar(s.buf);
 		sb_release(&s);
 		if (!v)
-			seterr(j->err, j->errsz, lj_line(j), "value is not UTF-8");
+			rq_parse_error(j->err, j->errsz, lj_line(j), "value is not UTF-8");
 		return v;
 	}
 }
@@ -754,13 +736,13 @@ static int parse_json(const char *text, size_t len, struct pt_report *r, char *e
 		if (root) {
 			lj_ws(&j);
 			if (j.p < j.end) {
-				seterr(ebuf, sizeof(ebuf), lj_line(&j), "text after the JSON object");
+				rq_parse_error(ebuf, sizeof(ebuf), lj_line(&j), "text after the JSON object");
 				json_decref(root);
 				root = NULL;
 			}
 		}
 		if (!root) {
-			seterr(err, errsz, 0, "%s", ebuf);
+			rq_parse_error(err, errsz, 0, "%s", ebuf);
 			return -EINVAL;
 		}
 	}
@@ -796,7 +778,7 @@ static int parse_json(const char *text, size_t len, struct pt_report *r, char *e
 		r->unit = PT_MBS;
 	json_decref(root);
 	if (!r->nrows && !r->test[0]) {
-		seterr(err, errsz, 1, "JSON has neither test_info nor results");
+		rq_parse_error(err, errsz, 1, "JSON has neither test_info nor results");
 		pt_report_release(r);
 		return -EINVAL;
 	}

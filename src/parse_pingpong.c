@@ -19,24 +19,6 @@
 #include "parsers.h"
 #include "util.h"
 
-static void seterr(char *err, size_t errsz, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void seterr(char *err, size_t errsz, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = 0;
-
-	if (!err || !errsz)
-		return;
-	if (line)
-		n = snprintf(err, errsz, "line %u: ", line);
-	if (n < 0 || (size_t)n >= errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errsz - n, fmt, ap);
-	va_end(ap);
-}
-
 static bool contains_ci(const char *s, const char *const *pats, size_t n)
 {
 	char low[512];
@@ -69,7 +51,7 @@ static int each_line(const char *text, size_t len, line_fn fn, void *arg,
 		p = nl ? nl + 1 : end;
 		lineno++;
 		if (strlen(line) != n) {
-			seterr(err, errsz, lineno, "NUL byte in text");
+			rq_parse_error(err, errsz, lineno, "NUL byte in text");
 			ret = -EINVAL;
 		} else {
 			ret = fn(arg, strtrim(line), lineno);
@@ -118,12 +100,12 @@ static int pp_line(void *arg, char *s, unsigned lineno)
 		return 0;
 	if (str_starts(s, "local address:")) {
 		if (!parse_addr(strtrim(s + 14), &r->local)) {
-			seterr(st->err, st->errsz, lineno, "expected 'LID 0x.., QPN 0x.., PSN 0x..'");
+			rq_parse_error(st->err, st->errsz, lineno, "expected 'LID 0x.., QPN 0x.., PSN 0x..'");
 			return -EINVAL;
 		}
 	} else if (str_starts(s, "remote address:")) {
 		if (!parse_addr(strtrim(s + 15), &r->remote)) {
-			seterr(st->err, st->errsz, lineno, "expected 'LID 0x.., QPN 0x.., PSN 0x..'");
+			rq_parse_error(st->err, st->errsz, lineno, "expected 'LID 0x.., QPN 0x.., PSN 0x..'");
 			return -EINVAL;
 		}
 	} else if (sscanf(s, "%llu bytes in %lf seconds = %lf %31s", &u, &a, &b, unit) == 4 &&
@@ -144,7 +126,7 @@ static int pp_line(void *arg, char *s, unsigned lineno)
 			r->error_line = lineno;
 		}
 	} else {
-		seterr(st->err, st->errsz, lineno, "not pingpong output: '%.60s'", s);
+		rq_parse_error(st->err, st->errsz, lineno, "not pingpong output: '%.60s'", s);
 		return -EINVAL;
 	}
 	st->seen = true;
@@ -161,7 +143,7 @@ int pp_parse(const char *text, size_t len, struct pp_report *r, char *err, size_
 		err[0] = '\0';
 	ret = each_line(text, len, pp_line, &st, err, errsz);
 	if (!ret && !st.seen) {
-		seterr(err, errsz, 0, "empty: no address, result or error line");
+		rq_parse_error(err, errsz, 0, "empty: no address, result or error line");
 		ret = -EINVAL;
 	}
 	return ret;
@@ -329,7 +311,7 @@ int rping_parse(const char *text, size_t len, struct rping_report *r, char *err,
 		err[0] = '\0';
 	ret = each_line(text, len, rping_line, &st, err, errsz);
 	if (!ret && !st.seen) {
-		seterr(err, errsz, 0, "not rping output: no ping data, CM event or error line");
+		rq_parse_error(err, errsz, 0, "not rping output: no ping data, CM event or error line");
 		ret = -EINVAL;
 	}
 	return ret;

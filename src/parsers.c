@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The `rdmaqual parse` registry, generated from parsers.def. */
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <jansson.h>
 #include "parsers.h"
@@ -49,4 +51,20 @@ void rq_json_set_text(json_t *o, const char *key, json_t *v)
 json_t *rq_json_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+void rq_parse_error(char *err, size_t errsz, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!err || !errsz)
+		return;
+	if (line)
+		n = snprintf(err, errsz, "line %u: ", line);
+	if (n < 0 || (size_t)n >= errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errsz - n, fmt, ap);
+	va_end(ap);
 }

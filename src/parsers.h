@@ -20,6 +20,13 @@ struct rq_parser {
 	int (*parse)(const char *text, size_t len, struct json_t **out, char *err, size_t errsz);
 };
 
+/*
+ * Fill err with "line N: " (when line > 0) and the message: the one shape of
+ * every parser's refusal.  err may be NULL.
+ */
+void rq_parse_error(char *err, size_t errsz, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 extern const struct rq_parser *const rq_parsers[];
 const struct rq_parser *rq_parser_find(const char *name);
 

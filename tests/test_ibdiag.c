@@ -18,31 +18,7 @@
 #include "parse_ibdiag.h"
 #include "parsers.h"
 #include "util.h"
-
-/* Read a real-output sample, dropping its "#! " header lines; false: absent. */
-static bool real_sample(const char *name, struct sb *out)
-{
-	const char *base = getenv("RQ_REAL_OUTPUTS");
-	char path[4096];
-	struct sb raw = SB_INIT;
-	const char *p;
-
-	snprintf(path, sizeof(path), "%s/%s", base ? base : "../shared/real-outputs", name);
-	if (read_file(path, &raw, 0) < 0) {
-		sb_release(&raw);
-		return false;
-	}
-	for (p = raw.buf; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
-
-		if (strncmp(p, "#! ", 3))
-			sb_add(out, p, n);
-		p += n;
-	}
-	sb_release(&raw);
-	return true;
-}
+#include "real_outputs.h"
 
 static void own_sample(const char *name, struct sb *out)
 {

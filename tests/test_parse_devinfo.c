@@ -16,31 +16,7 @@
 #include "parse_devinfo.h"
 #include "parsers.h"
 #include "util.h"
-
-/* Read a real-output sample, dropping its "#! " header lines; false: absent. */
-static bool real_sample(const char *name, struct sb *out)
-{
-	const char *base = getenv("RQ_REAL_OUTPUTS");
-	char path[4096];
-	struct sb raw = SB_INIT;
-	const char *p;
-
-	snprintf(path, sizeof(path), "%s/ibv_devinfo/%s", base ? base : "../shared/real-outputs", name);
-	if (read_file(path, &raw, 0) < 0) {
-		sb_release(&raw);
-		return false;
-	}
-	for (p = raw.buf; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
-
-		if (strncmp(p, "#! ", 3))
-			sb_add(out, p, n);
-		p += n;
-	}
-	sb_release(&raw);
-	return true;
-}
+#include "real_outputs.h"
 
 static void parse_ok(const char *text, struct devinfo *d)
 {
@@ -56,7 +32,7 @@ START_TEST(real_rxe_two_devices)
 	struct devinfo d;
 	const struct devinfo_port *p;
 
-	if (!real_sample("ibv_devinfo-rxe-2dev-ubuntu2404.txt", &s)) {
+	if (!real_sample("ibv_devinfo/ibv_devinfo-rxe-2dev-ubuntu2404.txt", &s)) {
 		sb_release(&s);
 		return;	/* real outputs absent (CI): nothing to check */
 	}
@@ -92,7 +68,7 @@ START_TEST(real_rxe_verbose_spaces)
 	struct devinfo d;
 	const struct devinfo_port *p;
 
-	if (!real_sample("ibv_devinfo-v-rxe0-ens160.txt", &s)) {
+	if (!real_sample("ibv_devinfo/ibv_devinfo-v-rxe0-ens160.txt", &s)) {
 		sb_release(&s);
 		return;
 	}
@@ -122,7 +98,7 @@ START_TEST(real_rxe_verbose_tabs)
 	struct devinfo d;
 	const struct devinfo_port *p;
 
-	if (!real_sample("ibv_devinfo-v-rxe0-tabs-kernel6.8.txt", &s)) {
+	if (!real_sample("ibv_devinfo/ibv_devinfo-v-rxe0-tabs-kernel6.8.txt", &s)) {
 		sb_release(&s);
 		return;
 	}
@@ -144,7 +120,7 @@ START_TEST(real_rxe_plain)
 	struct sb s = SB_INIT;
 	struct devinfo d;
 
-	if (!real_sample("ibv_devinfo-rxe0-ens160.txt", &s)) {
+	if (!real_sample("ibv_devinfo/ibv_devinfo-rxe0-ens160.txt", &s)) {
 		sb_release(&s);
 		return;
 	}

@@ -15,29 +15,7 @@
 #include "parse_interrupts.h"
 #include "parsers.h"
 #include "util.h"
-
-static bool real_sample(const char *name, struct sb *out)
-{
-	const char *base = getenv("RQ_REAL_OUTPUTS");
-	char path[4096];
-	struct sb raw = SB_INIT;
-
-	snprintf(path, sizeof(path), "%s/interrupts/%s", base ? base : "../shared/real-outputs", name);
-	if (read_file(path, &raw, 0) < 0) {
-		sb_release(&raw);
-		return false;
-	}
-	for (const char *p = raw.buf; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
-
-		if (strncmp(p, "#! ", 3))
-			sb_add(out, p, n);
-		p += n;
-	}
-	sb_release(&raw);
-	return true;
-}
+#include "real_outputs.h"
 
 START_TEST(real_cx5_grep_excerpt)
 {
@@ -47,7 +25,7 @@ START_TEST(real_cx5_grep_excerpt)
 	char err[256] = "", kind[16], bdf[32];
 	int idx, comp0 = 0, comp1 = 0;
 
-	if (!real_sample("cx5-mcx516a-12cpu-grep-mlx.txt", &s)) {
+	if (!real_sample("interrupts/cx5-mcx516a-12cpu-grep-mlx.txt", &s)) {
 		sb_release(&s);
 		return;
 	}
