@@ -1,6 +1,7 @@
 # rdmaqual: see README.md.  Files are picked up by wildcard: a new kind is
-# one file in src/ plus one line in src/kinds.def; a new test is one file
-# tests/test_*.c.
+# one file in src/kinds/ plus one line in src/kinds/kinds.def; a new test is
+# one file tests/test_*.c.  src/ has one folder per layer (see
+# docs/architecture.md and tools/check-layers.sh).
 CC       ?= gcc
 PKGS     := yaml-0.1 jansson libnl-3.0 libnl-route-3.0 libibverbs librdmacm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -11,7 +12,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Isrc -iquote harness $
 LDLIBS   := $(PKG_LIBS) -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-SRC      := $(sort $(wildcard src/*.c))
+SRC      := $(sort $(wildcard src/*/*.c))
 HARNESS  := $(sort $(wildcard harness/*.c))
 LIBSRC   := $(SRC) $(filter-out harness/main.c,$(HARNESS))
 TESTS    := $(sort $(wildcard tests/test_*.c))
@@ -20,7 +21,7 @@ REL_OBJ  := $(LIBSRC:%.c=build/rel/%.o)
 SAN_OBJ  := $(LIBSRC:%.c=build/san/%.o)
 TEST_BIN := $(TESTS:tests/%.c=build/san/tests/%)
 
-.PHONY: all deps check unit integration fuzz fuzz-brief demo bench clean docs lint-cases cleanup
+.PHONY: all deps check unit integration fuzz fuzz-brief demo bench clean docs docs-check layers cleanup
 all: rdmaqual
 
 deps:
@@ -61,12 +62,17 @@ integration: rdmaqual build/san/rdmaqual
 check: deps
 	$(MAKE) all build/san/rdmaqual
 	$(MAKE) unit
-	$(MAKE) docs-check
+	$(MAKE) docs-check layers
 	$(MAKE) integration
 	$(MAKE) fuzz-brief
 
 docs:
 	./rdmaqual help --markdown > docs/kinds.md
+
+# src/ folders include only down the layers (docs/architecture.md)
+layers:
+	@mkdir -p build
+	@tools/check-layers.sh
 
 docs-check: rdmaqual
 	@./rdmaqual help --markdown | diff -u docs/kinds.md - >/dev/null || \

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "case.h"
+#include "core/case.h"
 
 enum { RQ_EXIT_OK = 0, RQ_EXIT_FAIL = 1, RQ_EXIT_USAGE = 2 };
 

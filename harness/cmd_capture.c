@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "capture.h"
+#include "qual/capture.h"
 #include "cli.h"
 
 int cmd_capture(int argc, char **argv)

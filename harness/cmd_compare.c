@@ -2,7 +2,7 @@
 /*
  * rdmaqual compare BEFORE AFTER: qualify an upgrade by comparing two runs
  * (docs/compare.md).  This file reads the two results.json files and
- * renders the findings of src/compare.c as a table or as JSON
+ * renders the findings of src/qual/compare.c as a table or as JSON
  * ("rdmaqual-compare/1").  Exit 0: no regression, 1: regressions,
  * 2: bad usage or an input that is not a results.json we read.
  */
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <jansson.h>
 #include "cli.h"
-#include "compare.h"
-#include "util.h"
+#include "qual/compare.h"
+#include "core/util.h"
 
 #define RESULTS_MAX (256u << 20)
 

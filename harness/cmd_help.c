@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "kind.h"
-#include "target.h"
+#include "core/kind.h"
+#include "core/target.h"
 
 static void key_line(const struct key_def *k, bool md)
 {

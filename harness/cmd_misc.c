@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "agent.h"
+#include "agent/agent.h"
 #include "cli.h"
-#include "kind.h"
-#include "parsers.h"
+#include "core/kind.h"
+#include "parsers/parsers.h"
 #include "statedir.h"
 
 static int filtered_load(const char *cmd, int argc, char **argv, struct rq_suite *suite,

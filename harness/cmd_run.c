@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
-#include "kind.h"
+#include "core/kind.h"
 #include "runreport.h"
 #include "sched.h"
 #include "statedir.h"

@@ -22,15 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "agent.h"
-#include "case.h"
+#include "agent/agent.h"
+#include "core/case.h"
 #include "cli.h"
-#include "proc.h"
-#include "rxe_nl.h"
+#include "core/proc.h"
+#include "rdma/rxe_nl.h"
 #include "statedir.h"
-#include "target.h"
-#include "util.h"
-#include "vm.h"
+#include "core/target.h"
+#include "core/util.h"
+#include "vm/vm.h"
 
 extern const struct rq_target_ops rq_target_rxevm;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "util.h"
+#include "core/util.h"
 
 #ifndef RQ_VERSION
 #define RQ_VERSION "0.1"

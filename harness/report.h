@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "result.h"
+#include "core/result.h"
 
 #define RQ_RESULTS_SCHEMA "rdmaqual-results/1"
 /* Bytes of a row's log copied into <system-out>; the whole log stays in its file. */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
-#include "xml.h"
+#include "core/xml.h"
 
 /* "cases/mtu/roce.yaml" -> "mtu.roce"; no file -> "rdmaqual". */
 static char *suite_name(const char *file)

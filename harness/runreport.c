@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "agent.h"
+#include "agent/agent.h"
 #include "runreport.h"
 
 #ifndef RQ_VERSION

@@ -8,7 +8,7 @@
 #define RQ_RUNREPORT_H
 
 #include "report.h"
-#include "result.h"
+#include "core/result.h"
 #include "sched.h"
 
 struct runrep {

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "agent.h"
-#include "kind.h"
-#include "proc.h"
+#include "agent/agent.h"
+#include "core/kind.h"
+#include "core/proc.h"
 #include "sched.h"
 
 

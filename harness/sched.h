@@ -7,9 +7,9 @@
 #define RQ_SCHED_H
 
 #include <signal.h>
-#include "case.h"
-#include "result.h"
-#include "target.h"
+#include "core/case.h"
+#include "core/result.h"
+#include "core/target.h"
 
 
 struct sched {

@@ -7,7 +7,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "statedir.h"
-#include "util.h"
+#include "core/util.h"
 
 int statedir_lock(const char *want, char *dir, size_t dirsz)
 {

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "target.h"
+#include "core/target.h"
 
 /*
  * Take the node lock (non-blocking).  Fills dir (the chosen dir).  Returns

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kind.h"
-#include "sysroot.h"
-#include "util.h"
+#include "core/kind.h"
+#include "qual/sysroot.h"
+#include "core/util.h"
 
 struct nodecase {
 	struct rq_case c;

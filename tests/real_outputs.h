@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "core/util.h"
 
 /* Read SUBPATH (e.g. "interrupts/x.txt") without its "#! " header lines; false: absent. */
 static inline bool real_sample(const char *subpath, struct sb *out)

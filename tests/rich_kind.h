@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include "case.h"
-#include "kind.h"
+#include "core/case.h"
+#include "core/kind.h"
 
 struct rich_cfg {
 	char *label;

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "qual/capture.h"
 #include "nodecase.h"
-#include "sysroot.h"
+#include "qual/sysroot.h"
 
 static const char *const kinds[] = { "driver", "pcie", "mtu", "irq-affinity" };
 static const char *const driver_kv[] = { "min_fw=16.35.2000,20.35.1012,22.36.1010,28.39.1002", NULL };

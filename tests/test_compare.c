@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/compare.c: row matching, verdict transitions, figure
+ * Unit tests for src/qual/compare.c: row matching, verdict transitions, figure
  * judgement (tolerance edges, direction by unit and name), facts, targets
  * and HCA models that differ, and input documents that are not results.json.
  * Documents are built from small JSON texts shaped like report_json.c's.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "compare.h"
+#include "qual/compare.h"
 
 /* A results.json document; rows is the text of the "results" array's items. */
 static json_t *doc(const char *facts, const char *rows)

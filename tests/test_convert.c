@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "case.h"
+#include "core/case.h"
 
 START_TEST(durations)
 {

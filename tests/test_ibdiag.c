@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibnet.h"
-#include "parse_ibdiag.h"
-#include "parsers.h"
-#include "util.h"
+#include "parsers/ibnet.h"
+#include "parsers/parse_ibdiag.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
 #include "real_outputs.h"
 
 static void own_sample(const char *name, struct sb *out)

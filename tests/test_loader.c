@@ -13,9 +13,9 @@
 #include <jansson.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "case.h"
-#include "kind.h"
-#include "util.h"
+#include "core/case.h"
+#include "core/kind.h"
+#include "core/util.h"
 #include "rich_kind.h"
 
 static struct rq_suite S;

@@ -11,9 +11,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "case.h"
-#include "kind.h"
-#include "util.h"
+#include "core/case.h"
+#include "core/kind.h"
+#include "core/util.h"
 
 static char root[64];
 

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "nodecase.h"
-#include "nodeinfo.h"
-#include "pci_ids.h"
-#include "undo.h"
+#include "rdma/nodeinfo.h"
+#include "rdma/pci_ids.h"
+#include "core/undo.h"
 
 /* The expectation table leaves trailing fields out on purpose. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"

@@ -15,8 +15,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include "oob.h"
-#include "util.h"
+#include "rdma/oob.h"
+#include "core/util.h"
 
 static int free_port(void)
 {

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse_devinfo.h"
-#include "parsers.h"
-#include "util.h"
+#include "parsers/parse_devinfo.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
 #include "real_outputs.h"
 
 static void parse_ok(const char *text, struct devinfo *d)

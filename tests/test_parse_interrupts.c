@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include <jansson.h>
-#include "parse_interrupts.h"
-#include "parsers.h"
-#include "util.h"
+#include "parsers/parse_interrupts.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
 #include "real_outputs.h"
 
 START_TEST(real_cx5_grep_excerpt)

@@ -4,8 +4,8 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pattern.h"
-#include "util.h"
+#include "rdma/pattern.h"
+#include "core/util.h"
 
 START_TEST(roundtrip_and_flip)
 {

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "parse_perftest.h"
-#include "parse_pingpong.h"
-#include "parsers.h"
-#include "util.h"
+#include "parsers/parse_perftest.h"
+#include "parsers/parse_pingpong.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
 
 extern const struct rq_parser rq_parser_perftest;
 

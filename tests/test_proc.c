@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/proc.c: deadlines kill whole process groups, output
+ * Unit tests for src/core/proc.c: deadlines kill whole process groups, output
  * stays bounded, exec failures are told apart, and PDEATHSIG takes a
  * child down with its parent.  Deadlines are short (100-300 ms) but every
  * upper bound on elapsed time is generous, for a loaded 2-core box.
@@ -20,7 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "proc.h"
+#include "core/proc.h"
 
 static char tmpdir[64];
 

@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kind.h"
-#include "rdmadev.h"
-#include "util.h"
+#include "core/kind.h"
+#include "rdma/rdmadev.h"
+#include "core/util.h"
 
 static char rootbuf[PATH_MAX];
 

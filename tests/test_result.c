@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for src/result.c: verdict rules and the JSON round trip,
+/* Unit tests for src/core/result.c: verdict rules and the JSON round trip,
  * including garbage from an untrusted agent. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "result.h"
+#include "core/result.h"
 
 START_TEST(ids)
 {

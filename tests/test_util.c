@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for src/util.c. */
+/* Unit tests for src/core/util.c. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "util.h"
+#include "core/util.h"
 
 static char tmpdir[64];
 

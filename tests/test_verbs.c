@@ -6,8 +6,8 @@
  */
 #include <check.h>
 #include <string.h>
-#include "verbs.h"
-#include "verbs_pair.h"
+#include "rdma/verbs.h"
+#include "rdma/verbs_pair.h"
 
 START_TEST(peer_roundtrip)
 {

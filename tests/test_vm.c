@@ -16,9 +16,9 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "proc.h"
-#include "util.h"
-#include "vm.h"
+#include "core/proc.h"
+#include "core/util.h"
+#include "vm/vm.h"
 
 static char tmpdir[64];
 

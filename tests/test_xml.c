@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for src/xml.c: escaping rules and well-formed output for any
+/* Unit tests for src/core/xml.c: escaping rules and well-formed output for any
  * input bytes (checked by xmllint when installed). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "xml.h"
+#include "core/xml.h"
 #include "xmllint.h"
 
 static char *esc_text(const char *s, size_t n)

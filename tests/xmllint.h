@@ -4,7 +4,7 @@
 #define RQ_TEST_XMLLINT_H
 
 #include <stdio.h>
-#include "proc.h"
+#include "core/proc.h"
 
 /* 1: xmllint accepted doc (against schema when not NULL), 0: it did not
  * (its stderr is printed), -1: xmllint is not installed. */

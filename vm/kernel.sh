@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # vm/kernel.sh: find the guest kernel for the rxe-vm target and print where
-# it is, as KEY=VALUE lines on stdout (read by src/vm_image.c):
+# it is, as KEY=VALUE lines on stdout (read by src/vm/vm_image.c):
 #
 #   RQ_KSRC=host|debian|user   where the kernel came from
 #   RQ_KVER=6.1.0-57-amd64     its release

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "case.h"
-#include "kind.h"
-#include "util.h"
+#include "core/case.h"
+#include "core/kind.h"
+#include "core/util.h"
 #include "../rich_kind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

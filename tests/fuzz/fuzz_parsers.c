@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "parsers.h"
-#include "util.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int __real_json_object_set_new(json_t *object, const char *key, json_t *value);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "result.h"
+#include "core/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

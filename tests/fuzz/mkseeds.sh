@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the parser fuzz seeds tests/fuzz/corpus-parsers/NAME--FILE from
 # the project's own fixtures (never from /work/shared/real-outputs): each seed
-# is one selector byte, the parser's index in src/parsers.def (what
+# is one selector byte, the parser's index in src/parsers/parsers.def (what
 # fuzz_parsers.c takes modulo the number of parsers), then the tool output.
 # Seeds named regress-* (inputs that once broke a parser) are kept.
 # Run from the repository root after a fixture or parsers.def changes.
@@ -11,8 +11,8 @@ mkdir -p "$out"
 find "$out" -type f ! -name 'regress-*' -delete
 
 idx() {
-	i=$(grep '^PARSER(' src/parsers.def | sed 's/PARSER(\(.*\))/\1/' | grep -nx "$1" | cut -d: -f1)
-	[ -n "$i" ] || { echo "mkseeds: no parser $1 in src/parsers.def" >&2; exit 1; }
+	i=$(grep '^PARSER(' src/parsers/parsers.def | sed 's/PARSER(\(.*\))/\1/' | grep -nx "$1" | cut -d: -f1)
+	[ -n "$i" ] || { echo "mkseeds: no parser $1 in src/parsers/parsers.def" >&2; exit 1; }
 	echo $((i - 1))
 }
 

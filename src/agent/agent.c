@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controller side of the agent protocol (see agent.h): framing JSON lines
+ * over a byte stream that may deliver them in pieces, with a deadline on
+ * every wait.  Nothing the agent sends is trusted: a line that is not a
+ * JSON object with our version marks the agent dead with the reason.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "agent/agent.h"
+#include "core/proc.h"
+#include "core/util.h"
+
+struct rq_agent *rq_agent_attach(int rfd, int wfd, pid_t pid, const char *label)
+{
+	struct rq_agent *a = xcalloc(1, sizeof(*a));
+
+	a->label = xstrdup(label);
+	a->rfd = rfd;
+	a->wfd = wfd;
+	a->pid = pid;
+	a->next_id = 1;
+	a->stash = json_object();
+	return a;
+}
+
+struct rq_agent *rq_agent_spawn(const char *self_exe, const char *label, char *err, size_t errsz)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
+		snprintf(err, errsz, "pipe: %s", strerror(errno));
+		return NULL;
+	}
+	const char *argv[] = { self_exe, "agent", "--stdio", NULL };
+	struct spawn_opts so = {
+		.argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2,
+	};
+	pid = proc_spawn(&so);
+	close(to[0]);
+	close(from[1]);
+	if (pid < 0) {
+		snprintf(err, errsz, "cannot start agent %s: %s", self_exe, strerror(-pid));
+		close(to[1]);
+		close(from[0]);
+		return NULL;
+	}
+	return rq_agent_attach(from[0], to[1], pid, label);
+}
+
+void rq_agent_close(struct rq_agent *a)
+{
+	if (!a)
+		return;
+	if (a->wfd >= 0 && a->wfd != a->rfd)
+		close(a->wfd);
+	if (a->rfd >= 0)
+		close(a->rfd);
+	if (a->pid > 0)
+		proc_kill_group(a->pid, 1000);
+	json_decref(a->stash);
+	free(a->rbuf);
+	free(a->label);
+	free(a);
+}
+
+static void mark_dead(struct rq_agent *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void mark_dead(struct rq_agent *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->dead)
+		return;
+	a->dead = true;
+	va_start(ap, fmt);
+	vsnprintf(a->dead_why, sizeof(a->dead_why), fmt, ap);
+	va_end(ap);
+}
+
+static int write_all(int fd, const char *p, size_t n, int64_t deadline)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0)
+				return -ETIMEDOUT;
+			poll(&pfd, 1, (int)(left > 1000 ? 1000 : left));
+			continue;
+		}
+		return -errno;
+	}
+	return 0;
+}
+
+uint64_t rq_agent_send(struct rq_agent *a, json_t *req)
+{
+	uint64_t id;
+	char *text;
+	int ret;
+
+	if (a->dead)
+		return 0;
+	id = a->next_id++;
+	json_object_set_new(req, "v", json_integer(RQ_AGENT_PROTO));
+	json_object_set_new(req, "id", json_integer((json_int_t)id));
+	text = json_dumps(req, JSON_COMPACT);
+	if (!text)
+		return 0;
+	struct sb sb = SB_INIT;
+	sb_adds(&sb, text);
+	sb_addc(&sb, '\n');
+	free(text);
+	/* A stuck channel must not hang us: bound the write too. */
+	ret = write_all(a->wfd, sb.buf, sb.len, now_ms() + scaled_ms(30000));
+	sb_release(&sb);
+	if (ret) {
+		mark_dead(a, "write to agent %s failed: %s", a->label, strerror(-ret));
+		return 0;
+	}
+	return id;
+}
+
+void rq_agent_cancel(struct rq_agent *a, uint64_t id)
+{
+	json_t *req = json_pack("{s:s, s:I}", "op", "cancel", "target_id", (json_int_t)id);
+
+	rq_agent_send(a, req);
+	json_decref(req);
+}
+
+/* Take one complete line out of the buffer, if there is one. */
+static char *take_line(struct rq_agent *a)
+{
+	char *nl = a->rlen ? memchr(a->rbuf, '\n', a->rlen) : NULL;
+	char *line;
+	size_t n;
+
+	if (!nl)
+		return NULL;
+	n = (size_t)(nl - a->rbuf);
+	line = xstrndup(a->rbuf, n);
+	memmove(a->rbuf, nl + 1, a->rlen - n - 1);
+	a->rlen -= n + 1;
+	return line;
+}
+
+/* Parse and stash one answer line; false when the agent broke the protocol. */
+static bool stash_line(struct rq_agent *a, const char *line)
+{
+	json_error_t jerr;
+	json_t *j, *id, *v;
+	char key[32];
+
+	if (!*line)
+		return true;
+	j = json_loads(line, 0, &jerr);
+	if (!j || !json_is_object(j)) {
+		/* Consoles may echo stray text before the agent starts: say what it was. */
+		mark_dead(a, "agent %s sent a line that is not a JSON object: %.80s", a->label, line);
+		json_decref(j);
+		return false;
+	}
+	v = json_object_get(j, "v");
+	id = json_object_get(j, "id");
+	if (!json_is_integer(v) || json_integer_value(v) != RQ_AGENT_PROTO || !json_is_integer(id)) {
+		mark_dead(a, "agent %s speaks another protocol (want v=%d)", a->label, RQ_AGENT_PROTO);
+		json_decref(j);
+		return false;
+	}
+	snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(id));
+	json_object_set_new(a->stash, key, j);
+	return true;
+}
+
+/* Read what is available; 0 ok, -1 when the agent is dead now. */
+static int pump(struct rq_agent *a)
+{
+	char *line;
+
+	if (a->rcap - a->rlen < 65536) {
+		a->rcap = a->rcap ? a->rcap * 2 : 131072;
+		a->rbuf = xrealloc(a->rbuf, a->rcap);
+	}
+	ssize_t n = read(a->rfd, a->rbuf + a->rlen, a->rcap - a->rlen);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		mark_dead(a, "agent %s closed the channel%s%s", a->label,
+			  n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+		return -1;
+	}
+	a->rlen += (size_t)n;
+	while ((line = take_line(a))) {
+		bool ok = stash_line(a, line);
+
+		free(line);
+		if (!ok)
+			return -1;
+	}
+	if (a->rlen > RQ_AGENT_LINE_MAX) {
+		mark_dead(a, "agent %s sent a line over %u bytes", a->label, RQ_AGENT_LINE_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *unstash(struct rq_agent *a, uint64_t id)
+{
+	char key[32];
+	json_t *j;
+
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)id);
+	j = json_object_get(a->stash, key);
+	if (!j)
+		return NULL;
+	json_incref(j);
+	json_object_del(a->stash, key);
+	return j;
+}
+
+int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t deadline_ms,
+		      json_t **resp, char *why, size_t whysz)
+{
+	struct pollfd pfd[8];
+
+	if (n > 8)
+		n = 8;
+	for (;;) {
+		int np = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (!ids[i])
+				continue;
+			if ((resp[0] = unstash(a[i], ids[i])))
+				return i;
+		}
+		/* A signal that landed outside poll() must not wait for the deadline. */
+		if (rq_interrupted) {
+			snprintf(why, whysz, "interrupted");
+			return -2;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!ids[i])
+				continue;
+			if (a[i]->dead) {
+				snprintf(why, whysz, "%s", a[i]->dead_why);
+				return -1;
+			}
+			pfd[np++] = (struct pollfd){ .fd = a[i]->rfd, .events = POLLIN };
+		}
+		if (!np) {
+			snprintf(why, whysz, "nothing to wait for");
+			return -1;
+		}
+		int64_t left = deadline_ms - now_ms();
+
+		if (left <= 0) {
+			snprintf(why, whysz, "no answer from agent %s before the deadline", a[0]->label);
+			return -1;
+		}
+		int r = poll(pfd, (nfds_t)np, (int)(left > 250 ? 250 : left));
+
+		if (r < 0 && errno == EINTR) {
+			/* Let the caller see an interrupt (SIGINT/SIGTERM) promptly. */
+			snprintf(why, whysz, "interrupted");
+			return -2;
+		}
+		np = 0;
+		for (int i = 0; i < n; i++) {
+			if (!ids[i])
+				continue;
+			if (pfd[np].revents)
+				pump(a[i]);
+			np++;
+		}
+	}
+}
+
+json_t *rq_agent_wait(struct rq_agent *a, uint64_t id, int64_t deadline_ms, char *why, size_t whysz)
+{
+	json_t *resp = NULL;
+
+	if (rq_agent_wait_any(&a, &id, 1, deadline_ms, &resp, why, whysz) < 0)
+		return NULL;
+	return resp;
+}
+
+json_t *rq_agent_call(struct rq_agent *a, json_t *req, int64_t timeout_ms, char *why, size_t whysz)
+{
+	uint64_t id = rq_agent_send(a, req);
+
+	if (!id) {
+		snprintf(why, whysz, "%s", a->dead ? a->dead_why : "cannot send to agent");
+		return NULL;
+	}
+	return rq_agent_wait(a, id, now_ms() + timeout_ms, why, whysz);
+}
+
+static struct rq_agent *local_agent;
+
+struct rq_agent *rq_agent_local(const char *self_exe, char *err, size_t errsz)
+{
+	if (local_agent && local_agent->dead) {
+		rq_agent_close(local_agent);
+		local_agent = NULL;
+	}
+	if (!local_agent)
+		local_agent = rq_agent_spawn(self_exe, "local", err, errsz);
+	return local_agent;
+}
+
+void rq_agent_local_close(void)
+{
+	if (!local_agent)
+		return;
+	json_t *req = json_pack("{s:s}", "op", "shutdown");
+	char why[128];
+	json_t *r = rq_agent_call(local_agent, req, 2000, why, sizeof(why));
+
+	json_decref(r);
+	json_decref(req);
+	rq_agent_close(local_agent);
+	local_agent = NULL;
+}

@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Agent side of the protocol (agent.h).  The agent never runs kind code in
+ * its own process: each run or exec request is served by a forked worker in
+ * its own process group, which writes its answer to a file in a private
+ * scratch directory.  So a kind that crashes or hangs costs one answer
+ * (ERROR with how the worker ended), never the agent, and both roles of a
+ * loopback case can run at once.
+ *
+ * Input is untrusted: a line that is not a JSON object, is too long, or
+ * lacks what its op needs gets an error answer and the agent goes on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "agent/agent.h"
+#include "core/kind.h"
+#include "core/util.h"
+
+#ifndef RQ_VERSION
+#define RQ_VERSION "0.1"
+#endif
+
+/* Sysroot replay; provided by the sysroot target, absent in minimal builds. */
+__attribute__((weak)) int rq_tool_replay(struct rq_ctx *ctx, const char *const *argv,
+					 int64_t timeout_ms, struct proc_result *r);
+
+#define MAX_WORKERS 16
+
+struct worker {
+	pid_t pid;		/* 0: free slot */
+	uint64_t id;
+	char op[16];
+	char dir[512];
+	int64_t kill_at;	/* now_ms() deadline after which the group is killed */
+	bool cancelled, timed_out;
+	json_t *req;		/* kept for cleanup after a kill */
+};
+
+struct agent {
+	int in_fd, out_fd;
+	char base[256];
+	struct worker w[MAX_WORKERS];
+	struct sb in;
+	bool discarding;	/* inside an oversized line */
+	bool stop;
+};
+
+/* Send one answer; takes ownership of payload.  id NULL: the request had none. */
+static void answer(struct agent *ag, json_t *id, bool ok, const char *error, json_t *payload)
+{
+	json_t *j = payload ? payload : json_object();
+	char *text;
+
+	json_object_set_new(j, "v", json_integer(RQ_AGENT_PROTO));
+	json_object_set_new(j, "id", json_integer(json_is_integer(id) ? json_integer_value(id) : 0));
+	json_object_set_new(j, "ok", json_boolean(ok));
+	if (error)
+		json_object_set_new(j, "error", json_string(error));
+	text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(j);
+	if (!text)
+		return;
+	struct sb sb = SB_INIT;
+	sb_adds(&sb, text);
+	sb_addc(&sb, '\n');
+	free(text);
+	for (size_t off = 0; off < sb.len;) {
+		ssize_t n = write(ag->out_fd, sb.buf + off, sb.len - off);
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+			struct pollfd p = { .fd = ag->out_fd, .events = POLLOUT };
+
+			poll(&p, 1, 100);
+			continue;
+		}
+		if (n <= 0) {
+			ag->stop = true;	/* the controller is gone */
+			break;
+		}
+		off += (size_t)n;
+	}
+	sb_release(&sb);
+}
+
+static void answer_err(struct agent *ag, json_t *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void answer_err(struct agent *ag, json_t *id, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	answer(ag, id, false, msg, NULL);
+}
+
+static const char *jstr(json_t *o, const char *k, const char *def)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+/* ---- facts ---------------------------------------------------------- */
+
+static void add_pc_version(json_t *f, const char *key, const char *pattern)
+{
+	glob_t g;
+	char line[256];
+
+	if (glob(pattern, 0, NULL, &g))
+		return;
+	FILE *fp = fopen(g.gl_pathv[0], "r");
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (str_starts(line, "Version:")) {
+			json_object_set_new(f, key, json_string(strtrim(line + 8)));
+			break;
+		}
+	if (fp)
+		fclose(fp);
+	globfree(&g);
+}
+
+json_t *rq_agent_facts(void)
+{
+	json_t *f = json_object();
+	struct utsname u;
+	char host[256];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!uname(&u)) {
+		json_object_set_new(f, "kernel", json_string(u.release));
+		json_object_set_new(f, "machine", json_string(u.machine));
+	}
+	if (!gethostname(host, sizeof(host)))
+		json_object_set_new(f, "hostname", json_string(host));
+	json_object_set_new(f, "cpus", json_integer(ncpu));
+	json_object_set_new(f, "rdmaqual", json_string(RQ_VERSION));
+	add_pc_version(f, "rdma_core_libibverbs", "/usr/lib/*/pkgconfig/libibverbs.pc");
+	return f;
+}
+
+/* ---- workers -------------------------------------------------------- */
+
+static void write_answer_file(const char *dir, json_t *payload)
+{
+	char path[600];
+	char *text = json_dumps(payload, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	snprintf(path, sizeof(path), "%s/answer.json", dir);
+	if (text)
+		write_file_atomic(path, text, strlen(text));
+	free(text);
+}
+
+/* In the worker: run one case (one role of it) and write the answer. */
+static int worker_run(json_t *req, const char *dir)
+{
+	struct rq_suite suite = { 0 };
+	struct rq_diags diags = { 0 };
+	struct rq_results rows = { 0 };
+	json_t *jcase = json_object_get(req, "case");
+	char logpath[600], scratch[600];
+	char *ctext;
+	const char *role = jstr(req, "role", "single");
+	json_t *jenv = json_object_get(req, "env");
+	const char **env = NULL;
+	json_t *payload = json_object(), *jrows = json_array();
+
+	snprintf(logpath, sizeof(logpath), "%s/log", dir);
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
+	mkdir(scratch, 0700);
+	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+	ctext = jcase ? json_dumps(jcase, JSON_COMPACT) : NULL;
+	if (!ctext || rq_load_case_text("request", ctext, strlen(ctext), &suite, &diags) ||
+	    suite.ncases != 1) {
+		struct rq_result *r = rq_result_new("?", NULL, 0);
+
+		rq_result_set(r, RQ_ERROR, "the agent could not load the case: %s",
+			      diags.n ? diags.v[0].msg : "no case in request");
+		json_array_append_new(jrows, rq_result_to_json(r, false));
+		rq_result_free(r);
+		goto out;
+	}
+	struct rq_case *c = suite.cases[0];
+	const struct rq_kind *k = c->kind;
+	const char *case_file = jstr(req, "case_file", NULL);
+
+	if (case_file) {
+		free(c->file);
+		c->file = xstrdup(case_file);
+		c->pos.file = c->file;
+	}
+
+	if (json_is_array(jenv)) {
+		size_t n = json_array_size(jenv), j = 0;
+
+		env = xcalloc(n + 1, sizeof(*env));
+		for (size_t i = 0; i < n; i++)
+			if (json_is_string(json_array_get(jenv, i)))
+				env[j++] = json_string_value(json_array_get(jenv, i));
+	}
+	const char *root = jstr(req, "root", "");
+	json_t *jparam = json_object_get(req, "param");
+	char *param = jparam ? json_dumps(jparam, JSON_COMPACT) : NULL;
+	json_t *jt = json_object_get(req, "timeout_ms");
+	int64_t timeout = json_is_integer(jt) ? json_integer_value(jt) : scaled_ms(c->timeout_ms);
+	struct rq_ctx ctx = {
+		.c = c,
+		.target = jstr(req, "target", "local"),
+		.root = root,
+		.replay = json_is_true(json_object_get(req, "replay")),
+		.log_fd = logfd,
+		.scratch = scratch,
+		.state_dir = jstr(req, "state_dir", NULL),
+		.tool_env = env,
+		.tool_cwd = jstr(req, "tool_cwd", NULL),
+		.tool = rq_tool_live,
+		.role = !strcmp(role, "server") ? ROLE_SERVER :
+			!strcmp(role, "client") ? ROLE_CLIENT : ROLE_SINGLE,
+		.peer_addr = jstr(req, "peer_addr", NULL),
+		.local_addr = jstr(req, "local_addr", NULL),
+		.oob_port = (int)json_integer_value(json_object_get(req, "oob_port")),
+		.param = param,
+		.deadline_ms = now_ms() + timeout,
+		.out = &rows,
+	};
+	char why[1024] = "";
+
+	if (ctx.replay) {
+		if (rq_tool_replay)
+			ctx.tool = rq_tool_replay;
+		else
+			ctx.replay = false;
+	}
+	ctx.main = rq_result_new(c->name, NULL, 0);
+	rq_results_add(&rows, ctx.main);
+	if (!rq_needs_met(&ctx, why, sizeof(why))) {
+		rq_result_set(ctx.main, RQ_SKIP, "%s", why);
+	} else {
+		enum rq_verdict v = k->check ? k->check(&ctx, c->cfg, why, sizeof(why)) : RQ_NONE;
+
+		if (v != RQ_NONE) {
+			rq_result_set(ctx.main, v, "%s", why[0] ? why : "not applicable");
+		} else {
+			k->run(&ctx, c->cfg);
+			if (k->cleanup)
+				k->cleanup(&ctx, c->cfg);
+		}
+	}
+	/*
+	 * The main row stands for the case only when the kind added no rows of
+	 * its own, or when it recorded something itself.
+	 */
+	for (size_t i = 0; i < rows.n; i++) {
+		struct rq_result *r = rows.v[i];
+
+		if (r == ctx.main && rows.n > 1 && !r->judged && r->verdict == RQ_NONE &&
+		    !r->nfigs)
+			continue;
+		rq_result_finish(r);
+		json_array_append_new(jrows, rq_result_to_json(r, false));
+	}
+	rq_results_release(&rows);
+	free(param);
+out:
+	json_object_set_new(payload, "rows", jrows);
+	write_answer_file(dir, payload);
+	json_decref(payload);
+	free(ctext);
+	free(env);
+	if (logfd >= 0)
+		close(logfd);
+	rq_suite_release(&suite);
+	rq_diags_release(&diags);
+	return 0;
+}
+
+/* In the worker: after a run was killed, undo what it may have changed. */
+static int worker_cleanup(json_t *req, const char *dir)
+{
+	struct rq_suite suite = { 0 };
+	struct rq_diags diags = { 0 };
+	struct rq_results rows = { 0 };
+	char *ctext = json_dumps(json_object_get(req, "case"), JSON_COMPACT);
+	char logpath[600], scratch[600];
+
+	snprintf(logpath, sizeof(logpath), "%s/log", dir);
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
+	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+	if (ctext && !rq_load_case_text("request", ctext, strlen(ctext), &suite, &diags) &&
+	    suite.ncases == 1 && suite.cases[0]->kind->cleanup) {
+		struct rq_case *c = suite.cases[0];
+		struct rq_ctx ctx = {
+			.c = c, .target = jstr(req, "target", "local"), .root = jstr(req, "root", ""),
+			.log_fd = logfd, .scratch = scratch, .tool = rq_tool_live,
+			.state_dir = jstr(req, "state_dir", NULL),
+			.deadline_ms = now_ms() + scaled_ms(30000), .out = &rows,
+		};
+
+		ctx.main = rq_result_new(c->name, NULL, 0);
+		rq_results_add(&rows, ctx.main);
+		dprintf(logfd, "# running cleanup after the case was stopped\n");
+		c->kind->cleanup(&ctx, c->cfg);
+	}
+	rq_results_release(&rows);
+	free(ctext);
+	if (logfd >= 0)
+		close(logfd);
+	rq_suite_release(&suite);
+	rq_diags_release(&diags);
+	return 0;
+}
+
+static int worker_exec(json_t *req, const char *dir)
+{
+	json_t *jargv = json_object_get(req, "argv");
+	json_t *payload = json_object();
+	size_t n = json_array_size(jargv);
+	const char **argv = xcalloc(n + 1, sizeof(*argv));
+	struct proc_result r;
+
+	for (size_t i = 0; i < n; i++)
+		argv[i] = json_string_value(json_array_get(jargv, i));
+	proc_result_init(&r);
+	struct proc_opts o = {
+		.argv = argv,
+		.timeout_ms = json_integer_value(json_object_get(req, "timeout_ms")),
+		.log_fd = -1,
+		.tail_max = 1 << 20,
+	};
+	if (proc_run(&o, &r) == 0) {
+		json_object_set_new(payload, "exit", json_integer(r.exit_code));
+		json_object_set_new(payload, "signal", json_integer(r.signal));
+		json_object_set_new(payload, "timed_out", json_boolean(r.timed_out));
+		json_object_set_new(payload, "exec_failed", json_boolean(r.exec_failed));
+		json_object_set_new(payload, "out", json_stringn(r.out.buf, r.out.len));
+		json_object_set_new(payload, "err", json_stringn(r.err.buf, r.err.len));
+	}
+	write_answer_file(dir, payload);
+	json_decref(payload);
+	proc_result_release(&r);
+	free(argv);
+	return 0;
+}
+
+static pid_t fork_worker(struct agent *ag, int (*fn)(json_t *, const char *), json_t *req,
+			 const char *dir)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	/* Worker: own group so a kill reaches its tools; dies with the agent. */
+	sigset_t all;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	close(ag->in_fd);
+	if (ag->out_fd != ag->in_fd)
+		close(ag->out_fd);
+	_exit(fn(req, dir));
+}
+
+static struct worker *free_slot(struct agent *ag)
+{
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (!ag->w[i].pid)
+			return &ag->w[i];
+	return NULL;
+}
+
+static void start_worker(struct agent *ag, json_t *id, const char *op, json_t *req)
+{
+	struct worker *w = free_slot(ag);
+	json_t *jt = json_object_get(req, "timeout_ms");
+	int64_t timeout = json_is_integer(jt) ? json_integer_value(jt) : 0;
+
+	if (!w) {
+		answer_err(ag, id, "agent busy: %d requests in flight", MAX_WORKERS);
+		return;
+	}
+	if (timeout <= 0 || timeout > 24LL * 3600 * 1000) {
+		answer_err(ag, id, "%s needs a timeout_ms between 1 and 86400000", op);
+		return;
+	}
+	memset(w, 0, sizeof(*w));
+	w->id = (uint64_t)json_integer_value(id);
+	snprintf(w->op, sizeof(w->op), "%s", op);
+	snprintf(w->dir, sizeof(w->dir), "%s/%llu", ag->base, (unsigned long long)w->id);
+	rm_rf(w->dir);
+	if (mkdir(w->dir, 0700)) {
+		answer_err(ag, id, "cannot create %s: %s", w->dir, strerror(errno));
+		return;
+	}
+	/* Grace beyond the kind's own deadline so it can end cleanly first. */
+	w->kill_at = now_ms() + timeout + scaled_ms(2000);
+	w->pid = fork_worker(ag, !strcmp(op, "run") ? worker_run : worker_exec, req, w->dir);
+	if (w->pid < 0) {
+		answer_err(ag, id, "fork: %s", strerror(errno));
+		w->pid = 0;
+		return;
+	}
+	w->req = json_incref(req);
+}
+
+static void describe_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exited %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "killed by %s", sigabbrev_np(WTERMSIG(status)) ?
+			 sigabbrev_np(WTERMSIG(status)) : "a signal");
+	else
+		snprintf(buf, size, "ended (status %#x)", status);
+}
+
+static void finish_worker(struct agent *ag, struct worker *w, int status)
+{
+	char path[600];
+	struct sb log = SB_INIT;
+	json_error_t jerr;
+	json_t *payload, *id = json_integer((json_int_t)w->id);
+
+	snprintf(path, sizeof(path), "%s/log", w->dir);
+	read_file(path, &log, 1 << 20);
+	snprintf(path, sizeof(path), "%s/answer.json", w->dir);
+	payload = (w->timed_out || w->cancelled) ? NULL : json_load_file(path, 0, &jerr);
+	if (!strcmp(w->op, "run") && (w->timed_out || w->cancelled)) {
+		/* The kind never got to its cleanup: run it now, bounded. */
+		pid_t c = fork_worker(ag, worker_cleanup, w->req, w->dir);
+		int st;
+
+		if (c > 0 && proc_wait_deadline(c, now_ms() + scaled_ms(30000), &st) != 1)
+			proc_kill_group(c, 0);
+		sb_reset(&log);
+		snprintf(path, sizeof(path), "%s/log", w->dir);
+		read_file(path, &log, 1 << 20);
+	}
+	if (!payload) {
+		char how[128];
+
+		describe_status(status, how, sizeof(how));
+		if (w->cancelled)
+			answer_err(ag, id, "cancelled");
+		else if (w->timed_out)
+			answer(ag, id, false, "timed out", json_pack("{s:s%}", "log", log.buf, log.len));
+		else {
+			char *msg = xasprintf("worker %s without an answer", how);
+
+			answer(ag, id, false, msg, json_pack("{s:s%}", "log", log.buf, log.len));
+			free(msg);
+		}
+	} else {
+		if (!strcmp(w->op, "run"))
+			json_object_set_new(payload, "log", json_stringn(log.buf, log.len));
+		answer(ag, id, true, NULL, payload);
+	}
+	json_decref(id);
+	json_decref(w->req);
+	sb_release(&log);
+	rm_rf(w->dir);
+	memset(w, 0, sizeof(*w));
+}
+
+static void reap(struct agent *ag)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (int i = 0; i < MAX_WORKERS; i++)
+			if (ag->w[i].pid == pid) {
+				/* Tools the worker left in its group go with it. */
+				kill(-pid, SIGKILL);
+				finish_worker(ag, &ag->w[i], status);
+				break;
+			}
+	}
+}
+
+static void kill_worker(struct worker *w)
+{
+	kill(-w->pid, SIGKILL);
+	kill(w->pid, SIGKILL);
+}
+
+static void expire(struct agent *ag)
+{
+	int64_t now = now_ms();
+
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		struct worker *w = &ag->w[i];
+
+		if (w->pid && !w->timed_out && now >= w->kill_at) {
+			w->timed_out = true;
+			kill_worker(w);
+		}
+	}
+}
+
+static void handle_line(struct agent *ag, const char *line)
+{
+	json_error_t jerr;
+	json_t *req = json_loads(line, 0, &jerr), *id, *v;
+	const char *op;
+
+	if (!req || !json_is_object(req)) {
+		answer_err(ag, NULL, "not a JSON object (column %d: %s)", jerr.column, jerr.text);
+		json_decref(req);
+		return;
+	}
+	id = json_object_get(req, "id");
+	v = json_object_get(req, "v");
+	op = jstr(req, "op", NULL);
+	if (!json_is_integer(id) || json_integer_value(id) <= 0) {
+		answer_err(ag, NULL, "request without a positive integer \"id\"");
+	} else if (!json_is_integer(v) || json_integer_value(v) != RQ_AGENT_PROTO) {
+		answer_err(ag, id, "unsupported protocol version (this agent speaks %d)",
+			   RQ_AGENT_PROTO);
+	} else if (!op) {
+		answer_err(ag, id, "request without an \"op\"");
+	} else if (!strcmp(op, "hello")) {
+		answer(ag, id, true, NULL, json_pack("{s:s, s:s, s:i}", "agent", "rdmaqual",
+						     "version", RQ_VERSION, "proto", RQ_AGENT_PROTO));
+	} else if (!strcmp(op, "ping")) {
+		answer(ag, id, true, NULL, NULL);
+	} else if (!strcmp(op, "facts")) {
+		answer(ag, id, true, NULL, json_pack("{s:o}", "facts", rq_agent_facts()));
+	} else if (!strcmp(op, "run")) {
+		if (!json_is_object(json_object_get(req, "case")))
+			answer_err(ag, id, "run needs a \"case\" object");
+		else
+			start_worker(ag, id, op, req);
+	} else if (!strcmp(op, "exec")) {
+		json_t *a = json_object_get(req, "argv");
+		bool ok = json_is_array(a) && json_array_size(a) > 0;
+
+		for (size_t i = 0; ok && i < json_array_size(a); i++)
+			ok = json_is_string(json_array_get(a, i));
+		if (!ok)
+			answer_err(ag, id, "exec needs a non-empty \"argv\" array of strings");
+		else
+			start_worker(ag, id, op, req);
+	} else if (!strcmp(op, "cancel")) {
+		json_t *t = json_object_get(req, "target_id");
+		bool found = false;
+
+		for (int i = 0; i < MAX_WORKERS && json_is_integer(t); i++) {
+			struct worker *w = &ag->w[i];
+
+			if (w->pid && w->id == (uint64_t)json_integer_value(t)) {
+				w->cancelled = true;
+				kill_worker(w);
+				found = true;
+			}
+		}
+		answer(ag, id, found, found ? NULL : "no such request in flight", NULL);
+	} else if (!strcmp(op, "shutdown")) {
+		answer(ag, id, true, NULL, NULL);
+		ag->stop = true;
+	} else {
+		answer_err(ag, id, "unknown op \"%.40s\"", op);
+	}
+	json_decref(req);
+}
+
+/* Split input into lines; oversized lines get one error answer and are skipped. */
+static void feed(struct agent *ag, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = buf[i];
+
+		if (c == '\n') {
+			if (ag->discarding) {
+				ag->discarding = false;
+			} else {
+				char *line = xstrndup(ag->in.buf, ag->in.len);
+
+				/* A serial console may send \r\n. */
+				if (ag->in.len && line[ag->in.len - 1] == '\r')
+					line[ag->in.len - 1] = '\0';
+				if (*strtrim(line))
+					handle_line(ag, line);
+				free(line);
+			}
+			sb_reset(&ag->in);
+			continue;
+		}
+		if (ag->discarding)
+			continue;
+		if (ag->in.len >= RQ_AGENT_LINE_MAX) {
+			answer_err(ag, NULL, "request line over %u bytes: discarded",
+				   RQ_AGENT_LINE_MAX);
+			ag->discarding = true;
+			sb_reset(&ag->in);
+			continue;
+		}
+		sb_addc(&ag->in, c);
+	}
+}
+
+int rq_agent_serve(int in_fd, int out_fd)
+{
+	struct agent ag = { .in_fd = in_fd, .out_fd = out_fd, .in = SB_INIT };
+	const char *tmp = getenv("TMPDIR");
+	sigset_t mask;
+	int sfd;
+	char buf[65536];
+
+	snprintf(ag.base, sizeof(ag.base), "%s/rq-agent-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(ag.base))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	while (!ag.stop) {
+		struct pollfd p[2] = {
+			{ .fd = in_fd, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		int64_t next = INT64_MAX, now = now_ms();
+
+		for (int i = 0; i < MAX_WORKERS; i++)
+			if (ag.w[i].pid && !ag.w[i].timed_out && ag.w[i].kill_at < next)
+				next = ag.w[i].kill_at;
+		int timeout = next == INT64_MAX ? 1000 : (int)(next - now < 0 ? 0 :
+				next - now > 1000 ? 1000 : next - now);
+
+		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				;
+		}
+		reap(&ag);
+		expire(&ag);
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			ssize_t n = read(in_fd, buf, sizeof(buf));
+
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0)
+				break;	/* controller gone: stop everything */
+			feed(&ag, buf, (size_t)n);
+		}
+	}
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (ag.w[i].pid)
+			kill_worker(&ag.w[i]);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	for (int i = 0; i < MAX_WORKERS; i++)
+		json_decref(ag.w[i].req);
+	rm_rf(ag.base);
+	sb_release(&ag.in);
+	close(sfd);
+	return 0;
+}

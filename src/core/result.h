@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Results: one row per (case, device, port).  Kinds record every judgement
+ * through rq_judge(); rq_result_finish() turns the judgements into a
+ * verdict so that a row that judged nothing can never PASS.
+ */
+#ifndef RQ_RESULT_H
+#define RQ_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/util.h"
+
+enum rq_verdict {
+	RQ_NONE = 0,	/* not decided yet */
+	RQ_PASS,
+	RQ_FAIL,	/* the system under test broke the property */
+	RQ_SKIP,	/* a requirement is unmet or nothing applies; reason says which */
+	RQ_ERROR,	/* the harness or environment broke */
+};
+
+const char *rq_verdict_name(enum rq_verdict v);	/* "PASS", ... */
+int rq_verdict_parse(const char *s, enum rq_verdict *v);
+
+struct rq_figure {
+	char *name;	/* "bw_avg", "lat_p99" */
+	double value;
+	char *unit;	/* "Gb/s", "us", "B" */
+};
+
+struct rq_fact {
+	char *key;	/* "kernel", "rdma_core", "fw_ver:mlx5_0" */
+	char *value;
+};
+
+struct rq_result {
+	char *id;		/* case name, plus "[dev/port]" for per-port rows */
+	char *case_name;
+	char *kind;
+	char *device;		/* NULL for node-wide rows */
+	int port;		/* 0 for device- or node-wide rows */
+	enum rq_verdict verdict;
+	char *reason;		/* one line; required for every non-PASS */
+	char *target;		/* "rxe-vm", "sysroot:fixtures/nodes/cx6" */
+	char *target_why;	/* why auto chose it, or "forced by --target" */
+	unsigned judged;	/* number of rq_judge() calls */
+	unsigned failed;	/* number of failed judgements */
+	struct rq_figure *figs;	size_t nfigs;
+	struct rq_fact *facts;	size_t nfacts;	/* per-row environment facts */
+	double duration_s;
+	char *log_path;		/* whole log, relative to the report dir */
+	struct sb log;		/* captured log text (bounded tail written to JUnit) */
+	char *file;		/* case file, for reports */
+};
+
+struct rq_results {
+	struct rq_result **v;
+	size_t n;
+};
+
+struct rq_result *rq_result_new(const char *case_name, const char *device, int port);
+void rq_result_free(struct rq_result *r);
+void rq_results_add(struct rq_results *rs, struct rq_result *r);
+void rq_results_release(struct rq_results *rs);
+
+/*
+ * Record one judgement.  ok=false marks the row as failed; the first failing
+ * judgement's message becomes the reason.  Returns ok so callers can chain.
+ */
+bool rq_judge(struct rq_result *r, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Decide the verdict now (sticky: later judgements don't change it). */
+void rq_result_set(struct rq_result *r, enum rq_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rq_figure_add(struct rq_result *r, const char *name, double value, const char *unit);
+void rq_fact_add(struct rq_result *r, const char *key, const char *value);
+/*
+ * Turn judgements into a verdict unless one was set: failed>0 -> FAIL,
+ * judged==0 -> SKIP "nothing was judged" (plus figures), else PASS.
+ */
+void rq_result_finish(struct rq_result *r);
+
+/* Whole-run summary. */
+struct rq_counts {
+	unsigned pass, fail, skip, error, total;
+};
+void rq_results_count(const struct rq_results *rs, struct rq_counts *c);
+
+/* JSON (jansson) round trip, used by the agent protocol and results.json. */
+struct json_t;
+struct json_t *rq_result_to_json(const struct rq_result *r, bool with_log);
+struct rq_result *rq_result_from_json(struct json_t *j, char *err, size_t errsz);
+
+#endif

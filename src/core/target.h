@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Targets: where a case runs.  A target knows how to reach a place and hand
+ * it a case (through an agent endpoint); it knows no kind in particular.
+ *
+ *   local      this node as it is (command and lint kinds)
+ *   hca        real ConnectX devices on this node (and --peer HOST)
+ *   rxe-vm     soft-RoCE in QEMU VMs (vm1 / vm2)
+ *   rxe-host   rxe on a dummy netdev of this host (opt-in)
+ *   ibsim      a simulated IB fabric for SM and fabric kinds
+ *   sysroot:D  a captured or synthesized tree, read-only
+ *
+ * Every case goes to an agent: a forked `rdmaqual agent --stdio` for local
+ * targets, the guest's agent over virtio-serial for rxe-vm, `ssh peer
+ * rdmaqual agent --stdio` for a second node.  The same protocol everywhere
+ * (agent.h) means a kind that crashes becomes ERROR, not a dead runner.
+ */
+#ifndef RQ_TARGET_H
+#define RQ_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/case.h"
+#include "core/result.h"
+
+struct rq_agent;		/* a connected agent endpoint (agent.h) */
+struct rq_target;
+
+/* Options of a run that targets read. */
+struct rq_run_opts {
+	const char *target;		/* --target (NULL/"auto") */
+	const char *require_target;	/* --require-target */
+	const char *peer;		/* --peer HOST */
+	const char *topology;		/* --vm-topology vm1|vm2 */
+	const char *accel;		/* --accel kvm|tcg|auto */
+	const char *kernel, *modules;	/* --kernel --modules */
+	const char *self_exe;		/* path of this rdmaqual binary */
+	const char *state_dir;		/* run-state / lock directory */
+	const char *run_dir;		/* reports/<run-id> */
+	bool allow_sm_takeover;
+	bool verbose;
+};
+
+/*
+ * What a target hands the scheduler for one case: up to two agent
+ * endpoints (client side first), addresses for a two-sided case and
+ * extra parameters (JSON object text) passed to the kind in ctx->param.
+ */
+struct rq_placement {
+	struct rq_agent *side[2];	/* [0]: single/client; [1]: server (may equal [0]) */
+	char addr[2][64];		/* RDMA-side IPv4 of each side, "" if n/a */
+	const char *root;		/* sysroot dir or "" */
+	char *param;			/* malloc'd JSON text or NULL */
+	char **env;			/* NULL-terminated "K=V" for tools, or NULL */
+	char *tool_cwd;
+};
+
+struct rq_target_ops {
+	const char *name;
+	const char *help;
+	/* Can this target run here at all?  false with the reason. */
+	bool (*available)(const struct rq_run_opts *o, const char *arg, char *why, size_t whysz);
+	/* Open lazily, before its first case (boot VMs...).  0 or -errno with err. */
+	int (*open)(struct rq_target *t, char *err, size_t errsz);
+	/* Prepare a placement for a case (start ibsim for its fabric...). */
+	int (*place)(struct rq_target *t, const struct rq_case *c, struct rq_placement *p,
+		     char *err, size_t errsz);
+	/* Undo place(); called with the case's rows (for kernel-log checks, console tails). */
+	void (*unplace)(struct rq_target *t, const struct rq_case *c, struct rq_placement *p,
+			struct rq_results *rows);
+	void (*close)(struct rq_target *t);
+	/* Environment facts for the report (kernel, accel...). */
+	void (*facts)(struct rq_target *t, struct rq_result *sink);
+	/* rdmaqual cleanup: remove what a killed run left (VMs, sockets, daemons). */
+	void (*cleanup_stale)(const struct rq_run_opts *o);
+};
+
+struct rq_target {
+	const struct rq_target_ops *ops;
+	char *name;		/* "sysroot:fixtures/nodes/cx6" */
+	char *arg;		/* after the colon */
+	const struct rq_run_opts *opts;
+	bool opened;
+	int open_err;
+	char open_msg[256];
+	void *priv;
+};
+
+/*
+ * The node's run-state directory: o->state_dir when set, else
+ * $RDMAQUAL_STATE_DIR, else /run/rdmaqual as root, else
+ * $XDG_RUNTIME_DIR/rdmaqual, else /tmp/rdmaqual-UID.  Returns buf.
+ */
+const char *rq_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
+
+extern const struct rq_target_ops *const rq_target_ops_all[];
+const struct rq_target_ops *rq_target_ops_find(const char *name);
+
+/*
+ * Pick a target for a case: forced (--target) or auto.  Fills name and why;
+ * returns false (with why) when none applies.
+ */
+bool rq_target_choose(const struct rq_case *c, const struct rq_run_opts *o,
+		      char *name, size_t namesz, char *why, size_t whysz);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the subnet-manager and fabric kinds (see ibkind.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "kinds/ibkind.h"
+#include "core/util.h"
+
+void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
+{
+	json_error_t e;
+	json_t *j = ctx->param ? json_loads(ctx->param, 0, &e) : NULL;
+
+	memset(p, 0, sizeof(*p));
+	if (!j)
+		return;
+	p->sim = json_is_true(json_object_get(j, "sim"));
+	if (json_is_string(json_object_get(j, "fabric")))
+		snprintf(p->fabric, sizeof(p->fabric), "%s", json_string_value(json_object_get(j, "fabric")));
+	p->target_sm = json_is_true(json_object_get(j, "target_sm"));
+	p->allow_takeover = json_is_true(json_object_get(j, "allow_sm_takeover"));
+	if (json_is_integer(json_object_get(j, "ibsim_start_ms")))
+		p->ibsim_start_ms = json_integer_value(json_object_get(j, "ibsim_start_ms"));
+	if (json_is_string(json_object_get(j, "case_file")))
+		snprintf(p->case_file, sizeof(p->case_file), "%s",
+			 json_string_value(json_object_get(j, "case_file")));
+	json_decref(j);
+}
+
+const char *ibkind_case_file(struct rq_ctx *ctx, const struct ibkind_param *p)
+{
+	return p->case_file[0] ? p->case_file : ctx->c->file;
+}
+
+static int ctx_run(void *arg, const char *const *argv, int64_t timeout_ms, struct proc_result *r)
+{
+	return rq_tool(arg, argv, timeout_ms, r);
+}
+
+void ibkind_tools(struct rq_ctx *ctx, struct ibsm_tools *t)
+{
+	t->run = ctx_run;
+	t->arg = ctx;
+}
+
+int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const struct ibkind_param *p,
+		    struct ibnet *net)
+{
+	char path[PATH_MAX], err[512];
+
+	memset(net, 0, sizeof(*net));
+	if (cfg->expect_topology && *cfg->expect_topology) {
+		if (ibnet_resolve(cfg->expect_topology, ibkind_case_file(ctx, p), path, sizeof(path), err, sizeof(err))) {
+			rq_result_set(ctx->main, RQ_ERROR, "expect_topology: %s", err);
+			return -1;
+		}
+	} else if (p->fabric[0]) {
+		snprintf(path, sizeof(path), "%s", p->fabric);
+	} else {
+		return 0;
+	}
+	if (ibnet_load(path, net, err, sizeof(err))) {
+		rq_result_set(ctx->main, RQ_ERROR, "expected topology: %s", err);
+		return -1;
+	}
+	rq_log(ctx, "# expected topology %s: %zu nodes, %zu links", path, net->nnodes, net->nlinks);
+	return 1;
+}
+
+void ibkind_log_file(struct rq_ctx *ctx, const char *heading, const char *path, size_t max)
+{
+	struct sb sb = SB_INIT;
+	const char *p;
+
+	if (read_file(path, &sb, 0) < 0) {
+		rq_log(ctx, "# %s: %s not readable", heading, path);
+		sb_release(&sb);
+		return;
+	}
+	p = sb.buf;
+	if (sb.len > max)
+		p = sb.buf + sb.len - max;
+	rq_log(ctx, "# ---- %s (%s%s) ----\n%s# ---- end of %s ----", heading, path,
+	       p != sb.buf ? ", tail" : "", p, heading);
+	sb_release(&sb);
+}
+
+static bool readable(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name, char *out,
+		     size_t outsz, char *err, size_t errsz)
+{
+	char exe[PATH_MAX], *cand[4] = { NULL };
+	size_t n = 0;
+	ssize_t el;
+	int ret = -ENOENT;
+
+	if (name[0] == '/') {
+		cand[n++] = xstrdup(name);
+	} else {
+		if (case_file && strchr(case_file, '/'))
+			cand[n++] = xasprintf("%.*s/%s", (int)(strrchr(case_file, '/') - case_file), case_file, name);
+		el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (el > 0) {
+			exe[el] = '\0';
+			*strrchr(exe, '/') = '\0';
+			cand[n++] = xasprintf("%s/%s", exe, name);
+			cand[n++] = xasprintf("%s/../../%s", exe, name);
+		}
+		cand[n++] = xstrdup(name);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ret && readable(cand[i]) && strlen(cand[i]) < outsz) {
+			snprintf(out, outsz, "%s", cand[i]);
+			ret = 0;
+		}
+	if (ret)
+		snprintf(err, errsz, "%s not found (relative to the case file, the rdmaqual tree or here)", name);
+	for (size_t i = 0; i < n; i++)
+		free(cand[i]);
+	return ret;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the subnet-manager and fabric kinds share: the keys that pick the
+ * simulated fabric and the expected topology, the target's parameters
+ * (ctx->param), tools run through rq_tool, and the port list of a fabric.
+ */
+#ifndef RQ_IBKIND_H
+#define RQ_IBKIND_H
+
+#include <stdbool.h>
+#include "parsers/ibnet.h"
+#include "rdma/ibsm.h"
+#include "core/kind.h"
+
+/*
+ * Key rows every fabric kind has (fabric, fabric_sm, expect_topology), with
+ * fabric_sm's default given; placed first in each kind's cfg struct.
+ */
+struct ibkind_cfg {
+	char *fabric;
+	bool fabric_sm;
+	char *expect_topology;
+};
+
+#define IBKIND_KEYS(sm_default)								\
+	{ .name = "fabric", .type = KEY_STR, .offset = offsetof(struct ibkind_cfg, fabric),	\
+	  .help = "ibsim target: topology to simulate, a name in fixtures/fabrics or a .net path; default 2sw2path4hca" }, \
+	{ .name = "fabric_sm", .type = KEY_BOOL, .def = sm_default,			\
+	  .offset = offsetof(struct ibkind_cfg, fabric_sm),				\
+	  .help = "ibsim target: bring the subnet up with an opensm of the target's (priority 0) before the case" }, \
+	{ .name = "expect_topology", .type = KEY_STR,					\
+	  .offset = offsetof(struct ibkind_cfg, expect_topology),			\
+	  .help = "the topology the fabric is judged against (net or ibnetdiscover file); default: the simulated fabric's" }
+
+/* Parameters the target passed (ctx->param). */
+struct ibkind_param {
+	bool sim;		/* ibsim target */
+	char fabric[1024];	/* the simulated topology file */
+	bool target_sm;		/* the target started an SM */
+	bool allow_takeover;	/* --allow-sm-takeover */
+	int64_t ibsim_start_ms;	/* now_ms() when ibsim was started, 0 unknown */
+	char case_file[1024];	/* absolute path of the case file, when the target knew it */
+};
+
+void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p);
+/* The case file for relative paths: the target's absolute one, else the loaded name. */
+const char *ibkind_case_file(struct rq_ctx *ctx, const struct ibkind_param *p);
+/*
+ * A file a case names (config:, file:): absolute; else relative to the case
+ * file, to the rdmaqual tree (next to the binary, or two up from
+ * build/san/), or to the current directory.  0, or -ENOENT with err.
+ */
+int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name, char *out,
+		     size_t outsz, char *err, size_t errsz);
+/* Tools through rq_tool (logged, replayable). */
+void ibkind_tools(struct rq_ctx *ctx, struct ibsm_tools *t);
+/*
+ * The expected topology: expect_topology, else the simulated fabric.
+ * 1 loaded, 0 none named (real fabric without one), -1 error (judged ERROR into ctx->main).
+ */
+int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const struct ibkind_param *p,
+		    struct ibnet *net);
+/* Tail of a file appended to the case log under a heading (opensm's log). */
+void ibkind_log_file(struct rq_ctx *ctx, const char *heading, const char *path, size_t max);
+
+#endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * command: run one argv (never through a shell) and judge its exit status
+ * and output.  This is the null engine of rdmaqual, as fio has one: it lets
+ * the harness itself be tested (every verdict, timeouts, reports) without
+ * RDMA, and lets a lab wrap a site-specific check it already has.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/kind.h"
+
+struct command_cfg {
+	struct rq_list argv;
+	long long exit;
+	char *stdout_contains;
+	char *stderr_contains;
+	struct rq_list env;
+};
+
+static const struct key_def command_keys[] = {
+	{ .name = "argv", .type = KEY_LIST, .elem = KEY_STR, .required = true,
+	  .offset = offsetof(struct command_cfg, argv),
+	  .help = "the command and its arguments; argv[0] is looked up in PATH, no shell" },
+	{ .name = "exit", .type = KEY_INT, .def = "0", .min = 0, .max = 255,
+	  .offset = offsetof(struct command_cfg, exit),
+	  .help = "the exit status that passes" },
+	{ .name = "stdout_contains", .type = KEY_STR,
+	  .offset = offsetof(struct command_cfg, stdout_contains),
+	  .help = "text that standard output must contain" },
+	{ .name = "stderr_contains", .type = KEY_STR,
+	  .offset = offsetof(struct command_cfg, stderr_contains),
+	  .help = "text that standard error must contain" },
+	{ .name = "env", .type = KEY_LIST, .elem = KEY_STR,
+	  .offset = offsetof(struct command_cfg, env),
+	  .help = "extra environment entries, each NAME=VALUE" },
+	KEY_END
+};
+
+static int command_validate(const struct rq_case *c, char *err, size_t errsz)
+{
+	const struct command_cfg *cfg = c->cfg;
+
+	for (size_t i = 0; i < cfg->env.n; i++)
+		if (!strchr(cfg->env.str[i], '=') || cfg->env.str[i][0] == '=') {
+			snprintf(err, errsz, "env entry \"%s\" is not NAME=VALUE", cfg->env.str[i]);
+			return -1;
+		}
+	if (cfg->argv.n == 0) {
+		snprintf(err, errsz, "argv must name a command");
+		return -1;
+	}
+	return 0;
+}
+
+static void command_run(struct rq_ctx *ctx, const void *p)
+{
+	const struct command_cfg *cfg = p;
+	const char **argv = xcalloc(cfg->argv.n + 1, sizeof(*argv));
+	const char **env = xcalloc(cfg->env.n + 1, sizeof(*env));
+	const char *const *saved_env = ctx->tool_env;
+	struct proc_result r;
+	struct rq_result *row = ctx->main;
+
+	for (size_t i = 0; i < cfg->argv.n; i++)
+		argv[i] = cfg->argv.str[i];
+	for (size_t i = 0; i < cfg->env.n; i++)
+		env[i] = cfg->env.str[i];
+	if (cfg->env.n)
+		ctx->tool_env = env;
+	proc_result_init(&r);
+	/* The case's whole remaining time is the command's deadline. */
+	int ret = rq_tool(ctx, argv, (int64_t)(rq_ctx_left_ms(ctx) / rq_timeout_mul), &r);
+
+	ctx->tool_env = saved_env;
+	rq_figure_add(row, "elapsed", r.elapsed_ms / 1000.0, "s");
+	if (ret) {
+		rq_result_set(row, RQ_ERROR, "cannot start %s: %s", argv[0], strerror(-ret));
+	} else if (r.exec_failed) {
+		rq_result_set(row, RQ_ERROR, "cannot run %s: %s", argv[0], strerror(r.exec_errno));
+	} else if (r.timed_out) {
+		rq_result_set(row, RQ_ERROR, "%s did not finish within the case timeout (%.1f s)",
+			      argv[0], r.elapsed_ms / 1000.0);
+	} else {
+		char how[160];
+
+		proc_describe(&r, argv[0], how, sizeof(how));
+		rq_judge(row, r.signal == 0 && r.exit_code == cfg->exit,
+			 "%s (expected exit %lld)", how, cfg->exit);
+		if (cfg->stdout_contains)
+			rq_judge(row, strstr(r.out.buf, cfg->stdout_contains) != NULL,
+				 "stdout lacks \"%s\"", cfg->stdout_contains);
+		if (cfg->stderr_contains)
+			rq_judge(row, strstr(r.err.buf, cfg->stderr_contains) != NULL,
+				 "stderr lacks \"%s\"", cfg->stderr_contains);
+	}
+	proc_result_release(&r);
+	free(argv);
+	free(env);
+}
+
+const struct rq_kind rq_kind_command = {
+	.name = "command",
+	.summary = "run a command (argv, no shell) and judge its exit status and output",
+	.doc = "The null engine: runs one argv with the case's deadline and judges its exit "
+	       "status and output.  It tests the harness itself (every verdict, timeouts, "
+	       "reports) without RDMA, and wraps site checks a lab already has.",
+	.keys = command_keys,
+	.cfg_size = sizeof(struct command_cfg),
+	.default_targets = "local",
+	.validate = command_validate,
+	.run = command_run,
+};

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * driver: is the RDMA stack there and sane, on every device and port?
+ *
+ * What a driver upgrade breaks first: a module that no longer loads, a PCI
+ * function left unbound, firmware older than the driver wants, a uverbs
+ * device missing (so verbs sees nothing), a rail whose port stayed DOWN.
+ * One row per device and port (`devices: all` by default), so a GPU node
+ * with one of eight rails down shows exactly that rail.
+ *
+ * Two profiles (RDMA_REFERENCE.md §1.10): hca (mlx5: PCI vendor 0x15b3, a
+ * known device id mapped to its model, bound to mlx5_core, firmware pinned or
+ * minimum, mlx5_core/mlx5_ib/ib_core/ib_uverbs/rdma_ucm live) and rxe (rdma_rxe/
+ * ib_core/ib_uverbs live, parent netdev, link layer Ethernet).  Both: uverbs
+ * device present, port ACTIVE.  `profile: auto` picks per device; a case that
+ * pins a profile SKIPs devices of the other kind, saying why.  Stack versions
+ * (kernel, rdma-core, OFED, driver) are recorded as facts on every row.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/kind.h"
+#include "rdma/nodeinfo.h"
+#include "rdma/pci_ids.h"
+#include "rdma/rdmadev.h"
+#include "core/util.h"
+
+enum { PROFILE_AUTO, PROFILE_HCA, PROFILE_RXE };
+static const char *const profile_names[] = { "auto", "hca", "rxe", NULL };
+
+struct driver_cfg {
+	int profile;
+	struct rq_list modules;
+	char *driver;
+	struct rq_list models;
+	struct rq_list fw_ver;
+	struct rq_list min_fw;
+	char *parent;
+	char *link_layer;
+	bool port_active;
+	bool allow_vf;
+	long long min_devices;
+};
+
+static const struct key_def driver_keys[] = {
+	{ .name = "profile", .type = KEY_ENUM, .choices = profile_names, .def = "auto",
+	  .offset = offsetof(struct driver_cfg, profile),
+	  .help = "hca (ConnectX/mlx5), rxe (soft-RoCE) or auto (per device); devices of the other kind SKIP" },
+	{ .name = "modules", .type = KEY_LIST, .elem = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, modules),
+	  .help = "kernel modules that must be live (default hca: mlx5_core mlx5_ib ib_core ib_uverbs rdma_ucm; rxe: rdma_rxe ib_core ib_uverbs)" },
+	{ .name = "driver", .type = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, driver),
+	  .help = "kernel driver every selected device must use (mlx5_core, rxe)" },
+	{ .name = "models", .type = KEY_LIST, .elem = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, models),
+	  .help = "accepted HCA models, by name (\"ConnectX-6 Dx\") or PCI device id (0x101d)" },
+	{ .name = "fw_ver", .type = KEY_LIST, .elem = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, fw_ver),
+	  .help = "pinned firmware, one per family (the first number: 16 CX-5, 20 CX-6, 22 CX-6 Dx, 28 CX-7); a device whose family has no entry fails" },
+	{ .name = "min_fw", .type = KEY_LIST, .elem = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, min_fw),
+	  .help = "minimum firmware, one per family (first number); families without an entry are not judged" },
+	{ .name = "parent", .type = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, parent),
+	  .help = "rxe: the netdev the rxe device must sit on (eth0)" },
+	{ .name = "link_layer", .type = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, link_layer),
+	  .help = "link layer every selected port must have (InfiniBand, Ethernet); rxe always Ethernet" },
+	{ .name = "port_active", .type = KEY_BOOL, .def = "true",
+	  .offset = offsetof(struct driver_cfg, port_active),
+	  .help = "every selected port must be ACTIVE" },
+	{ .name = "allow_vf", .type = KEY_BOOL, .def = "true",
+	  .offset = offsetof(struct driver_cfg, allow_vf),
+	  .help = "accept SR-IOV virtual functions as devices under test" },
+	{ .name = "min_devices", .type = KEY_INT, .def = "1", .min = 0, .max = 4096,
+	  .offset = offsetof(struct driver_cfg, min_devices),
+	  .help = "at least this many RDMA devices must be selected" },
+	KEY_END
+};
+
+static const char *const hca_modules[] = { "mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "rdma_ucm", NULL };
+static const char *const rxe_modules[] = { "rdma_rxe", "ib_core", "ib_uverbs", NULL };
+
+static int driver_validate(const struct rq_case *c, char *err, size_t errsz)
+{
+	const struct driver_cfg *cfg = c->cfg;
+	const struct rq_list *lists[] = { &cfg->fw_ver, &cfg->min_fw };
+
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			if (fw_major(lists[l]->str[i]) < 0) {
+				snprintf(err, errsz, "firmware version \"%s\" is not dotted numbers (20.35.1012)",
+					 lists[l]->str[i]);
+				return -1;
+			}
+	if (cfg->link_layer && strcmp(cfg->link_layer, "InfiniBand") && strcmp(cfg->link_layer, "Ethernet")) {
+		snprintf(err, errsz, "link_layer must be InfiniBand or Ethernet, not \"%s\"", cfg->link_layer);
+		return -1;
+	}
+	return 0;
+}
+
+static void judge_modules(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+			  bool virt)
+{
+	const char *const *def = virt ? rxe_modules : hca_modules;
+	size_t n = cfg->modules.n;
+
+	for (size_t i = 0; n ? i < n : def[i] != NULL; i++) {
+		const char *m = n ? cfg->modules.str[i] : def[i];
+		char state[64];
+
+		rq_judge(row, node_module_live(ctx, m, state, sizeof(state)) == 0,
+			 "module %s is %s", m, state);
+	}
+}
+
+static bool model_ok(const struct rq_list *models, const struct rdma_dev *d, const char *name)
+{
+	for (size_t i = 0; i < models->n; i++) {
+		const char *m = models->str[i];
+
+		if (!strcasecmp(m, name))
+			return true;
+		if (str_starts(m, "0x") && strtoul(m, NULL, 16) == d->device)
+			return true;
+	}
+	return false;
+}
+
+static void judge_hca(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+		      const struct rdma_dev *d)
+{
+	const struct mlx_model *m = mlx_model_find(d->device);
+	char buf[64];
+	const char *name = mlx_model_name(d->device, buf, sizeof(buf));
+	long major = fw_major(d->fw_ver);
+
+	if (d->pci[0])
+		rq_fact_add(row, "pci", d->pci);
+	rq_judge(row, d->vendor == PCI_VENDOR_MELLANOX,
+		 "%s: PCI vendor 0x%04x is not Mellanox/NVIDIA 0x15b3", d->name, d->vendor);
+	if (d->vendor != PCI_VENDOR_MELLANOX)
+		return;
+	rq_fact_add(row, "model", name);
+	rq_judge(row, m != NULL, "%s: PCI device id 0x%04x is no known ConnectX/BlueField part",
+		 d->name, d->device);
+	if (m && m->vf) {
+		rq_fact_add(row, "function", "virtual function");
+		if (!cfg->allow_vf)
+			rq_judge(row, false, "%s is an SR-IOV virtual function (%s)", d->name, name);
+	}
+	if (cfg->models.n)
+		rq_judge(row, model_ok(&cfg->models, d, name), "%s is a %s (0x%04x), not an accepted model",
+			 d->name, name, d->device);
+	rq_judge(row, !strcmp(d->driver, "mlx5_core"), "%s (%s): PCI function bound to %s, not mlx5_core",
+		 d->name, d->pci, d->driver[0] ? d->driver : "no driver");
+	if (d->board_id[0])
+		rq_fact_add(row, "board_id", d->board_id);
+	rq_fact_add(row, "fw_ver", d->fw_ver[0] ? d->fw_ver : "(none)");
+	if (!rq_judge(row, d->fw_ver[0] && major >= 0, "%s: no firmware version in sysfs", d->name))
+		return;
+	if (cfg->fw_ver.n) {
+		const char *pin = NULL;
+
+		for (size_t i = 0; i < cfg->fw_ver.n; i++)
+			if (fw_major(cfg->fw_ver.str[i]) == major)
+				pin = cfg->fw_ver.str[i];
+		if (rq_judge(row, pin != NULL, "%s: firmware %s (family %ld) has no pinned version",
+			     d->name, d->fw_ver, major))
+			rq_judge(row, fw_cmp(d->fw_ver, pin) == 0, "%s: firmware %s, pinned %s",
+				 d->name, d->fw_ver, pin);
+	}
+	for (size_t i = 0; i < cfg->min_fw.n; i++)
+		if (fw_major(cfg->min_fw.str[i]) == major)
+			rq_judge(row, fw_cmp(d->fw_ver, cfg->min_fw.str[i]) >= 0,
+				 "%s: firmware %s is older than the minimum %s", d->name, d->fw_ver,
+				 cfg->min_fw.str[i]);
+}
+
+static void judge_rxe(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+		      const struct rdma_dev *d)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!rq_judge(row, d->parent[0] != 0, "%s: virtual device without a parent netdev (not rxe?)",
+		      d->name))
+		return;
+	rq_fact_add(row, "parent", d->parent);
+	if (cfg->parent)
+		rq_judge(row, !strcmp(cfg->parent, d->parent), "%s sits on %s, expected %s", d->name,
+			 d->parent, cfg->parent);
+	rq_path(ctx, path, sizeof(path), "/sys/class/net/%s", d->parent);
+	rq_judge(row, stat(path, &st) == 0, "%s: parent netdev %s does not exist", d->name, d->parent);
+}
+
+static void judge_port(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+		       const struct rdma_dev *d, const struct rdma_port *p)
+{
+	rq_fact_add(row, "link_layer", p->link_layer[0] ? p->link_layer : "(unknown)");
+	if (p->rate_str[0])
+		rq_fact_add(row, "rate", p->rate_str);
+	if (d->is_virtual)
+		rq_judge(row, !strcmp(p->link_layer, "Ethernet"), "%s port %d: link layer %s, rxe is Ethernet",
+			 d->name, p->num, p->link_layer);
+	if (cfg->link_layer)
+		rq_judge(row, !strcmp(p->link_layer, cfg->link_layer), "%s port %d: link layer %s, expected %s",
+			 d->name, p->num, p->link_layer, cfg->link_layer);
+	if (cfg->port_active) {
+		const char *hint = "";
+
+		if (p->state == PORT_INIT && !strcmp(p->link_layer, "InfiniBand"))
+			hint = " (no subnet manager has configured it)";
+		rq_judge(row, p->state == PORT_ACTIVE, "%s port %d is %s (physical state %s)%s", d->name,
+			 p->num, p->state_str[0] ? p->state_str : "unknown",
+			 p->phys_str[0] ? p->phys_str : "unknown", hint);
+	}
+}
+
+/* PCI functions of vendor 0x15b3 that have no RDMA device: unbound or mlx5_ib missing. */
+static void orphan_functions(struct rq_ctx *ctx, const struct rdma_devs *devs)
+{
+	char path[PATH_MAX], v[64], drv[PATH_MAX];
+	struct dirent **names = NULL;
+	int n;
+
+	rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices");
+	n = scandir(path, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *bdf = names[i]->d_name;
+		bool have = false;
+
+		if (bdf[0] == '.')
+			goto next;
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", bdf);
+		if (read_line(path, v, sizeof(v)) || strtoul(v, NULL, 16) != PCI_VENDOR_MELLANOX)
+			goto next;
+		for (int k = 0; k < devs->n; k++)
+			have |= !strcmp(devs->v[k].pci, bdf);
+		if (!have) {
+			struct rq_result *row = rq_ctx_row(ctx, bdf, 0);
+			char mb[64] = "";
+			const char *model = "unknown";
+			ssize_t len;
+
+			rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/device", bdf);
+			if (!read_line(path, v, sizeof(v)))
+				model = mlx_model_name((unsigned)strtoul(v, NULL, 16), mb, sizeof(mb));
+			rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+			len = readlink(path, drv, sizeof(drv) - 1);
+			if (len > 0) {
+				drv[len] = '\0';
+				char *b = strrchr(drv, '/');
+
+				rq_judge(row, false, "%s (%s) is bound to %s but has no RDMA device (mlx5_ib not loaded?)",
+					 bdf, model, b ? b + 1 : drv);
+			} else {
+				rq_judge(row, false, "%s (%s) is not bound to any driver (mlx5_core)", bdf, model);
+			}
+		}
+next:
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void driver_run(struct rq_ctx *ctx, const void *p)
+{
+	const struct driver_cfg *cfg = p;
+	struct rdma_devs devs;
+	char missing[64];
+	int *idx, n, ret;
+	bool all = !ctx->c->devices || !strcmp(ctx->c->devices, "all");
+
+	ret = rdma_devs_scan(ctx, &devs);
+	if (ret < 0) {
+		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband: %s", strerror(-ret));
+		return;
+	}
+	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
+	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
+	if (n == -ENODEV) {
+		rq_judge(ctx->main, false, "device %s not found (%d RDMA device%s present)", missing,
+			 devs.n, devs.n == 1 ? "" : "s");
+		goto out;
+	}
+	if (all && cfg->profile != PROFILE_RXE)
+		orphan_functions(ctx, &devs);
+	if (n < cfg->min_devices) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%d RDMA device%s selected, at least %lld expected%s", n,
+			 n == 1 ? "" : "s", cfg->min_devices,
+			 devs.n ? "" : " (/sys/class/infiniband is empty: no driver, or no rxe link)");
+		rq_judge(ctx->main, false, "%s", why);
+		node_version_facts(ctx, ctx->main);
+		/* Which modules would have been needed says where to look. */
+		judge_modules(ctx, ctx->main, cfg, cfg->profile == PROFILE_RXE);
+	}
+	for (int i = 0; i < n; i++) {
+		const struct rdma_dev *d = &devs.v[idx[i]];
+		bool virt = d->is_virtual;
+
+		for (int j = 0; j < (d->nports ? d->nports : 1); j++) {
+			const struct rdma_port *pt = d->nports ? &d->ports[j] : NULL;
+			struct rq_result *row;
+
+			if (pt && !rdma_port_selected(ctx, pt->num))
+				continue;
+			row = rq_ctx_row(ctx, d->name, pt ? pt->num : 0);
+			if (cfg->profile == PROFILE_HCA && virt) {
+				rq_result_set(row, RQ_SKIP, "ConnectX-only checks: %s is a virtual %s device",
+					      d->name, d->driver[0] ? d->driver : "software");
+				continue;
+			}
+			if (cfg->profile == PROFILE_RXE && !virt) {
+				rq_result_set(row, RQ_SKIP, "rxe profile: %s is a PCI device (%s)", d->name,
+					      d->driver);
+				continue;
+			}
+			node_version_facts(ctx, row);
+			rq_fact_add(row, "driver", d->driver[0] ? d->driver : "(unknown)");
+			judge_modules(ctx, row, cfg, virt);
+			if (cfg->driver)
+				rq_judge(row, !strcmp(d->driver, cfg->driver), "%s uses driver %s, expected %s",
+					 d->name, d->driver[0] ? d->driver : "(unknown)", cfg->driver);
+			if (virt)
+				judge_rxe(ctx, row, cfg, d);
+			else
+				judge_hca(ctx, row, cfg, d);
+			if (rq_judge(row, d->uverbs[0] != 0,
+				     "%s has no uverbs device (ib_uverbs not loaded?): verbs cannot open it",
+				     d->name)) {
+				rq_fact_add(row, "uverbs", d->uverbs);
+				if (!ctx->replay) {
+					char path[PATH_MAX];
+					struct stat st;
+
+					rq_path(ctx, path, sizeof(path), "/dev/infiniband/%s", d->uverbs);
+					rq_judge(row, stat(path, &st) == 0 && S_ISCHR(st.st_mode),
+						 "%s: /dev/infiniband/%s is missing", d->name, d->uverbs);
+				}
+			}
+			if (!rq_judge(row, pt != NULL, "%s has no ports in sysfs", d->name))
+				continue;
+			judge_port(ctx, row, cfg, d, pt);
+		}
+	}
+out:
+	free(idx);
+	rdma_devs_release(&devs);
+}
+
+const struct rq_kind rq_kind_driver = {
+	.name = "driver",
+	.summary = "RDMA stack present on every device and port: modules, driver, model, firmware, uverbs, port state",
+	.doc = "Checks what a driver upgrade breaks first, one row per device and port: the stack's "
+	       "modules live, every ConnectX PCI function bound to mlx5_core with an RDMA device, the "
+	       "PCI id mapped to its model (virtual functions recognised), firmware pinned or above a "
+	       "minimum per family, the uverbs device present, every port ACTIVE.  On rxe it checks "
+	       "rdma_rxe/ib_core/ib_uverbs, the parent netdev and the Ethernet link layer; "
+	       "ConnectX-only checks do not apply there.  Kernel, rdma-core, OFED and firmware "
+	       "versions are recorded as facts for before/after comparisons.",
+	.keys = driver_keys,
+	.cfg_size = sizeof(struct driver_cfg),
+	.default_targets = "hca,rxe-vm,sysroot",
+	.validate = driver_validate,
+	.run = driver_run,
+};

@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ibsim / ibnetdiscover topology format (see ibnet.h).  Width and speed
+ * follow ibsim's rules (sim_net.c): a port's w= and s= options are the
+ * LinkWidthEnabled / LinkSpeedEnabled masks, defaulting to the file's
+ * width= / speed= lines (4X and SDR when absent), and a link trains at the
+ * widest width and fastest speed both ends enable.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "parsers/ibnet.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
+
+#define IBNET_MAX_INCLUDE 8
+
+/* One port line before links are paired: both ends list each link. */
+struct half {
+	int node, port;
+	char remote[72];
+	int rport;
+	int wmask, smask;	/* ibsim enable masks; 0: from the file defaults */
+	int width;		/* ibnetdiscover "4xSDR": lanes, 0 none */
+	double gbps;
+	char where[64];
+};
+
+struct pstate {
+	struct ibnet *net;
+	struct half *h;
+	size_t nh, caph;
+	int netwidth, netspeed;	/* ibsim defaults: LINKWIDTH_4x, LINKSPEED_SDR */
+	uint64_t next_guid;	/* from the last switchguid=/caguid= line */
+	char *err;
+	size_t errsz;
+	int depth;
+};
+
+static const struct {
+	const char *name;
+	double gbps;
+} speeds[] = {
+	{ "SDR", 2.5 }, { "DDR", 5.0 }, { "QDR", 10.0 }, { "FDR10", 10.3125 },
+	{ "FDR", 14.0625 }, { "EDR", 25.78125 }, { "HDR", 53.125 }, { "NDR", 106.25 },
+};
+
+double ibnet_speed_gbps(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+		if (!strcasecmp(name, speeds[i].name))
+			return speeds[i].gbps;
+	return 0;
+}
+
+const char *ibnet_speed_name(double gbps)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+		if (gbps > speeds[i].gbps - 0.01 && gbps < speeds[i].gbps + 0.01)
+			return speeds[i].name;
+	return "?";
+}
+
+static int fail(struct pstate *s, const char *name, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct pstate *s, const char *name, unsigned line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->err && s->errsz)
+		snprintf(s->err, s->errsz, "%s:%u: %s", name, line, msg);
+	return -EINVAL;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* The quoted string at or after p; advances *end past the closing quote. */
+static bool quoted(const char *p, char *dst, size_t size, const char **end)
+{
+	const char *a = strchr(p, '"'), *b = a ? strchr(a + 1, '"') : NULL;
+	size_t n;
+
+	if (!a || !b)
+		return false;
+	n = (size_t)(b - a - 1);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, a + 1, n);
+	dst[n] = '\0';
+	if (end)
+		*end = b + 1;
+	return true;
+}
+
+static uint64_t guid_of_id(const char *id)
+{
+	/* ibnetdiscover names nodes it cannot describe "S-<guid>" / "H-<guid>". */
+	if ((id[0] == 'S' || id[0] == 'H' || id[0] == 'R') && id[1] == '-' && isxdigit((unsigned char)id[2]))
+		return strtoull(id + 2, NULL, 16);
+	return 0;
+}
+
+static int header(struct pstate *s, const char *name, unsigned line, const char *l, bool sw)
+{
+	struct ibnet *net = s->net;
+	struct ibnet_node n = { 0 };
+	const char *p = l, *after, *hash;
+
+	while (*p && !isdigit((unsigned char)*p) && *p != '"')
+		p++;
+	n.nports = atoi(p);
+	if (n.nports <= 0 || n.nports > 255)
+		return fail(s, name, line, "node header without a port count (1-255)");
+	if (!quoted(l, n.id, sizeof(n.id), &after) || !n.id[0])
+		return fail(s, name, line, "node header without a quoted node id");
+	snprintf(n.desc, sizeof(n.desc), "%s", n.id);
+	hash = strchr(after, '#');
+	if (hash) {
+		const char *d = hash + 1;
+
+		while (isspace((unsigned char)*d))
+			d++;
+		if (*d == '"')
+			quoted(d, n.desc, sizeof(n.desc), NULL);
+	}
+	n.is_switch = sw;
+	n.guid = guid_of_id(n.id);
+	if (!n.guid && s->next_guid)
+		n.guid = s->next_guid;
+	s->next_guid = 0;
+	if (ibnet_find_node(net, n.id) >= 0)
+		return fail(s, name, line, "node \"%s\" declared twice", n.id);
+	net->nodes = xrealloc(net->nodes, (net->nnodes + 1) * sizeof(*net->nodes));
+	net->nodes[net->nnodes++] = n;
+	return 0;
+}
+
+static int port_line(struct pstate *s, const char *name, unsigned line, const char *l)
+{
+	struct half h = { 0 };
+	const struct ibnet_node *node;
+	const char *p = l + 1, *after, *hash;
+	char *end;
+
+	if (!s->net->nnodes)
+		return fail(s, name, line, "port line before any node header");
+	node = &s->net->nodes[s->net->nnodes - 1];
+	h.node = (int)s->net->nnodes - 1;
+	h.port = (int)strtol(p, &end, 10);
+	if (end == p || *end != ']' || h.port < 0 || h.port > node->nports ||
+	    (!node->is_switch && h.port == 0))
+		return fail(s, name, line, "bad port number in \"%.40s\" (node \"%s\" has %d ports)",
+			    l, node->id, node->nports);
+	if (!quoted(end, h.remote, sizeof(h.remote), &after) || !h.remote[0])
+		return fail(s, name, line, "port line without a quoted remote node id");
+	h.rport = 1;	/* ibsim's default when no [port] follows */
+	if (*after == '[') {
+		h.rport = (int)strtol(after + 1, &end, 10);
+		if (end == after + 1 || *end != ']' || h.rport < 0 || h.rport > 255)
+			return fail(s, name, line, "bad remote port number");
+		after = end + 1;
+	}
+	/* ibsim options (w=, s=) before any comment; ibnetdiscover's "4xSDR" after '#'. */
+	hash = strchr(after, '#');
+	for (const char *o = after; *o && (!hash || o < hash); o++) {
+		if ((*o == 'w' || *o == 's') && o[1] == '=' && (o == after || isspace((unsigned char)o[-1]))) {
+			long v = strtol(o + 2, &end, 0);
+
+			if (end == o + 2 || v < 1 || v > (*o == 'w' ? 31 : 7))
+				return fail(s, name, line, "bad %c= option (width mask 1-31, speed mask 1-7)", *o);
+			if (*o == 'w')
+				h.wmask = (int)v;
+			else
+				h.smask = (int)v;
+		}
+	}
+	if (hash) {
+		char buf[256], *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", hash + 1);
+		for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+			char *x = strchr(t, 'x');
+
+			if (x && x > t && isdigit((unsigned char)t[0]) && ibnet_speed_gbps(x + 1) > 0) {
+				h.width = atoi(t);
+				h.gbps = ibnet_speed_gbps(x + 1);
+			}
+		}
+	}
+	snprintf(h.where, sizeof(h.where), "%s:%u", base_name(name), line);
+	if (s->nh == s->caph) {
+		s->caph = s->caph ? 2 * s->caph : 32;
+		s->h = xrealloc(s->h, s->caph * sizeof(*s->h));
+	}
+	s->h[s->nh++] = h;
+	return 0;
+}
+
+static int parse_text(struct pstate *s, const char *text, size_t len, const char *name);
+
+static int include_file(struct pstate *s, const char *name, unsigned line, const char *l)
+{
+	char file[PATH_MAX], *path;
+	const char *slash = strrchr(name, '/');
+	struct sb sb = SB_INIT;
+	int ret;
+
+	if (!quoted(l, file, sizeof(file), NULL))
+		return fail(s, name, line, "include without a quoted file name");
+	if (file[0] == '/' || !slash)
+		path = xstrdup(file);
+	else
+		path = xasprintf("%.*s/%s", (int)(slash - name), name, file);
+	if (s->depth >= IBNET_MAX_INCLUDE) {
+		free(path);
+		return fail(s, name, line, "includes nested deeper than %d", IBNET_MAX_INCLUDE);
+	}
+	ret = read_file(path, &sb, 4u << 20);
+	if (ret < 0) {
+		ret = fail(s, name, line, "cannot read included %s: %s", path, strerror(-ret));
+	} else {
+		s->depth++;
+		ret = parse_text(s, sb.buf, sb.len, path);
+		s->depth--;
+	}
+	free(path);
+	sb_release(&sb);
+	return ret;
+}
+
+static int assign(struct pstate *s, const char *name, unsigned line, const char *l, long long *v)
+{
+	const char *eq = strchr(l, '=');
+	char *end;
+
+	if (!eq)
+		return fail(s, name, line, "assignment without '='");
+	*v = strtoll(eq + 1, &end, 0);
+	if (end == eq + 1)
+		return fail(s, name, line, "assignment without a number");
+	return 0;
+}
+
+static int parse_text(struct pstate *s, const char *text, size_t len, const char *name)
+{
+	const char *p = text, *e = text + len;
+	unsigned line = 0;
+	char l[512];
+	int ret = 0;
+
+	while (p < e && !ret) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
+		long long v;
+
+		line++;
+		if (n >= sizeof(l)) {
+			ret = fail(s, name, line, "line longer than %zu bytes", sizeof(l) - 1);
+			break;
+		}
+		memcpy(l, p, n);
+		l[n] = '\0';
+		p = nl ? nl + 1 : e;
+		n = strlen(l);
+		while (n && isspace((unsigned char)l[n - 1]))
+			l[--n] = '\0';
+		/* ibsim reads records by the first characters of a line, as here. */
+		if (!l[0] || l[0] == '#' || str_starts(l, "ibwarn"))
+			continue;
+		if (str_starts(l, "Switch"))
+			ret = header(s, name, line, l, true);
+		else if (str_starts(l, "Hca") || str_starts(l, "Ca") || str_starts(l, "Rt"))
+			ret = header(s, name, line, l, false);
+		else if (l[0] == '[')
+			ret = port_line(s, name, line, l);
+		else if (l[0] == '@')
+			ret = fail(s, name, line, "port aliases (@) are not supported");
+		else if (str_starts(l, "include")) {
+			if (s->depth < 0)
+				ret = fail(s, name, line, "include in text without a file to be relative to");
+			else
+				ret = include_file(s, name, line, l);
+		} else if (str_starts(l, "switchguid") || str_starts(l, "caguid") ||
+			   str_starts(l, "hcaguids") || str_starts(l, "rtguid")) {
+			const char *eq = strchr(l, '=');
+
+			if (!eq)
+				ret = fail(s, name, line, "guid line without '='");
+			else
+				s->next_guid = strtoull(eq + 1, NULL, 0);
+		} else if (str_starts(l, "width")) {
+			if (!(ret = assign(s, name, line, l, &v)) && (v < 1 || v > 31))
+				ret = fail(s, name, line, "width mask %lld out of 1-31", v);
+			s->netwidth = (int)v;
+		} else if (str_starts(l, "speed")) {
+			if (!(ret = assign(s, name, line, l, &v)) && (v < 1 || v > 7))
+				ret = fail(s, name, line, "speed mask %lld out of 1-7", v);
+			s->netspeed = (int)v;
+		}
+		/* vendid=, devid=, sysimgguid=, module=, do ..., pdebug: nothing to wire. */
+	}
+	return ret;
+}
+
+static int width_of(int mask)
+{
+	if (mask & 8)
+		return 12;
+	if (mask & 4)
+		return 8;
+	if (mask & 2)
+		return 4;
+	if (mask & 1)
+		return 1;
+	return 0;
+}
+
+static double speed_of(int mask)
+{
+	if (mask & 4)
+		return 10.0;
+	if (mask & 2)
+		return 5.0;
+	if (mask & 1)
+		return 2.5;
+	return 0;
+}
+
+/* Pair the halves into links; each end must name the other. */
+static int pair(struct pstate *s)
+{
+	struct ibnet *net = s->net;
+	bool *used = xcalloc(s->nh ? s->nh : 1, sizeof(bool));
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nh && !ret; i++) {
+		const struct half *a = &s->h[i];
+		int rn = ibnet_find_node(net, a->remote);
+		size_t j;
+
+		if (used[i])
+			continue;
+		if (rn < 0) {
+			snprintf(s->err, s->errsz, "%s: port %d of \"%s\" is cabled to unknown node \"%s\"",
+				 a->where, a->port, net->nodes[a->node].id, a->remote);
+			ret = -EINVAL;
+			break;
+		}
+		if (a->rport > net->nodes[rn].nports || (!net->nodes[rn].is_switch && a->rport == 0)) {
+			snprintf(s->err, s->errsz, "%s: \"%s\" has no port %d", a->where,
+				 net->nodes[rn].id, a->rport);
+			ret = -EINVAL;
+			break;
+		}
+		for (j = i + 1; j < s->nh; j++)
+			if (!used[j] && s->h[j].node == rn && s->h[j].port == a->rport)
+				break;
+		struct ibnet_link k = { .a = a->node, .aport = a->port, .b = rn, .bport = a->rport };
+
+		snprintf(k.where, sizeof(k.where), "%s", a->where);
+		if (j < s->nh) {
+			const struct half *b = &s->h[j];
+
+			if (ibnet_find_node(net, b->remote) != a->node || b->rport != a->port) {
+				snprintf(s->err, s->errsz, "%s: \"%s\"[%d] is cabled to \"%s\"[%d], not back to \"%s\"[%d]",
+					 b->where, net->nodes[rn].id, b->port, b->remote, b->rport,
+					 net->nodes[a->node].id, a->port);
+				ret = -EINVAL;
+				break;
+			}
+			used[j] = true;
+			if (a->width || b->width) {
+				k.width = a->width ? a->width : b->width;
+				k.gbps = a->gbps ? a->gbps : b->gbps;
+			} else {
+				int wa = a->wmask ? a->wmask : s->netwidth, wb = b->wmask ? b->wmask : s->netwidth;
+				int sa = a->smask ? a->smask : s->netspeed, sb = b->smask ? b->smask : s->netspeed;
+
+				k.width = width_of(wa & wb);
+				k.gbps = speed_of(sa & sb);
+				if (!k.width || !k.gbps) {
+					snprintf(s->err, s->errsz, "%s: the ends of \"%s\"[%d] - \"%s\"[%d] enable no common %s",
+						 a->where, net->nodes[a->node].id, a->port, net->nodes[rn].id,
+						 a->rport, k.width ? "speed" : "width");
+					ret = -EINVAL;
+					break;
+				}
+			}
+		} else {
+			/* One end only (ibnetdiscover of a partial fabric): take what it says. */
+			k.width = a->width ? a->width : width_of(a->wmask ? a->wmask : s->netwidth);
+			k.gbps = a->gbps ? a->gbps : speed_of(a->smask ? a->smask : s->netspeed);
+		}
+		used[i] = true;
+		net->links = xrealloc(net->links, (net->nlinks + 1) * sizeof(*net->links));
+		net->links[net->nlinks++] = k;
+	}
+	free(used);
+	return ret;
+}
+
+static int finish(struct pstate *s, int ret)
+{
+	if (!ret)
+		ret = pair(s);
+	if (!ret && !s->net->nnodes) {
+		snprintf(s->err, s->errsz, "no node in the topology");
+		ret = -EINVAL;
+	}
+	free(s->h);
+	if (ret)
+		ibnet_release(s->net);
+	return ret;
+}
+
+int ibnet_parse_text(const char *text, size_t len, const char *name, struct ibnet *net,
+		     char *err, size_t errsz)
+{
+	struct pstate s = { .net = net, .netwidth = 2, .netspeed = 1, .err = err, .errsz = errsz,
+			    .depth = -1 };
+
+	memset(net, 0, sizeof(*net));
+	return finish(&s, parse_text(&s, text, len, name));
+}
+
+int ibnet_load(const char *path, struct ibnet *net, char *err, size_t errsz)
+{
+	struct pstate s = { .net = net, .netwidth = 2, .netspeed = 1, .err = err, .errsz = errsz };
+	struct sb sb = SB_INIT;
+	int ret;
+
+	memset(net, 0, sizeof(*net));
+	ret = read_file(path, &sb, 4u << 20);
+	if (ret < 0) {
+		snprintf(err, errsz, "cannot read %s: %s", path, strerror(-ret));
+		sb_release(&sb);
+		return ret;
+	}
+	ret = finish(&s, parse_text(&s, sb.buf, sb.len, path));
+	sb_release(&sb);
+	return ret;
+}
+
+void ibnet_release(struct ibnet *net)
+{
+	free(net->nodes);
+	free(net->links);
+	memset(net, 0, sizeof(*net));
+}
+
+int ibnet_find_node(const struct ibnet *net, const char *name)
+{
+	for (size_t i = 0; i < net->nnodes; i++)
+		if (!strcmp(net->nodes[i].id, name))
+			return (int)i;
+	for (size_t i = 0; i < net->nnodes; i++)
+		if (!strcmp(net->nodes[i].desc, name))
+			return (int)i;
+	return -1;
+}
+
+const struct ibnet_link *ibnet_link_at(const struct ibnet *net, int n, int port, int *peer, int *peer_port)
+{
+	for (size_t i = 0; i < net->nlinks; i++) {
+		const struct ibnet_link *k = &net->links[i];
+
+		if (k->a == n && k->aport == port) {
+			if (peer)
+				*peer = k->b;
+			if (peer_port)
+				*peer_port = k->bport;
+			return k;
+		}
+		if (k->b == n && k->bport == port) {
+			if (peer)
+				*peer = k->a;
+			if (peer_port)
+				*peer_port = k->aport;
+			return k;
+		}
+	}
+	return NULL;
+}
+
+/* Node ids and descriptions are tool text: rq_json_text() (parsers.h). */
+json_t *ibnet_to_json(const struct ibnet *net)
+{
+	json_t *nodes = json_array(), *links = json_array();
+
+	for (size_t i = 0; i < net->nnodes; i++) {
+		const struct ibnet_node *n = &net->nodes[i];
+		char g[24];
+
+		snprintf(g, sizeof(g), "0x%016" PRIx64, n->guid);
+		json_array_append_new(nodes, json_pack("{s:o, s:o, s:s, s:i, s:s}", "id", rq_json_text(n->id),
+						       "desc", rq_json_text(n->desc), "type", n->is_switch ? "switch" : "ca",
+						       "ports", n->nports, "guid", g));
+	}
+	for (size_t i = 0; i < net->nlinks; i++) {
+		const struct ibnet_link *k = &net->links[i];
+
+		json_array_append_new(links, json_pack("{s:o, s:i, s:o, s:i, s:i, s:f, s:s}",
+						       "a", rq_json_text(net->nodes[k->a].desc), "aport", k->aport,
+						       "b", rq_json_text(net->nodes[k->b].desc), "bport", k->bport,
+						       "width", k->width, "gbps", k->gbps,
+						       "speed", ibnet_speed_name(k->gbps)));
+	}
+	return json_pack("{s:o, s:o}", "nodes", nodes, "links", links);
+}
+
+static bool is_file(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* Try one candidate path (malloc'd, consumed); true and copied to out when readable. */
+static bool try_path(char *cand, char *out, size_t outsz, struct sb *tried)
+{
+	bool ok = is_file(cand) && strlen(cand) < outsz;
+
+	if (ok)
+		snprintf(out, outsz, "%s", cand);
+	else
+		sb_addf(tried, "%s%s", tried->len ? ", " : "", cand);
+	free(cand);
+	return ok;
+}
+
+int ibnet_resolve(const char *name, const char *case_file, char *out, size_t outsz,
+		  char *err, size_t errsz)
+{
+	const char *env = getenv("RQ_FABRICS");
+	struct sb tried = SB_INIT;
+	char exe[PATH_MAX];
+	ssize_t n;
+	bool ok = false;
+
+	if (!name || !*name) {
+		snprintf(err, errsz, "no topology named");
+		return -ENOENT;
+	}
+	if (name[0] == '/') {
+		ok = try_path(xstrdup(name), out, outsz, &tried);
+	} else if (strchr(name, '/')) {
+		if (case_file && strchr(case_file, '/'))
+			ok = try_path(xasprintf("%.*s/%s", (int)(strrchr(case_file, '/') - case_file),
+						case_file, name), out, outsz, &tried);
+		if (!ok)
+			ok = try_path(xstrdup(name), out, outsz, &tried);
+	} else {
+		const char *ext = str_ends(name, ".net") ? "" : ".net";
+
+		if (env && *env)
+			ok = try_path(xasprintf("%s/%s%s", env, name, ext), out, outsz, &tried);
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (!ok && n > 0) {
+			exe[n] = '\0';
+			*strrchr(exe, '/') = '\0';
+			ok = try_path(xasprintf("%s/fixtures/fabrics/%s%s", exe, name, ext), out, outsz, &tried);
+			if (!ok)
+				ok = try_path(xasprintf("%s/../../fixtures/fabrics/%s%s", exe, name, ext),
+					      out, outsz, &tried);
+		}
+		if (!ok)
+			ok = try_path(xasprintf("fixtures/fabrics/%s%s", name, ext), out, outsz, &tried);
+	}
+	if (!ok)
+		snprintf(err, errsz, "topology \"%s\" not found (tried %s)", name, tried.buf);
+	sb_release(&tried);
+	return ok ? 0 : -ENOENT;
+}

@@ -1,0 +1,1105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Parsers for the InfiniBand diagnostics (see parse_ibdiag.h) and their
+ * `rdmaqual parse` adapters.  Formats from infiniband-diags' sources
+ * (sminfo.c, iblinkinfo.c, perfquery.c, ibnetdiscover.c, ibstat.c) and
+ * from what the tools print here under ibsim.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "parsers/ibnet.h"
+#include "parsers/parse_ibdiag.h"
+#include "parsers/parsers.h"
+#include "core/util.h"
+
+/* ---- line iteration ---- */
+
+struct lines {
+	const char *p, *end;
+	unsigned no;
+	char *buf;
+	size_t cap;
+};
+
+static void lines_init(struct lines *l, const char *text, size_t len)
+{
+	l->p = text;
+	l->end = text + len;
+	l->no = 0;
+	l->buf = NULL;
+	l->cap = 0;
+}
+
+/* Next line (without newline, trailing whitespace and CR stripped); NULL at end. */
+static char *lines_next(struct lines *l)
+{
+	const char *nl;
+	size_t n;
+
+	if (l->p >= l->end)
+		return NULL;
+	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+	n = nl ? (size_t)(nl - l->p) : (size_t)(l->end - l->p);
+	if (n + 1 > l->cap) {
+		l->cap = n + 64;
+		l->buf = xrealloc(l->buf, l->cap);
+	}
+	memcpy(l->buf, l->p, n);
+	l->buf[n] = '\0';
+	/* Embedded NULs end the line: the text after one is not a tool's. */
+	n = strlen(l->buf);
+	while (n && isspace((unsigned char)l->buf[n - 1]))
+		l->buf[--n] = '\0';
+	l->p = nl ? nl + 1 : l->end;
+	l->no++;
+	return l->buf;
+}
+
+static void lines_release(struct lines *l)
+{
+	free(l->buf);
+	l->buf = NULL;
+}
+
+/* Lines every parser skips: blank, and umad2sim/libibmad warnings. */
+static bool noise(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return !*s || str_starts(s, "ibwarn:") || str_starts(s, "ibwarn ");
+}
+
+static int bad(char *err, size_t errsz, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int bad(char *err, size_t errsz, unsigned line, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err && errsz) {
+		if (line)
+			snprintf(err, errsz, "line %u: %s", line, msg);
+		else
+			snprintf(err, errsz, "%s", msg);
+	}
+	return -EINVAL;
+}
+
+static void copy(char *dst, size_t size, const char *s, size_t n)
+{
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+static const char *skipws(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Unsigned number (decimal or 0x); advances *s; false when none. */
+static bool take_num(const char **s, uint64_t *v)
+{
+	const char *p = skipws(*s);
+	char *end;
+
+	if (!isdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	*v = strtoull(p, &end, 0);
+	if (errno || end == p)
+		return false;
+	*s = end;
+	return true;
+}
+
+/* ---- sminfo ---- */
+
+const char *ib_sminfo_state_name(int state)
+{
+	static const char *const n[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
+
+	return state >= 0 && state < 4 ? n[state] : "UNKNOWN";
+}
+
+int ib_parse_sminfo(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz)
+{
+	struct lines l;
+	char *s;
+	int ret = -EINVAL;
+	bool seen = false;
+
+	memset(si, 0, sizeof(*si));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		unsigned lid;
+		unsigned long long guid;
+		unsigned long act;
+		int prio, state, n = 0;
+		char name[24] = "";
+
+		if (noise(s))
+			continue;
+		/* "sminfo: iberror: failed: query" (nothing answered). */
+		if (strstr(s, "iberror") || strstr(s, "failed")) {
+			ret = -ENOENT;
+			bad(err, errsz, l.no, "no SM answered: %s", s);
+			goto out;
+		}
+		if (sscanf(s, "sminfo: sm lid %u sm guid %llx, activity count %lu priority %d state %d %23s%n",
+			   &lid, &guid, &act, &prio, &state, name, &n) < 5) {
+			ret = bad(err, errsz, l.no, "not an sminfo line: %.80s", s);
+			goto out;
+		}
+		if (seen) {
+			ret = bad(err, errsz, l.no, "a second sminfo line");
+			goto out;
+		}
+		seen = true;
+		si->lid = lid;
+		si->guid = guid;
+		si->activity = act;
+		si->priority = prio;
+		si->state = state;
+		snprintf(si->state_name, sizeof(si->state_name), "%s", name);
+	}
+	if (!seen) {
+		ret = bad(err, errsz, 0, "no sminfo line in the output");
+		goto out;
+	}
+	ret = 0;
+out:
+	lines_release(&l);
+	return ret;
+}
+
+/* ---- iblinkinfo ---- */
+
+int ib_width_lanes(const char *w)
+{
+	int n = atoi(w);
+
+	return n > 0 ? n : 0;
+}
+
+/*
+ * The part between "==(" and ")==>": "4X 2.5 Gbps Active/  LinkUp" or
+ * "Down/ Polling".  The state is the word before '/', the width the first
+ * token when it ends in X, the speed what lies between.
+ */
+static int link_middle(const char *m, size_t n, struct ib_link *k)
+{
+	char buf[96], *slash, *tok[8];
+	int nt = 0;
+
+	copy(buf, sizeof(buf), m, n);
+	slash = strchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(k->phys, sizeof(k->phys), "%s", skipws(slash + 1));
+	for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && nt < 8;
+	     t = strtok_r(NULL, " \t", &save))
+		tok[nt++] = t;
+	if (nt < 1)
+		return -1;
+	snprintf(k->state, sizeof(k->state), "%s", tok[nt - 1]);
+	if (nt >= 2) {
+		size_t wl = strlen(tok[0]);
+		int first = 0;
+
+		if (wl && toupper((unsigned char)tok[0][wl - 1]) == 'X') {
+			snprintf(k->width, sizeof(k->width), "%s", tok[0]);
+			first = 1;
+		}
+		k->speed[0] = '\0';
+		for (int i = first; i < nt - 1; i++) {
+			size_t cur = strlen(k->speed);
+
+			snprintf(k->speed + cur, sizeof(k->speed) - cur, "%s%s", cur ? " " : "", tok[i]);
+		}
+		k->gbps = strtod(k->speed, NULL);
+	}
+	return 0;
+}
+
+/* A port line: "[GUID] LID PORT[..] ==( ... )==> RLID RPORT[..] "RNAME" ( ... )". */
+static int link_line(const char *s, bool ca, struct ib_link *k)
+{
+	const char *p = s, *a, *b, *q1, *q2;
+	uint64_t v;
+
+	if (ca) {
+		if (!take_num(&p, &v))
+			return -1;
+		k->guid = v;
+	}
+	if (!take_num(&p, &v))
+		return -1;
+	k->lid = (unsigned)v;
+	if (!take_num(&p, &v))
+		return -1;
+	k->port = (int)v;
+	a = strstr(p, "==(");
+	b = a ? strstr(a, ")==>") : NULL;
+	if (!a || !b || link_middle(a + 3, (size_t)(b - a - 3), k))
+		return -1;
+	p = b + 4;
+	q1 = strchr(p, '"');
+	q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+	if (!q1 || !q2)
+		return -1;
+	copy(k->rnode, sizeof(k->rnode), q1 + 1, (size_t)(q2 - q1 - 1));
+	/* Remote LID and port, when connected: numbers before the quote. */
+	if (take_num(&p, &v) && p < q1) {
+		k->rlid = (unsigned)v;
+		if (take_num(&p, &v) && p < q1) {
+			k->rport = (int)v;
+			k->connected = true;
+		}
+	}
+	return 0;
+}
+
+int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char *err, size_t errsz)
+{
+	struct lines l;
+	char *s, node[72] = "";
+	bool in_block = false, sw = false;
+	uint64_t swguid = 0;
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		struct ib_link k = { 0 };
+
+		if (noise(s))
+			continue;
+		if (str_starts(s, "CA: ") || str_starts(s, "Switch: ") || str_starts(s, "Router: ")) {
+			size_t n = strlen(s);
+			const char *name;
+
+			if (s[n - 1] != ':') {
+				ret = bad(err, errsz, l.no, "node header without its final ':'");
+				break;
+			}
+			s[n - 1] = '\0';
+			sw = str_starts(s, "Switch: ");
+			name = strchr(s, ' ') + 1;
+			if (sw) {
+				const char *p = name;
+				uint64_t g;
+
+				if (!take_num(&p, &g)) {
+					ret = bad(err, errsz, l.no, "switch header without a GUID");
+					break;
+				}
+				swguid = g;
+				name = skipws(p);
+			}
+			snprintf(node, sizeof(node), "%s", name);
+			in_block = true;
+			continue;
+		}
+		if (!in_block) {
+			ret = bad(err, errsz, l.no, "port line before any CA:/Switch: header: %.60s", s);
+			break;
+		}
+		if (link_line(s, !sw, &k)) {
+			ret = bad(err, errsz, l.no, "not an iblinkinfo port line: %.80s", s);
+			break;
+		}
+		snprintf(k.node, sizeof(k.node), "%s", node);
+		k.is_switch = sw;
+		if (sw)
+			k.guid = swguid;
+		if (out->n == cap) {
+			cap = cap ? 2 * cap : 32;
+			out->v = xrealloc(out->v, cap * sizeof(*out->v));
+		}
+		out->v[out->n++] = k;
+	}
+	lines_release(&l);
+	if (ret)
+		ib_links_release(out);
+	return ret;
+}
+
+void ib_links_release(struct ib_links *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+const struct ib_link *ib_links_find(const struct ib_links *l, const char *node, int port)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].port == port && !strcmp(l->v[i].node, node))
+			return &l->v[i];
+	return NULL;
+}
+
+/* ---- perfquery ---- */
+
+int ib_parse_perfquery(const char *text, size_t len, struct ib_perf *out, char *err, size_t errsz)
+{
+	struct lines l;
+	char *s;
+	size_t cap = 0, ccap = 0;
+	struct ib_perf_block *b = NULL;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		const char *dots, *p;
+		uint64_t v;
+
+		if (noise(s))
+			continue;
+		if (s[0] == '#') {
+			unsigned lid;
+			int port;
+			const char *h = strstr(s, "counters: Lid ");
+
+			if (!h || sscanf(h, "counters: Lid %u port %d", &lid, &port) != 2) {
+				ret = bad(err, errsz, l.no, "not a perfquery header: %.80s", s);
+				break;
+			}
+			if (out->n == cap) {
+				cap = cap ? 2 * cap : 4;
+				out->v = xrealloc(out->v, cap * sizeof(*out->v));
+			}
+			b = &out->v[out->n++];
+			memset(b, 0, sizeof(*b));
+			b->lid = lid;
+			b->port = port;
+			b->extended = strstr(s, "extended") != NULL;
+			ccap = 0;
+			continue;
+		}
+		if (!b) {
+			ret = bad(err, errsz, l.no, "counter before any '# Port counters' header");
+			break;
+		}
+		dots = strchr(s, ':');
+		if (!dots || dots == s) {
+			ret = bad(err, errsz, l.no, "not a 'Name:....value' line: %.80s", s);
+			break;
+		}
+		p = dots + 1;
+		while (*p == '.')
+			p++;
+		if (!take_num(&p, &v) || *skipws(p)) {
+			ret = bad(err, errsz, l.no, "counter value is not a number: %.80s", s);
+			break;
+		}
+		if (b->n == ccap) {
+			ccap = ccap ? 2 * ccap : 32;
+			b->c = xrealloc(b->c, ccap * sizeof(*b->c));
+		}
+		copy(b->c[b->n].name, sizeof(b->c[b->n].name), s, (size_t)(dots - s));
+		b->c[b->n++].value = v;
+	}
+	lines_release(&l);
+	if (!ret && !out->n)
+		ret = bad(err, errsz, 0, "no '# Port counters' block in the output");
+	if (ret)
+		ib_perf_release(out);
+	return ret;
+}
+
+void ib_perf_release(struct ib_perf *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].c);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+bool ib_perf_get(const struct ib_perf_block *b, const char *name, uint64_t *v)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (!strcmp(b->c[i].name, name)) {
+			*v = b->c[i].value;
+			return true;
+		}
+	return false;
+}
+
+/* ---- ibnetdiscover --ports ---- */
+
+static bool take_word(const char **s, char *dst, size_t size)
+{
+	const char *p = skipws(*s), *e = p;
+
+	while (*e && !isspace((unsigned char)*e))
+		e++;
+	if (e == p)
+		return false;
+	copy(dst, size, p, (size_t)(e - p));
+	*s = e;
+	return true;
+}
+
+static bool take_quoted(const char **s, char *dst, size_t size)
+{
+	const char *a = strchr(*s, '\''), *b = a ? strchr(a + 1, '\'') : NULL;
+
+	if (!a || !b)
+		return false;
+	copy(dst, size, a + 1, (size_t)(b - a - 1));
+	*s = b + 1;
+	return true;
+}
+
+int ib_parse_netdiscover_ports(const char *text, size_t len, struct ib_netports *out,
+			       char *err, size_t errsz)
+{
+	struct lines l;
+	char *s;
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		struct ib_netport k = { 0 };
+		const char *p = s;
+		uint64_t v;
+
+		if (noise(s))
+			continue;
+		if (!take_word(&p, k.type, sizeof(k.type)) || !take_num(&p, &v))
+			goto bad_line;
+		k.lid = (unsigned)v;
+		if (!take_num(&p, &v))
+			goto bad_line;
+		k.port = (int)v;
+		if (!take_num(&p, &k.guid) || !take_word(&p, k.width, sizeof(k.width)) ||
+		    !take_word(&p, k.speed, sizeof(k.speed)))
+			goto bad_line;
+		p = skipws(p);
+		if (*p == '-') {
+			p++;
+			if (!take_word(&p, k.rtype, sizeof(k.rtype)) || !take_num(&p, &v))
+				goto bad_line;
+			k.rlid = (unsigned)v;
+			if (!take_num(&p, &v))
+				goto bad_line;
+			k.rport = (int)v;
+			if (!take_num(&p, &k.rguid) || !take_quoted(&p, k.name, sizeof(k.name)) ||
+			    !take_quoted(&p, k.rname, sizeof(k.rname)))
+				goto bad_line;
+			k.connected = true;
+		} else if (!take_quoted(&p, k.name, sizeof(k.name))) {
+			goto bad_line;
+		}
+		if (strcmp(k.type, "CA") && strcmp(k.type, "SW") && strcmp(k.type, "RT"))
+			goto bad_line;
+		if (out->n == cap) {
+			cap = cap ? 2 * cap : 32;
+			out->v = xrealloc(out->v, cap * sizeof(*out->v));
+		}
+		out->v[out->n++] = k;
+		continue;
+bad_line:
+		ret = bad(err, errsz, l.no, "not an 'ibnetdiscover --ports' line: %.80s", s);
+		break;
+	}
+	lines_release(&l);
+	if (ret)
+		ib_netports_release(out);
+	return ret;
+}
+
+void ib_netports_release(struct ib_netports *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+/* ---- ibstat ---- */
+
+static bool kv_split(char *s, char **key, char **val)
+{
+	char *c = strchr(s, ':');
+
+	if (!c)
+		return false;
+	*c = '\0';
+	*key = strtrim(s);
+	*val = strtrim(c + 1);
+	return true;
+}
+
+int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz)
+{
+	struct lines l;
+	char *s;
+	size_t cap = 0;
+	struct ib_stat_ca *ca = NULL;
+	struct ib_stat_port *pt = NULL;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		char *key, *val;
+		int num;
+
+		if (noise(s))
+			continue;
+		/* two quotes: "Switch '" alone would make the name's length -1 */
+		if ((str_starts(s, "CA '") || str_starts(s, "Switch '")) && s[strlen(s) - 1] == '\'' &&
+		    strchr(s, '\'') != strrchr(s, '\'')) {
+			const char *q = strchr(s, '\'');
+
+			if (out->n == cap) {
+				cap = cap ? 2 * cap : 4;
+				out->v = xrealloc(out->v, cap * sizeof(*out->v));
+			}
+			ca = &out->v[out->n++];
+			memset(ca, 0, sizeof(*ca));
+			copy(ca->name, sizeof(ca->name), q + 1, strlen(q + 1) - 1);
+			ca->is_switch = s[0] == 'S';
+			pt = NULL;
+			continue;
+		}
+		if (!ca) {
+			ret = bad(err, errsz, l.no, "line outside a CA block: %.60s", s);
+			break;
+		}
+		if (sscanf(s, " Port %d:", &num) == 1 && str_ends(s, ":")) {
+			ca->ports = xrealloc(ca->ports, (ca->nport_blocks + 1) * sizeof(*ca->ports));
+			pt = &ca->ports[ca->nport_blocks++];
+			memset(pt, 0, sizeof(*pt));
+			pt->num = num;
+			continue;
+		}
+		if (!kv_split(s, &key, &val)) {
+			ret = bad(err, errsz, l.no, "not a 'Key: value' line: %.60s", s);
+			break;
+		}
+		if (!pt) {
+			if (!strcmp(key, "CA type") || !strcmp(key, "Switch type"))
+				snprintf(ca->ca_type, sizeof(ca->ca_type), "%s", val);
+			else if (!strcmp(key, "Number of ports"))
+				ca->nports = atoi(val);
+			else if (!strcmp(key, "Firmware version"))
+				snprintf(ca->fw, sizeof(ca->fw), "%s", val);
+			else if (!strcmp(key, "Hardware version"))
+				snprintf(ca->hw, sizeof(ca->hw), "%s", val);
+			else if (!strcmp(key, "Node GUID"))
+				ca->node_guid = strtoull(val, NULL, 16);
+			else if (!strcmp(key, "System image GUID"))
+				ca->sys_guid = strtoull(val, NULL, 16);
+			/* Other keys (newer rdma-core) are kept out, not refused. */
+			continue;
+		}
+		if (!strcmp(key, "State"))
+			snprintf(pt->state, sizeof(pt->state), "%s", val);
+		else if (!strcmp(key, "Physical state"))
+			snprintf(pt->phys, sizeof(pt->phys), "%s", val);
+		else if (!strcmp(key, "Rate"))
+			snprintf(pt->rate, sizeof(pt->rate), "%s", val);
+		else if (!strcmp(key, "Base lid"))
+			pt->base_lid = (unsigned)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "LMC"))
+			pt->lmc = (unsigned)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "SM lid"))
+			pt->sm_lid = (unsigned)strtoul(val, NULL, 0);
+		else if (!strcmp(key, "Capability mask"))
+			pt->capmask = (uint32_t)strtoul(val, NULL, 16);
+		else if (!strcmp(key, "Port GUID"))
+			pt->port_guid = strtoull(val, NULL, 16);
+		else if (!strcmp(key, "Link layer"))
+			snprintf(pt->link_layer, sizeof(pt->link_layer), "%s", val);
+	}
+	lines_release(&l);
+	if (!ret && !out->n)
+		ret = bad(err, errsz, 0, "no CA block in the output");
+	if (ret)
+		ib_stat_release(out);
+	return ret;
+}
+
+void ib_stat_release(struct ib_stat *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].ports);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+/* ---- smpquery dumps ---- */
+
+int ib_parse_smpquery(const char *text, size_t len, struct ib_kvs *out, char *err, size_t errsz)
+{
+	struct lines l;
+	char *s;
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		char *dots, *val;
+
+		if (noise(s))
+			continue;
+		if (s[0] == '#') {
+			snprintf(out->header, sizeof(out->header), "%s", skipws(s + 1));
+			continue;
+		}
+		/* Capability names listed under CapMask: continuation lines, kept out. */
+		if (isspace((unsigned char)s[0]) && !strchr(s, ':'))
+			continue;
+		dots = strchr(s, ':');
+		if (!dots || dots == s || dots[1] != '.') {
+			ret = bad(err, errsz, l.no, "not a 'Key:....value' line: %.80s", s);
+			break;
+		}
+		*dots = '\0';
+		val = dots + 1;
+		while (*val == '.')
+			val++;
+		if (out->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			out->v = xrealloc(out->v, cap * sizeof(*out->v));
+		}
+		snprintf(out->v[out->n].key, sizeof(out->v[out->n].key), "%s", strtrim(s));
+		snprintf(out->v[out->n].value, sizeof(out->v[out->n].value), "%s", strtrim(val));
+		out->n++;
+	}
+	lines_release(&l);
+	if (!ret && !out->n)
+		ret = bad(err, errsz, 0, "no 'Key:....value' line in the output");
+	if (ret)
+		ib_kvs_release(out);
+	return ret;
+}
+
+void ib_kvs_release(struct ib_kvs *k)
+{
+	free(k->v);
+	k->v = NULL;
+	k->n = 0;
+}
+
+const char *ib_kvs_get(const struct ib_kvs *k, const char *key)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->v[i].key, key))
+			return k->v[i].value;
+	return NULL;
+}
+
+/* ---- saquery -s ---- */
+
+int ib_parse_saquery_sm(const char *text, size_t len, struct ib_sm_ports *out, char *err, size_t errsz)
+{
+	struct lines l;
+	char *s;
+	bool in_sm = false, any_header = false;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		const char *t = skipws(s);
+		unsigned v;
+
+		if (noise(s))
+			continue;
+		if (!strcmp(t, "IsSM ports")) {
+			in_sm = any_header = true;
+			continue;
+		}
+		if (!strcmp(t, "IsSMdisabled ports")) {
+			in_sm = false;
+			any_header = true;
+			continue;
+		}
+		if (!in_sm)
+			continue;
+		if (sscanf(t, "EndPortLid.%*[.]%u", &v) == 1) {
+			if (out->n < ARRAY_SIZE(out->lid))
+				out->lid[out->n++] = v;
+		} else if (sscanf(t, "master_sm_base_lid.%*[.]%u", &v) == 1) {
+			if (!out->master_lid)
+				out->master_lid = v;
+		}
+	}
+	lines_release(&l);
+	if (!any_header)
+		ret = bad(err, errsz, 0, "no 'IsSM ports' section: not saquery -s output");
+	return ret;
+}
+
+/* ---- opensm log / stdout ---- */
+
+int ib_parse_opensm_log(const char *text, size_t len, struct osm_summary *o)
+{
+	struct lines l;
+	char *s;
+
+	memset(o, 0, sizeof(*o));
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l))) {
+		const char *m = strstr(s, " -> "), *p;
+
+		/* Log lines: "Mon DD HH:MM:SS usec [THREAD] 0xLL -> message"; stdout has bare messages. */
+		m = m ? m + 4 : skipws(s);
+		if (str_starts(m, "OpenSM $ "))
+			m += 9;
+		if (str_starts(m, "OpenSM ") && !o->version[0] && isdigit((unsigned char)m[7]))
+			snprintf(o->version, sizeof(o->version), "%s", m);
+		else if ((p = strstr(m, "Using default GUID 0x")))
+			o->guid = strtoull(p + 19, NULL, 16);
+		else if (!o->guid && (p = strstr(m, "binding to port GUID 0x")))
+			o->guid = strtoull(p + 21, NULL, 16);
+		if ((p = strstr(m, "Entering ")) && strstr(p, " state")) {
+			char st[24] = "";
+
+			sscanf(p, "Entering %23[A-Z ] state", st);
+			for (size_t n = strlen(st); n && st[n - 1] == ' ';)
+				st[--n] = '\0';
+			snprintf(o->last_state, sizeof(o->last_state), "%s", st);
+			if (!strcmp(st, "DISCOVERING"))
+				o->discovering = true;
+			else if (!strcmp(st, "MASTER"))
+				o->master = true;
+			else if (!strcmp(st, "STANDBY"))
+				o->standby = true;
+			else if (!strcmp(st, "NOT-ACTIVE") || !strcmp(st, "NOT ACTIVE"))
+				o->inactive = true;
+		}
+		if (strstr(m, "SUBNET UP"))
+			o->subnet_up++;
+		if (strstr(m, "Exiting SM"))
+			o->exiting = true;
+		if (strstr(m, "Error from osm_opensm_bind") || strstr(m, "bind failed"))
+			o->bind_failed = true;
+		if (strstr(m, "No local ports detected"))
+			o->no_ports = true;
+		if ((p = strstr(m, "ERR ")) && isxdigit((unsigned char)p[4])) {
+			/* "No previous bind" errors are the echo of an earlier failure. */
+			if (o->nerrs < OSM_MAX_ERRS)
+				o->errs[o->nerrs] = xstrdup(p);
+			o->nerrs++;
+		}
+	}
+	lines_release(&l);
+	return 0;
+}
+
+void osm_summary_release(struct osm_summary *s)
+{
+	for (size_t i = 0; i < s->nerrs && i < OSM_MAX_ERRS; i++)
+		free(s->errs[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+void osm_summary_reason(const struct osm_summary *s, char *buf, size_t size)
+{
+	if (s->no_ports)
+		snprintf(buf, size, "opensm found no local IB port (\"No local ports detected\")");
+	else if (s->nerrs)
+		snprintf(buf, size, "opensm: %s%s", s->errs[0],
+			 s->bind_failed ? " (could not bind its port)" : "");
+	else if (s->bind_failed)
+		snprintf(buf, size, "opensm could not bind its port");
+	else if (!s->discovering)
+		snprintf(buf, size, "opensm never started discovering");
+	else if (!s->master && !s->standby)
+		snprintf(buf, size, "opensm never became MASTER or STANDBY (last state %s)",
+			 s->last_state[0] ? s->last_state : "none");
+	else
+		snprintf(buf, size, "opensm reached %s", s->last_state);
+}
+
+/* ---- `rdmaqual parse` adapters ---- */
+
+static json_t *guid_json(uint64_t g)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "0x%016" PRIx64, g);
+	return json_string(b);
+}
+
+static int sminfo_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct ib_sminfo si;
+	int ret = ib_parse_sminfo(text, len, &si, err, errsz);
+
+	if (ret)
+		return ret == -ENOENT ? -EINVAL : ret;
+	*out = json_pack("{s:i, s:o, s:I, s:i, s:i, s:s}", "lid", (int)si.lid, "guid", guid_json(si.guid),
+			 "activity", (json_int_t)si.activity, "priority", si.priority, "state", si.state,
+			 "state_name", ib_sminfo_state_name(si.state));
+	return 0;
+}
+
+static int iblinkinfo_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct ib_links l;
+	json_t *a;
+	int ret = ib_parse_iblinkinfo(text, len, &l, err, errsz);
+
+	if (ret)
+		return ret;
+	a = json_array();
+	for (size_t i = 0; i < l.n; i++) {
+		const struct ib_link *k = &l.v[i];
+		json_t *o = json_pack("{s:o, s:s, s:o, s:i, s:i, s:o, s:o, s:o}",
+				      "node", rq_json_text(k->node), "type", k->is_switch ? "switch" : "ca",
+				      "guid", guid_json(k->guid), "lid", (int)k->lid, "port", k->port,
+				      "state", rq_json_text(k->state), "phys_state", rq_json_text(k->phys),
+				      "width", rq_json_text(k->width));
+
+		json_object_set_new(o, "speed", rq_json_text(k->speed));
+		json_object_set_new(o, "gbps", rq_json_num(k->gbps));
+		if (k->connected)
+			json_object_set_new(o, "remote", json_pack("{s:o, s:i, s:i}", "node", rq_json_text(k->rnode),
+								   "lid", (int)k->rlid, "port", k->rport));
+		json_array_append_new(a, o);
+	}
+	*out = json_pack("{s:o}", "ports", a);
+	ib_links_release(&l);
+	return 0;
+}
+
+static int perfquery_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct ib_perf p;
+	json_t *a;
+	int ret = ib_parse_perfquery(text, len, &p, err, errsz);
+
+	if (ret)
+		return ret;
+	a = json_array();
+	for (size_t i = 0; i < p.n; i++) {
+		json_t *c = json_object();
+
+		for (size_t j = 0; j < p.v[i].n; j++)
+			rq_json_set_text(c, p.v[i].c[j].name, json_integer((json_int_t)p.v[i].c[j].value));
+		json_array_append_new(a, json_pack("{s:i, s:i, s:b, s:o}", "lid", (int)p.v[i].lid,
+						   "port", p.v[i].port, "extended", p.v[i].extended,
+						   "counters", c));
+	}
+	*out = json_pack("{s:o}", "blocks", a);
+	ib_perf_release(&p);
+	return 0;
+}
+
+static int netdiscover_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	/* Two output forms: --ports lines ("CA  134 1 0x..."), or the topology file. */
+	struct lines l;
+	const char *s;
+	bool ports_form = false;
+
+	lines_init(&l, text, len);
+	while ((s = lines_next(&l)))
+		if (!noise(s)) {
+			ports_form = str_starts(s, "CA ") || str_starts(s, "SW ") || str_starts(s, "RT ");
+			break;
+		}
+	lines_release(&l);
+	if (ports_form) {
+		struct ib_netports p;
+		json_t *a;
+		int ret = ib_parse_netdiscover_ports(text, len, &p, err, errsz);
+
+		if (ret)
+			return ret;
+		a = json_array();
+		for (size_t i = 0; i < p.n; i++) {
+			const struct ib_netport *k = &p.v[i];
+			json_t *o = json_pack("{s:o, s:i, s:i, s:o, s:o, s:o, s:o}", "type", rq_json_text(k->type),
+					      "lid", (int)k->lid, "port", k->port, "guid", guid_json(k->guid),
+					      "width", rq_json_text(k->width), "speed", rq_json_text(k->speed),
+					      "name", rq_json_text(k->name));
+
+			if (k->connected)
+				json_object_set_new(o, "remote",
+						    json_pack("{s:o, s:i, s:i, s:o, s:o}", "type", rq_json_text(k->rtype),
+							      "lid", (int)k->rlid, "port", k->rport,
+							      "guid", guid_json(k->rguid), "name", rq_json_text(k->rname)));
+			json_array_append_new(a, o);
+		}
+		*out = json_pack("{s:s, s:o}", "form", "ports", "ports", a);
+		ib_netports_release(&p);
+		return 0;
+	}
+	struct ibnet net;
+	int ret = ibnet_parse_text(text, len, "ibnetdiscover", &net, err, errsz);
+
+	if (ret)
+		return ret;
+	*out = ibnet_to_json(&net);
+	json_object_set_new(*out, "form", json_string("topology"));
+	ibnet_release(&net);
+	return 0;
+}
+
+static int ibstat_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct ib_stat st;
+	json_t *a;
+	int ret = ib_parse_ibstat(text, len, &st, err, errsz);
+
+	if (ret)
+		return ret;
+	a = json_array();
+	for (size_t i = 0; i < st.n; i++) {
+		const struct ib_stat_ca *ca = &st.v[i];
+		json_t *ports = json_array();
+
+		for (size_t j = 0; j < ca->nport_blocks; j++) {
+			const struct ib_stat_port *p = &ca->ports[j];
+			char cm[16];
+
+			snprintf(cm, sizeof(cm), "0x%08x", p->capmask);
+			json_array_append_new(ports, json_pack(
+				"{s:i, s:o, s:o, s:o, s:i, s:i, s:i, s:s, s:o, s:o}", "port", p->num,
+				"state", rq_json_text(p->state), "phys_state", rq_json_text(p->phys), "rate", rq_json_text(p->rate),
+				"base_lid", (int)p->base_lid, "lmc", (int)p->lmc, "sm_lid", (int)p->sm_lid,
+				"capmask", cm, "port_guid", guid_json(p->port_guid),
+				"link_layer", rq_json_text(p->link_layer)));
+		}
+		json_array_append_new(a, json_pack("{s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
+						   "name", rq_json_text(ca->name), "node", ca->is_switch ? "switch" : "ca",
+						   "ca_type", rq_json_text(ca->ca_type), "nports", ca->nports,
+						   "fw", rq_json_text(ca->fw), "hw", rq_json_text(ca->hw),
+						   "node_guid", guid_json(ca->node_guid),
+						   "sys_guid", guid_json(ca->sys_guid), "ports", ports));
+	}
+	*out = json_pack("{s:o}", "cas", a);
+	ib_stat_release(&st);
+	return 0;
+}
+
+static int smpquery_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct ib_kvs k;
+	json_t *o;
+	int ret = ib_parse_smpquery(text, len, &k, err, errsz);
+
+	if (ret)
+		return ret;
+	o = json_object();
+	for (size_t i = 0; i < k.n; i++)
+		rq_json_set_text(o, k.v[i].key, rq_json_text(k.v[i].value));
+	*out = json_pack("{s:o, s:o}", "header", rq_json_text(k.header), "fields", o);
+	ib_kvs_release(&k);
+	return 0;
+}
+
+static int saquery_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct ib_sm_ports p;
+	json_t *a;
+	int ret = ib_parse_saquery_sm(text, len, &p, err, errsz);
+
+	if (ret)
+		return ret;
+	a = json_array();
+	for (size_t i = 0; i < p.n; i++)
+		json_array_append_new(a, json_integer(p.lid[i]));
+	*out = json_pack("{s:o, s:i}", "sm_lids", a, "master_lid", (int)p.master_lid);
+	return 0;
+}
+
+static int opensm_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct osm_summary s;
+	json_t *e = json_array();
+	char why[256];
+
+	ib_parse_opensm_log(text, len, &s);
+	if (!s.version[0] && !s.discovering && !s.nerrs && !s.subnet_up) {
+		json_decref(e);
+		osm_summary_release(&s);
+		return bad(err, errsz, 0, "no opensm version, state or error line: not opensm output");
+	}
+	for (size_t i = 0; i < s.nerrs && i < OSM_MAX_ERRS; i++)
+		json_array_append_new(e, rq_json_text(s.errs[i]));
+	osm_summary_reason(&s, why, sizeof(why));
+	*out = json_pack("{s:o, s:o, s:b, s:b, s:b, s:i, s:b, s:b, s:o, s:i, s:o, s:o}",
+			 "version", rq_json_text(s.version), "guid", guid_json(s.guid), "discovering", s.discovering,
+			 "master", s.master, "standby", s.standby, "subnet_up", (int)s.subnet_up,
+			 "exiting", s.exiting, "bind_failed", s.bind_failed, "last_state", rq_json_text(s.last_state),
+			 "nerrors", (int)s.nerrs, "errors", e, "summary", rq_json_text(why));
+	osm_summary_release(&s);
+	return 0;
+}
+
+const struct rq_parser rq_parser_sminfo = {
+	.name = "sminfo",
+	.help = "sminfo output: SM LID, GUID, activity count, priority, state (MASTER/STANDBY/...)",
+	.parse = sminfo_adapter,
+};
+
+const struct rq_parser rq_parser_iblinkinfo = {
+	.name = "iblinkinfo",
+	.help = "iblinkinfo output: per port of every node: LID, width, speed, state, phys state, remote end",
+	.parse = iblinkinfo_adapter,
+};
+
+const struct rq_parser rq_parser_perfquery = {
+	.name = "perfquery",
+	.help = "perfquery [-x] output: per LID/port block, every counter by name",
+	.parse = perfquery_adapter,
+};
+
+const struct rq_parser rq_parser_ibnetdiscover = {
+	.name = "ibnetdiscover",
+	.help = "ibnetdiscover output: the topology file (nodes, links) or the --ports form",
+	.parse = netdiscover_adapter,
+};
+
+const struct rq_parser rq_parser_ibstat = {
+	.name = "ibstat",
+	.help = "ibstat output: per CA its identity and per port state, LIDs, SM LID, capability mask, GUID, link layer",
+	.parse = ibstat_adapter,
+};
+
+const struct rq_parser rq_parser_smpquery = {
+	.name = "smpquery",
+	.help = "smpquery dumps (portinfo, nodeinfo, ...): the header and every 'Key:....value' field",
+	.parse = smpquery_adapter,
+};
+
+const struct rq_parser rq_parser_saquery_sm = {
+	.name = "saquery-sm",
+	.help = "saquery -s output: LIDs of the ports that have an SM (IsSM) and the master SM LID",
+	.parse = saquery_adapter,
+};
+
+const struct rq_parser rq_parser_opensm_log = {
+	.name = "opensm-log",
+	.help = "opensm log file or stdout: version, bound GUID, states entered, SUBNET UP count, ERR lines",
+	.parse = opensm_adapter,
+};

@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture a node for replay (see capture.h, sysroot.h).  What is copied is
+ * exactly what the node kinds and rdmadev read, found the way they find it:
+ * from /sys/class/infiniband to each device's directory and PCI function,
+ * every Mellanox PCI function (bound or not), the netdevs, uverbs/umad
+ * class entries, the stack's modules, CPU/NUMA lists, /proc/interrupts and
+ * /proc/irq/<n>/ affinities, plus the tools' outputs.  Nothing is followed
+ * blindly: symlinks are copied as links and their targets are copied by the
+ * step that needs them, so the copy stays small and never loops.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "qual/capture.h"
+#include "core/kind.h"
+#include "core/proc.h"
+#include "qual/sysroot.h"
+#include "core/util.h"
+
+struct cap {
+	const struct capture_opts *o;
+	char src[PATH_MAX];	/* "" for the live node, else a canonical tree path */
+	char dst[PATH_MAX];
+	struct sb manifest;
+	struct capture_stats *st;
+	char hostname[256];
+	char **seen;		/* open-addressing set of copied relative paths */
+	size_t nseen, capseen;
+};
+
+static const char *const stack_modules[] = {
+	"mlx5_core", "mlx5_ib", "mlx4_core", "mlx4_ib", "ib_core", "ib_uverbs", "ib_umad", "ib_cm",
+	"iw_cm", "rdma_cm", "rdma_ucm", "ib_ipoib", "rdma_rxe", "siw", "udp_tunnel", "ip6_udp_tunnel",
+	"mlxfw", "crc32_generic", NULL,
+};
+
+/* PCI function attributes the kinds read (no config/resource/rom: binary or side effects). */
+static const char *const pci_attrs[] = {
+	"vendor", "device", "subsystem_vendor", "subsystem_device", "class", "revision",
+	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
+	"numa_node", "local_cpulist", "local_cpus", "uevent", "sriov_numvfs", "sriov_totalvfs",
+	"enable", NULL,
+};
+
+static const char *const net_attrs[] = {
+	"mtu", "type", "dev_port", "dev_id", "operstate", "carrier", "address", "mode",
+	"ifindex", "speed", "uevent", NULL,
+};
+
+static const char *const tools[][6] = {
+	{ "ibv_devinfo", "-v" }, { "ibv_devinfo" }, { "ibstat" }, { "rdma", "link", "show" },
+	{ "rdma", "dev", "show" }, { "ofed_info", "-s" }, { "pkg-config", "--modversion", "libibverbs" },
+};
+
+static const char *const watched_procs[] = { "irqbalance", "opensm", "ibacm", "rdma-ndd", NULL };
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* true when rel was already copied (and marks it). */
+static bool seen(struct cap *c, const char *rel)
+{
+	size_t i;
+
+	if (c->nseen * 2 >= c->capseen) {
+		size_t oc = c->capseen;
+		char **old = c->seen;
+
+		c->capseen = oc ? oc * 2 : 1024;
+		c->seen = xcalloc(c->capseen, sizeof(*c->seen));
+		c->nseen = 0;
+		for (size_t k = 0; k < oc; k++)
+			if (old[k]) {
+				i = fnv(old[k], strlen(old[k])) & (c->capseen - 1);
+				while (c->seen[i])
+					i = (i + 1) & (c->capseen - 1);
+				c->seen[i] = old[k];
+				c->nseen++;
+			}
+		free(old);
+	}
+	i = fnv(rel, strlen(rel)) & (c->capseen - 1);
+	while (c->seen[i]) {
+		if (!strcmp(c->seen[i], rel))
+			return true;
+		i = (i + 1) & (c->capseen - 1);
+	}
+	c->seen[i] = xstrdup(rel);
+	c->nseen++;
+	return false;
+}
+
+/* a + b + c into buf, truncated (paths: no format-truncation noise). */
+static void catp(char *buf, size_t size, const char *a, const char *b, const char *c)
+{
+	const char *parts[] = { a, b, c };
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		for (const char *p = parts[i]; p && *p && n + 1 < size; p++)
+			buf[n++] = *p;
+	buf[n] = '\0';
+}
+
+static void spath(struct cap *c, const char *rel, char *buf, size_t size)
+{
+	catp(buf, size, c->src, rel, "");
+}
+
+static void dpath(struct cap *c, const char *rel, char *buf, size_t size)
+{
+	catp(buf, size, c->dst, rel, "");
+}
+
+static void mkparent(struct cap *c, const char *rel)
+{
+	char d[PATH_MAX], *slash;
+
+	dpath(c, rel, d, sizeof(d));
+	slash = strrchr(d, '/');
+	if (slash && slash != d) {
+		*slash = '\0';
+		mkdir_p(d, 0755);
+	}
+}
+
+static void logf_(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct cap *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->o->log)
+		return;
+	va_start(ap, fmt);
+	sb_vaddf(c->o->log, fmt, ap);
+	va_end(ap);
+	sb_addc(c->o->log, '\n');
+}
+
+/* Canonical relative path of what rel resolves to, or -1 outside the source. */
+static int resolve(struct cap *c, const char *rel, char *out, size_t size)
+{
+	char p[PATH_MAX], real[PATH_MAX];
+	size_t sl = strlen(c->src);
+
+	spath(c, rel, p, sizeof(p));
+	if (!realpath(p, real))
+		return -1;
+	if (sl && (strncmp(real, c->src, sl) || (real[sl] != '/' && real[sl] != '\0')))
+		return -1;
+	snprintf(out, size, "%s", real[sl] ? real + sl : "/");
+	return 0;
+}
+
+static void cp_file(struct cap *c, const char *rel)
+{
+	char s[PATH_MAX], d[PATH_MAX];
+	struct sb text = SB_INIT;
+	int ret;
+
+	spath(c, rel, s, sizeof(s));
+	ret = read_file(s, &text, 1 << 20);
+	if (ret < 0) {
+		/* Unused GID attrs read EINVAL, some power files EIO: record, don't create. */
+		sb_addf(&c->manifest, "fail\t%s\t%s\n", rel, strerrorname_np(-ret) ? strerrorname_np(-ret) : "?");
+		c->st->failed++;
+		sb_release(&text);
+		return;
+	}
+	if (c->o->redact)
+		capture_redact(&text, c->hostname);
+	mkparent(c, rel);
+	dpath(c, rel, d, sizeof(d));
+	if (write_file_atomic(d, text.buf, text.len) == 0) {
+		sb_addf(&c->manifest, "file\t%s\t%zu\n", rel, text.len);
+		c->st->files++;
+	}
+	sb_release(&text);
+}
+
+static void cp_link(struct cap *c, const char *rel)
+{
+	char s[PATH_MAX], d[PATH_MAX], t[PATH_MAX];
+	ssize_t n;
+
+	spath(c, rel, s, sizeof(s));
+	n = readlink(s, t, sizeof(t) - 1);
+	if (n < 0)
+		return;
+	t[n] = '\0';
+	if (t[0] == '/') {
+		/* Keep the copy self-contained: absolute targets become relative. */
+		char dir[PATH_MAX], *slash, rt[PATH_MAX] = "";
+
+		snprintf(dir, sizeof(dir), "%s", rel);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		for (char *p = dir; *p; p++)
+			if (*p == '/')
+				strncat(rt, "../", sizeof(rt) - strlen(rt) - 1);
+		strncat(rt, t + 1, sizeof(rt) - strlen(rt) - 1);
+		snprintf(t, sizeof(t), "%s", rt);
+	}
+	mkparent(c, rel);
+	dpath(c, rel, d, sizeof(d));
+	unlink(d);
+	if (symlink(t, d) == 0) {
+		sb_addf(&c->manifest, "link\t%s\t%s\n", rel, t);
+		c->st->links++;
+	}
+}
+
+static void cp_tree(struct cap *c, const char *rel, int depth);
+
+/* Copy one entry: file, link (not followed), dir (recursively when depth > 0), device node. */
+static void cp_entry(struct cap *c, const char *rel, int depth)
+{
+	char s[PATH_MAX];
+	struct stat st;
+
+	if (seen(c, rel))
+		return;
+	spath(c, rel, s, sizeof(s));
+	if (lstat(s, &st) < 0)
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		cp_link(c, rel);
+	} else if (S_ISDIR(st.st_mode)) {
+		char d[PATH_MAX];
+
+		dpath(c, rel, d, sizeof(d));
+		mkdir_p(d, 0755);
+		sb_addf(&c->manifest, "dir\t%s\n", rel);
+		c->st->dirs++;
+		if (depth > 0)
+			cp_tree(c, rel, depth - 1);
+	} else if (S_ISREG(st.st_mode)) {
+		if (st.st_mode & 0444)
+			cp_file(c, rel);
+	} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		sb_addf(&c->manifest, "%s\t%s\t%u:%u\n", S_ISCHR(st.st_mode) ? "chr" : "blk", rel,
+			major(st.st_rdev), minor(st.st_rdev));
+		c->st->devnodes++;
+	}
+}
+
+static void cp_tree(struct cap *c, const char *rel, int depth)
+{
+	char s[PATH_MAX];
+	struct dirent **ents = NULL;
+	int n;
+
+	spath(c, rel, s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, "..")) {
+			char sub[PATH_MAX];
+
+			snprintf(sub, sizeof(sub), "%s/%s", rel, ents[i]->d_name);
+			cp_entry(c, sub, depth);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* Copy a link and return its target's relative path (for the caller to copy). */
+static int cp_follow(struct cap *c, const char *rel, char *target, size_t size)
+{
+	cp_entry(c, rel, 0);
+	return resolve(c, rel, target, size);
+}
+
+static void cp_attrs(struct cap *c, const char *dir, const char *const *attrs)
+{
+	for (size_t i = 0; attrs[i]; i++) {
+		char rel[PATH_MAX];
+
+		catp(rel, sizeof(rel), dir, "/", attrs[i]);
+		cp_entry(c, rel, 0);
+	}
+}
+
+static void cp_netdev(struct cap *c, const char *ndir)
+{
+	char rel[PATH_MAX], t[PATH_MAX], up[PATH_MAX];
+
+	cp_entry(c, ndir, 0);
+	cp_attrs(c, ndir, net_attrs);
+	/* device -> the virtio device or PCI function; a virtio parent holds msi_irqs/. */
+	snprintf(rel, sizeof(rel), "%s/device", ndir);
+	if (cp_follow(c, rel, t, sizeof(t)) == 0) {
+		cp_entry(c, t, 0);
+		catp(up, sizeof(up), t, "/..", "");
+		if (resolve(c, up, up, sizeof(up)) == 0) {
+			catp(rel, sizeof(rel), up, "/msi_irqs", "");
+			cp_entry(c, rel, 2);
+			cp_attrs(c, up, pci_attrs);
+		}
+	}
+}
+
+static void cp_pci(struct cap *c, const char *pdir)
+{
+	char rel[PATH_MAX], t[PATH_MAX];
+	struct dirent **ents = NULL;
+	char s[PATH_MAX];
+	int n;
+
+	cp_entry(c, pdir, 0);
+	cp_attrs(c, pdir, pci_attrs);
+	snprintf(rel, sizeof(rel), "%s/driver", pdir);
+	if (cp_follow(c, rel, t, sizeof(t)) == 0)
+		cp_entry(c, t, 0);	/* the driver's directory itself, not its bind files */
+	snprintf(rel, sizeof(rel), "%s/msi_irqs", pdir);
+	cp_entry(c, rel, 2);
+	snprintf(rel, sizeof(rel), "%s/infiniband_verbs", pdir);
+	cp_entry(c, rel, 3);
+	snprintf(rel, sizeof(rel), "%s/infiniband_mad", pdir);
+	cp_entry(c, rel, 3);
+	snprintf(rel, sizeof(rel), "%s/net", pdir);
+	spath(c, rel, s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.') {
+			char nd[PATH_MAX];
+
+			catp(nd, sizeof(nd), rel, "/", ents[i]->d_name);
+			cp_netdev(c, nd);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* Each entry of a class directory: the link, and its target via fn (or the whole tree). */
+static void cp_class(struct cap *c, const char *cls, void (*fn)(struct cap *, const char *), int depth)
+{
+	char s[PATH_MAX];
+	struct dirent **ents = NULL;
+	int n;
+
+	spath(c, cls, s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.') {
+			char rel[PATH_MAX], t[PATH_MAX];
+
+			snprintf(rel, sizeof(rel), "%s/%s", cls, ents[i]->d_name);
+			if (cp_follow(c, rel, t, sizeof(t)) == 0 && strcmp(t, rel)) {
+				if (fn)
+					fn(c, t);
+				else
+					cp_entry(c, t, depth);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void cp_ibdev(struct cap *c, const char *idir)
+{
+	char rel[PATH_MAX], t[PATH_MAX];
+
+	cp_entry(c, idir, 6);	/* ports/N/{gids,gid_attrs/{types,ndevs},pkeys,counters,...} */
+	snprintf(rel, sizeof(rel), "%s/device", idir);
+	if (resolve(c, rel, t, sizeof(t)) == 0 && strcmp(t, idir) && strncmp(t, "/sys/devices/virtual", 20)) {
+		char bus[PATH_MAX];
+		const char *b = strrchr(t, '/');
+
+		cp_pci(c, t);
+		catp(bus, sizeof(bus), "/sys/bus/pci/devices/", b ? b + 1 : t, "");
+		cp_entry(c, bus, 0);
+	}
+}
+
+static void cp_mlx_functions(struct cap *c)
+{
+	char s[PATH_MAX];
+	struct dirent **ents = NULL;
+	int n;
+
+	spath(c, "/sys/bus/pci/devices", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char rel[PATH_MAX], v[32], p[PATH_MAX], t[PATH_MAX];
+
+		if (ents[i]->d_name[0] != '.') {
+			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s", ents[i]->d_name);
+			spath(c, rel, p, sizeof(p));
+			strncat(p, "/vendor", sizeof(p) - strlen(p) - 1);
+			if (!read_line(p, v, sizeof(v)) && strtoul(v, NULL, 16) == 0x15b3 &&
+			    cp_follow(c, rel, t, sizeof(t)) == 0)
+				cp_pci(c, t);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void cp_proc(struct cap *c)
+{
+	char s[PATH_MAX];
+	struct dirent **ents = NULL;
+	int n;
+	static const char *const irq_files[] = {
+		"smp_affinity", "smp_affinity_list", "effective_affinity", "effective_affinity_list",
+		"affinity_hint", "node", NULL,
+	};
+
+	cp_entry(c, "/proc/interrupts", 0);
+	cp_entry(c, "/proc/sys/kernel/osrelease", 0);
+	cp_entry(c, "/proc/sys/kernel/hostname", 0);
+	spath(c, "/proc/irq", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (isdigit((unsigned char)ents[i]->d_name[0])) {
+			char dir[PATH_MAX];
+
+			snprintf(dir, sizeof(dir), "/proc/irq/%s", ents[i]->d_name);
+			cp_attrs(c, dir, irq_files);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	/* Only the daemons the kinds ask about (irqbalance...), and pid 1. */
+	spath(c, "/proc", s, sizeof(s));
+	ents = NULL;
+	n = scandir(s, &ents, NULL, NULL);
+	for (int i = 0; i < n; i++) {
+		char rel[PATH_MAX], p[PATH_MAX], comm[64];
+
+		if (isdigit((unsigned char)ents[i]->d_name[0])) {
+			snprintf(rel, sizeof(rel), "/proc/%s/comm", ents[i]->d_name);
+			spath(c, rel, p, sizeof(p));
+			if (!read_line(p, comm, sizeof(comm))) {
+				bool want = !strcmp(ents[i]->d_name, "1");
+
+				for (size_t k = 0; watched_procs[k]; k++)
+					want |= !strcmp(comm, watched_procs[k]);
+				if (want)
+					cp_entry(c, rel, 0);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void cp_misc(struct cap *c)
+{
+	static const char *const libdirs[] = {
+		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", NULL,
+	};
+	char s[PATH_MAX];
+	struct dirent **ents = NULL;
+	int n;
+
+	for (size_t i = 0; stack_modules[i]; i++) {
+		static const char *const mfiles[] = { "initstate", "version", "srcversion", "refcnt", NULL };
+		char dir[PATH_MAX];
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "/sys/module/%s", stack_modules[i]);
+		spath(c, dir, s, sizeof(s));
+		if (stat(s, &st) == 0) {
+			cp_entry(c, dir, 0);	/* a dir without initstate: built in */
+			cp_attrs(c, dir, mfiles);
+		}
+	}
+	cp_entry(c, "/sys/devices/system/cpu/online", 0);
+	cp_entry(c, "/sys/devices/system/cpu/possible", 0);
+	cp_entry(c, "/sys/devices/system/node/online", 0);
+	spath(c, "/sys/devices/system/node", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (str_starts(ents[i]->d_name, "node") && isdigit((unsigned char)ents[i]->d_name[4])) {
+			char rel[PATH_MAX];
+
+			snprintf(rel, sizeof(rel), "/sys/devices/system/node/%s/cpulist", ents[i]->d_name);
+			cp_entry(c, rel, 0);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	for (size_t i = 0; libdirs[i]; i++) {
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "%s/libibverbs.so.1", libdirs[i]);
+		cp_entry(c, rel, 0);
+	}
+	/* /dev/infiniband: recorded in the manifest, never created. */
+	cp_entry(c, "/dev/infiniband", 1);
+	cp_entry(c, "/sys/class/infiniband_verbs/abi_version", 0);
+	cp_entry(c, "/sys/class/infiniband_mad/abi_version", 0);
+}
+
+static void run_tools(struct cap *c)
+{
+	struct rq_ctx ctx = { .root = c->src, .replay = true, .log_fd = -1 };
+	bool live = !c->src[0];
+
+	ctx.tool = rq_tool_replay;
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
+		const char *argv[7] = { 0 };
+		char name[256], rel[PATH_MAX], d[PATH_MAX];
+		struct proc_result r;
+		int ret;
+
+		for (size_t k = 0; k < 6 && tools[i][k]; k++)
+			argv[k] = tools[i][k];
+		proc_result_init(&r);
+		if (live) {
+			struct proc_opts po = { .argv = argv, .timeout_ms = scaled_ms(20000), .log_fd = -1,
+						.tail_max = 4 << 20 };
+
+			ret = proc_run(&po, &r);
+		} else {
+			ret = rq_tool_replay(&ctx, argv, 20000, &r);
+		}
+		if (ret < 0 || r.exec_failed || r.timed_out) {
+			logf_(c, "tool %s: not captured (%s)", argv[0], r.exec_failed ? "not available" :
+			      r.timed_out ? "timed out" : strerror(-ret));
+			proc_result_release(&r);
+			continue;
+		}
+		rq_tool_file_name(argv, name, sizeof(name));
+		snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.out", name);
+		if (c->o->redact)
+			capture_redact(&r.out, c->hostname);
+		mkparent(c, rel);
+		dpath(c, rel, d, sizeof(d));
+		write_file_atomic(d, r.out.buf, r.out.len);
+		if (r.err.len) {
+			if (c->o->redact)
+				capture_redact(&r.err, c->hostname);
+			snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.err", name);
+			dpath(c, rel, d, sizeof(d));
+			write_file_atomic(d, r.err.buf, r.err.len);
+		}
+		sb_addf(&c->manifest, "tool\t" RQ_CAPTURE_DIR "/tools/%s.out\t%d", name, r.exit_code);
+		for (size_t k = 0; argv[k]; k++)
+			sb_addf(&c->manifest, "\t%s", argv[k]);
+		sb_addc(&c->manifest, '\n');
+		c->st->tools++;
+		proc_result_release(&r);
+	}
+}
+
+int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err, size_t errsz)
+{
+	struct cap c = { .o = o, .st = st };
+	struct sb man = SB_INIT;
+	char p[PATH_MAX], when[64];
+	DIR *d;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	sb_init(&c.manifest);
+	if (o->src && *o->src && strcmp(o->src, "/")) {
+		if (!realpath(o->src, c.src)) {
+			snprintf(err, errsz, "%s: %s", o->src, strerror(errno));
+			return -errno;
+		}
+	}
+	d = opendir(o->dst);
+	if (d) {
+		struct dirent *e;
+		bool empty = true;
+
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				empty = false;
+		closedir(d);
+		if (!empty) {
+			snprintf(err, errsz, "%s is not empty: capture into a new directory", o->dst);
+			return -EEXIST;
+		}
+	}
+	ret = mkdir_p(o->dst, 0755);
+	if (ret < 0 || !realpath(o->dst, c.dst)) {
+		snprintf(err, errsz, "cannot create %s: %s", o->dst, strerror(ret ? -ret : errno));
+		return ret ? ret : -errno;
+	}
+	if (c.src[0] && !strncmp(c.dst, c.src, strlen(c.src)) && c.dst[strlen(c.src)] == '/') {
+		snprintf(err, errsz, "the capture directory is inside the captured tree");
+		return -EINVAL;
+	}
+	spath(&c, "/proc/sys/kernel/hostname", p, sizeof(p));
+	if (read_line(p, c.hostname, sizeof(c.hostname)))
+		c.hostname[0] = '\0';
+
+	cp_class(&c, "/sys/class/infiniband", cp_ibdev, 0);
+	cp_mlx_functions(&c);
+	cp_class(&c, "/sys/class/infiniband_verbs", NULL, 2);
+	cp_class(&c, "/sys/class/infiniband_mad", NULL, 2);
+	cp_class(&c, "/sys/class/net", cp_netdev, 0);
+	cp_misc(&c);
+	cp_proc(&c);
+	run_tools(&c);
+
+	iso8601_now(when, sizeof(when));
+	sb_addf(&man, RQ_MANIFEST_MAGIC "\t1\n");
+	sb_addf(&man, "meta\tcaptured\t%s\n", when);
+	sb_addf(&man, "meta\tsource\t%s\n", c.src[0] ? c.src : "/");
+	sb_addf(&man, "meta\tredacted\t%s\n", o->redact ? "yes" : "no");
+	sb_add(&man, c.manifest.buf, c.manifest.len);
+	catp(p, sizeof(p), c.dst, "/" RQ_CAPTURE_DIR, "");
+	mkdir_p(p, 0755);
+	catp(p, sizeof(p), c.dst, "/" RQ_CAPTURE_DIR "/manifest", "");
+	ret = write_file_atomic(p, man.buf, man.len);
+	if (ret < 0)
+		snprintf(err, errsz, "cannot write %s: %s", p, strerror(-ret));
+	sb_release(&man);
+	sb_release(&c.manifest);
+	for (size_t i = 0; i < c.capseen; i++)
+		free(c.seen[i]);
+	free(c.seen);
+	return ret;
+}
+
+/* ---- redaction ---------------------------------------------------------- */
+
+static bool ishex(char ch)
+{
+	return isxdigit((unsigned char)ch);
+}
+
+/* Replace n hex digits (given without separators) by a stable pseudonym. */
+static void pseudonym(const char *hex, size_t n, char *out)
+{
+	uint64_t h = fnv(hex, n);
+	bool zero = true;
+
+	for (size_t i = 0; i < n; i++)
+		zero &= hex[i] == '0';
+	for (size_t i = 0; i < n; i++) {
+		if (zero) {
+			out[i] = '0';
+			continue;
+		}
+		if (i % 16 == 0 && i)
+			h = fnv((const char *)&h, sizeof(h));
+		out[i] = "0123456789abcdef"[(h >> (4 * (i % 16))) & 0xf];
+	}
+}
+
+/*
+ * Rewrite the hex digits of [p, p+len) in place (keeping separators) with
+ * the pseudonym of their concatenation.
+ */
+static void rewrite_hex(char *p, size_t len)
+{
+	char hex[64], ps[64];
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < len && n < sizeof(hex); i++)
+		if (ishex(p[i]))
+			hex[n++] = (char)tolower((unsigned char)p[i]);
+	pseudonym(hex, n, ps);
+	for (size_t i = 0; i < len && k < n; i++)
+		if (ishex(p[i]))
+			p[i] = ps[k++];
+}
+
+void capture_redact(struct sb *text, const char *hostname)
+{
+	char *s = text->buf;
+	size_t i = 0;
+
+	while (i < text->len) {
+		size_t j = i, groups = 0, maxg = 0, ming = 99;
+
+		if (!ishex(s[i]) || (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
+			i++;
+			continue;
+		}
+		/* "0x" + 16 hex: ibstat's GUIDs */
+		if (s[i] == '0' && i + 18 <= text->len && s[i + 1] == 'x') {
+			size_t k = i + 2;
+
+			while (k < text->len && ishex(s[k]))
+				k++;
+			if (k - i - 2 == 16) {
+				rewrite_hex(s + i + 2, 16);
+				i = k;
+				continue;
+			}
+		}
+		/* a run of hex groups separated by single colons */
+		for (;;) {
+			size_t g = 0;
+
+			while (j < text->len && ishex(s[j])) {
+				j++;
+				g++;
+			}
+			groups++;
+			maxg = g > maxg ? g : maxg;
+			ming = g < ming ? g : ming;
+			if (j + 1 < text->len && s[j] == ':' && ishex(s[j + 1]))
+				j++;
+			else
+				break;
+		}
+		if (j < text->len && (isalnum((unsigned char)s[j]) || s[j] == '.')) {
+			i = j;		/* part of a longer token (BDF "0000:3b:00.0", versions) */
+			continue;
+		}
+		if (groups == 8 && ming == 4 && maxg == 4) {
+			/* GID: keep IPv4-mapped ones and the subnet prefix, pseudonymize the interface id */
+			bool v4 = !strncmp(s + i, "0000:0000:0000:0000:0000:ffff:", 30);
+
+			if (!v4)
+				rewrite_hex(s + i + 20, 19);
+		} else if (groups == 4 && ming == 4 && maxg == 4) {
+			/* node/port GUID; the default subnet prefix is no secret */
+			if (strncmp(s + i, "fe80:0000:0000:0000", 19))
+				rewrite_hex(s + i, 19);
+		} else if (groups == 6 && ming == 2 && maxg == 2) {
+			rewrite_hex(s + i, 17);				/* MAC */
+		} else if (groups == 20 && ming == 2 && maxg == 2) {
+			rewrite_hex(s + i + 36, 23);			/* IPoIB hw address: the GUID part */
+		}
+		i = j;
+	}
+	/* "fe80::..." has an empty group: catch the compressed form separately. */
+	for (char *p = strstr(text->buf, "fe80::"); p; p = strstr(p + 6, "fe80::")) {
+		size_t k = 6;
+
+		while (p[k] && (ishex(p[k]) || p[k] == ':'))
+			k++;
+		rewrite_hex(p + 6, k - 6);
+	}
+	if (hostname && *hostname) {
+		struct sb out = SB_INIT;
+		const char *q = text->buf, *m;
+		size_t hl = strlen(hostname);
+
+		while ((m = strstr(q, hostname))) {
+			sb_add(&out, q, (size_t)(m - q));
+			sb_adds(&out, "host-redacted");
+			q = m + hl;
+		}
+		if (q != text->buf) {
+			sb_adds(&out, q);
+			sb_release(text);
+			*text = out;
+		} else {
+			sb_release(&out);
+		}
+	}
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rdmaqual capture DIR`: copy what the node kinds read (sysfs, procfs,
+ * module files) and what the tools print (`ibv_devinfo -v`, `ibstat`,
+ * `rdma link show`...) into a tree that `--target sysroot:DIR` replays.
+ * Symlinks are reproduced (relative, as sysfs has them) together with the
+ * directories they point at, so readers that resolve them under a root
+ * prefix see the node's layout; capture/manifest (sysroot.h) records links,
+ * device nodes and the files that could not be read (unused GID entries).
+ */
+#ifndef RQ_CAPTURE_H
+#define RQ_CAPTURE_H
+
+#include <stdbool.h>
+#include "core/util.h"
+
+struct capture_opts {
+	const char *src;	/* root to capture: "" or "/" for this node, or a tree */
+	const char *dst;	/* output directory (created; must be empty or absent) */
+	bool redact;		/* GUIDs, MACs, GID interface ids, hostname */
+	struct sb *log;		/* optional: what was done */
+};
+
+struct capture_stats {
+	unsigned files, links, dirs, failed, devnodes, tools;
+};
+
+int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err, size_t errsz);
+
+/* Redact GUID-like values and host in text (exposed for tests). */
+void capture_redact(struct sb *text, const char *hostname);
+
+#endif

@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare: before/after judgement for upgrade qualification; see compare.h
+ * and docs/compare.md.  Rows are matched by id (case + [device/port]); a
+ * row that passed before and fails, skips or is gone after is a regression,
+ * because after a driver upgrade a rail that vanished shows up as exactly
+ * that.  Figures are judged only when their direction is known and both
+ * rows ran on the same target and HCA model: rxe numbers say nothing about
+ * a ConnectX.  Environment facts are listed, never judged: they are what
+ * the upgrade changed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "qual/compare.h"
+#include "core/result.h"
+#include "core/util.h"
+
+/* Float noise must not turn an exact 5.0% into "beyond 5%". */
+#define TOL_EPS 1e-9
+
+void cmp_opts_init(struct cmp_opts *o)
+{
+	*o = (struct cmp_opts){ .tol_pct = RQ_COMPARE_DEFAULT_TOL };
+}
+
+void cmp_opts_release(struct cmp_opts *o)
+{
+	for (size_t i = 0; i < o->ntols; i++)
+		free(o->tols[i].glob);
+	free(o->tols);
+	cmp_opts_init(o);
+}
+
+static int parse_pct(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno)
+		return -EINVAL;
+	if (*end == '%')
+		end++;
+	if (*end || !isfinite(v) || v < 0 || v > 1e6)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cmp_opts_tolerance(struct cmp_opts *o, const char *arg, char *err, size_t errsz)
+{
+	const char *eq = strrchr(arg, '=');
+	double pct;
+
+	if (!eq) {
+		if (parse_pct(arg, &pct)) {
+			snprintf(err, errsz, "tolerance \"%.60s\" is not a percentage (0 or more, e.g. 5 or 2.5%%)", arg);
+			return -EINVAL;
+		}
+		o->tol_pct = pct;
+		return 0;
+	}
+	if (eq == arg) {
+		snprintf(err, errsz, "tolerance \"%.60s\" has no figure name before '='", arg);
+		return -EINVAL;
+	}
+	if (parse_pct(eq + 1, &pct)) {
+		snprintf(err, errsz, "tolerance \"%.60s\": \"%.20s\" is not a percentage (0 or more)", arg, eq + 1);
+		return -EINVAL;
+	}
+	o->tols = xrealloc(o->tols, (o->ntols + 1) * sizeof(*o->tols));
+	o->tols[o->ntols++] = (struct cmp_tol){ .glob = xstrndup(arg, eq - arg), .pct = pct };
+	return 0;
+}
+
+double cmp_tolerance_for(const struct cmp_opts *o, const char *figure)
+{
+	/* Last match wins, like a later option overriding an earlier one. */
+	for (size_t i = o->ntols; i-- > 0;)
+		if (!fnmatch(o->tols[i].glob, figure, 0))
+			return o->tols[i].pct;
+	return o->tol_pct;
+}
+
+/* Units: a rate (anything per second) is better higher, a time lower. */
+static enum cmp_dir unit_direction(const char *unit)
+{
+	static const char *const higher[] = { "Gbps", "Mbps", "Kbps", "bps", "pps", "Mpps", "iops", "IOPS" };
+	static const char *const lower[] = { "ns", "us", "usec", "\xc2\xb5s", "ms", "msec", "cycles" };
+
+	if (!unit || !*unit)
+		return CMP_DIR_UNKNOWN;
+	if (str_ends(unit, "/s") && strlen(unit) > 2)
+		return CMP_HIGHER;
+	for (size_t i = 0; i < ARRAY_SIZE(higher); i++)
+		if (!strcmp(unit, higher[i]))
+			return CMP_HIGHER;
+	for (size_t i = 0; i < ARRAY_SIZE(lower); i++)
+		if (!strcmp(unit, lower[i]))
+			return CMP_LOWER;
+	/* Plain seconds are wall times (elapsed, bringup_s): noise, not performance. */
+	return CMP_DIR_UNKNOWN;
+}
+
+/* Names, word by word ("bw_avg", "lat_p99", "msg_rate"). */
+static enum cmp_dir name_direction(const char *name)
+{
+	static const char *const higher[] = { "bw", "bandwidth", "throughput", "rate", "iops" };
+	static const char *const lower[] = { "lat", "latency" };
+	bool hi = false, lo = false;
+	const char *p = name;
+
+	while (*p) {
+		char w[32];
+		size_t n = 0;
+
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		while (isalnum((unsigned char)*p)) {
+			if (n < sizeof(w) - 1)
+				w[n++] = (char)tolower((unsigned char)*p);
+			p++;
+		}
+		w[n] = '\0';
+		for (size_t i = 0; n && i < ARRAY_SIZE(higher); i++)
+			hi |= !strcmp(w, higher[i]);
+		for (size_t i = 0; n && i < ARRAY_SIZE(lower); i++)
+			lo |= !strcmp(w, lower[i]);
+	}
+	if (hi == lo)
+		return CMP_DIR_UNKNOWN;	/* neither, or a name that says both */
+	return hi ? CMP_HIGHER : CMP_LOWER;
+}
+
+enum cmp_dir cmp_direction(const char *name, const char *unit)
+{
+	enum cmp_dir d = unit_direction(unit);
+
+	return d != CMP_DIR_UNKNOWN ? d : name_direction(name ? name : "");
+}
+
+const char *cmp_dir_name(enum cmp_dir d)
+{
+	return d == CMP_HIGHER ? "higher" : d == CMP_LOWER ? "lower" : NULL;
+}
+
+static const char *const type_names[CMP_NTYPES] = {
+	[CMP_REGRESSED] = "regressed",
+	[CMP_MISSING] = "missing",
+	[CMP_NEW_SKIP] = "new_skip",
+	[CMP_FIXED] = "fixed",
+	[CMP_VERDICT] = "verdict_changed",
+	[CMP_NEW_ROW] = "new_row",
+	[CMP_GONE] = "gone",
+	[CMP_REASON] = "reason_changed",
+	[CMP_FIG_WORSE] = "figure_worse",
+	[CMP_FIG_BETTER] = "figure_better",
+	[CMP_FIG_SAME] = "figure_within",
+	[CMP_FIG_UNJUDGED] = "figure_unjudged",
+	[CMP_FIG_ONE_SIDE] = "figure_one_side",
+	[CMP_FACT] = "fact_changed",
+	[CMP_WARNING] = "warning",
+};
+
+const char *cmp_type_name(enum cmp_type t)
+{
+	return (unsigned)t < CMP_NTYPES ? type_names[t] : "?";
+}
+
+/* One side: its rows parsed and indexed by id. */
+struct side {
+	json_t *doc;
+	json_t *facts;			/* run-level facts object (may be NULL) */
+	struct rq_result **rows;	/* document order */
+	size_t n;
+	struct rq_result **byid;	/* sorted by id, for bsearch */
+};
+
+static void side_release(struct side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		rq_result_free(s->rows[i]);
+	free(s->rows);
+	free(s->byid);
+	memset(s, 0, sizeof(*s));
+}
+
+static int byid_cmp(const void *a, const void *b)
+{
+	const struct rq_result *x = *(struct rq_result *const *)a, *y = *(struct rq_result *const *)b;
+
+	return strcmp(x->id, y->id);
+}
+
+static int side_load(struct side *s, json_t *doc, char *err, size_t errsz)
+{
+	json_t *schema, *rows, *facts, *v;
+	const char *k;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (!json_is_object(doc)) {
+		snprintf(err, errsz, "not a results.json: the document is not a JSON object");
+		return -EINVAL;
+	}
+	schema = json_object_get(doc, "schema");
+	if (!json_is_string(schema)) {
+		snprintf(err, errsz, "not a results.json: no \"schema\" string (expected \"%s\")",
+			 RQ_COMPARE_INPUT_SCHEMA);
+		return -EINVAL;
+	}
+	if (strcmp(json_string_value(schema), RQ_COMPARE_INPUT_SCHEMA)) {
+		snprintf(err, errsz, "unknown schema \"%.60s\" (this rdmaqual reads \"%s\")",
+			 json_string_value(schema), RQ_COMPARE_INPUT_SCHEMA);
+		return -EINVAL;
+	}
+	rows = json_object_get(doc, "results");
+	if (!json_is_array(rows)) {
+		snprintf(err, errsz, "\"results\" is missing or not an array");
+		return -EINVAL;
+	}
+	facts = json_object_get(doc, "facts");
+	if (facts && !json_is_null(facts)) {
+		if (!json_is_object(facts)) {
+			snprintf(err, errsz, "\"facts\" is not an object");
+			return -EINVAL;
+		}
+		json_object_foreach(facts, k, v) {
+			if (!json_is_string(v)) {
+				snprintf(err, errsz, "fact \"%.40s\" is not a string", k);
+				return -EINVAL;
+			}
+		}
+		s->facts = facts;
+	}
+	s->doc = doc;
+	s->rows = xcalloc(json_array_size(rows) + 1, sizeof(*s->rows));
+	json_array_foreach(rows, i, v) {
+		char why[256];
+		struct rq_result *r = rq_result_from_json(v, why, sizeof(why));
+
+		if (!r) {
+			snprintf(err, errsz, "results[%zu]: %s", i, why);
+			side_release(s);
+			return -EINVAL;
+		}
+		s->rows[s->n++] = r;
+	}
+	s->byid = xcalloc(s->n + 1, sizeof(*s->byid));
+	memcpy(s->byid, s->rows, s->n * sizeof(*s->rows));
+	/* Stable order among equal ids is not needed: find() returns the first in document order. */
+	qsort(s->byid, s->n, sizeof(*s->byid), byid_cmp);
+	return 0;
+}
+
+/* The first row with this id in document order (ids should be unique). */
+static struct rq_result *side_find(const struct side *s, const char *id, size_t *dups)
+{
+	struct rq_result key = { .id = (char *)id }, *kp = &key, **hit;
+	struct rq_result *first = NULL;
+	size_t lo, hi;
+
+	*dups = 0;
+	hit = bsearch(&kp, s->byid, s->n, sizeof(*s->byid), byid_cmp);
+	if (!hit)
+		return NULL;
+	lo = hi = (size_t)(hit - s->byid);
+	while (lo > 0 && !strcmp(s->byid[lo - 1]->id, id))
+		lo--;
+	while (hi + 1 < s->n && !strcmp(s->byid[hi + 1]->id, id))
+		hi++;
+	*dups = hi - lo;
+	if (!*dups)
+		return *hit;
+	for (size_t i = 0; i < s->n && !first; i++)
+		if (!strcmp(s->rows[i]->id, id))
+			first = s->rows[i];
+	return first;
+}
+
+static const char *row_fact(const struct rq_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfacts; i++)
+		if (!strcmp(r->facts[i].key, key))
+			return r->facts[i].value;
+	return NULL;
+}
+
+static const char *run_fact(const struct side *s, const char *key)
+{
+	json_t *v = s->facts ? json_object_get(s->facts, key) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/*
+ * What identifies a row's HCA: its own facts, else a fact another row of
+ * the same run recorded for the same device (the driver kind records the
+ * model once, on its own row), else a run fact "<key>:<device>".
+ */
+static const char *const hca_keys[] = { "hca_model", "model", "board_id" };
+
+static const char *hca_fact(const struct side *s, const struct rq_result *r, const char *key)
+{
+	const char *v = row_fact(r, key);
+	char *rk;
+
+	if (v || !r->device)
+		return v;
+	for (size_t i = 0; i < s->n && !v; i++)
+		if (s->rows[i]->device && !strcmp(s->rows[i]->device, r->device))
+			v = row_fact(s->rows[i], key);
+	if (v)
+		return v;
+	rk = xasprintf("%s:%s", key, r->device);
+	v = run_fact(s, rk);
+	free(rk);
+	return v;
+}
+
+static struct cmp_finding *add(struct cmp_report *rep, enum cmp_type t, const char *row,
+			       const char *name, const char *before, const char *after)
+{
+	struct cmp_finding *f;
+
+	if (rep->n % 32 == 0)
+		rep->v = xrealloc(rep->v, (rep->n + 32) * sizeof(*rep->v));
+	f = &rep->v[rep->n++];
+	*f = (struct cmp_finding){
+		.type = t,
+		.row = row ? xstrdup(row) : NULL,
+		.name = name ? xstrdup(name) : NULL,
+		.before = before ? xstrdup(before) : NULL,
+		.after = after ? xstrdup(after) : NULL,
+		.vbefore = NAN, .vafter = NAN, .change_pct = NAN, .tol_pct = NAN,
+	};
+	rep->count[t]++;
+	return f;
+}
+
+static void regress(struct cmp_report *rep, struct cmp_finding *f)
+{
+	f->regression = true;
+	rep->regressions++;
+}
+
+static void set_msg(struct cmp_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_msg(struct cmp_finding *f, const char *fmt, ...)
+{
+	struct sb sb = SB_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(f->msg);
+	f->msg = sb_detach(&sb);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Facts, sorted by key so the output does not depend on the order a run
+ * happened to record them.  get(ctx, key) returns a value or NULL.
+ */
+static void diff_facts(struct cmp_report *rep, const char *row, const char **keys, size_t nkeys,
+		       const char *(*get)(const void *, const char *), const void *b, const void *a)
+{
+	qsort(keys, nkeys, sizeof(*keys), str_cmp);
+	for (size_t i = 0; i < nkeys; i++) {
+		const char *vb, *va;
+
+		if (i && !strcmp(keys[i], keys[i - 1]))
+			continue;
+		vb = get(b, keys[i]);
+		va = get(a, keys[i]);
+		if (vb && va && !strcmp(vb, va))
+			continue;
+		add(rep, CMP_FACT, row, keys[i], vb, va);
+	}
+}
+
+static const char *get_row_fact(const void *r, const char *key)
+{
+	return row_fact(r, key);
+}
+
+static const char *get_run_fact(const void *s, const char *key)
+{
+	return run_fact(s, key);
+}
+
+static void diff_run_facts(struct cmp_report *rep, const struct side *b, const struct side *a)
+{
+	size_t n = (b->facts ? json_object_size(b->facts) : 0) + (a->facts ? json_object_size(a->facts) : 0);
+	const char **keys = xcalloc(n + 1, sizeof(*keys));
+	const char *k;
+	json_t *v;
+	size_t nk = 0;
+
+	if (b->facts)
+		json_object_foreach(b->facts, k, v)
+			keys[nk++] = k;
+	if (a->facts)
+		json_object_foreach(a->facts, k, v)
+			keys[nk++] = k;
+	diff_facts(rep, NULL, keys, nk, get_run_fact, b, a);
+	free(keys);
+}
+
+static void diff_row_facts(struct cmp_report *rep, const struct rq_result *b, const struct rq_result *a)
+{
+	const char **keys = xcalloc(b->nfacts + a->nfacts + 1, sizeof(*keys));
+	size_t nk = 0;
+
+	for (size_t i = 0; i < b->nfacts; i++)
+		keys[nk++] = b->facts[i].key;
+	for (size_t i = 0; i < a->nfacts; i++)
+		keys[nk++] = a->facts[i].key;
+	diff_facts(rep, a->id, keys, nk, get_row_fact, b, a);
+	free(keys);
+}
+
+static const struct rq_figure *find_fig(const struct rq_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nfigs; i++)
+		if (!strcmp(r->figs[i].name, name))
+			return &r->figs[i];
+	return NULL;
+}
+
+static char *fig_text(const struct rq_figure *f)
+{
+	if (!isfinite(f->value))
+		return xstrdup("(no value)");
+	if (f->unit && *f->unit)
+		return xasprintf("%.10g %s", f->value, f->unit);
+	return xasprintf("%.10g", f->value);
+}
+
+static bool same_unit(const char *x, const char *y)
+{
+	return !strcmp(x ? x : "", y ? y : "");
+}
+
+static struct cmp_finding *add_fig(struct cmp_report *rep, enum cmp_type t, const char *row,
+				   const struct rq_figure *fb, const struct rq_figure *fa)
+{
+	char *tb = fb ? fig_text(fb) : NULL, *ta = fa ? fig_text(fa) : NULL;
+	const struct rq_figure *any = fa ? fa : fb;
+	struct cmp_finding *f = add(rep, t, row, any->name, tb, ta);
+
+	free(tb);
+	free(ta);
+	f->vbefore = fb && isfinite(fb->value) ? fb->value : NAN;
+	f->vafter = fa && isfinite(fa->value) ? fa->value : NAN;
+	f->unit = xstrdup(any->unit ? any->unit : "");
+	f->dir = cmp_direction(any->name, any->unit);
+	return f;
+}
+
+/* Compare one figure present on both rows.  why_not: set when the rows' targets or HCAs differ. */
+static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, const char *row,
+		      const struct rq_figure *fb, const struct rq_figure *fa, const char *why_not)
+{
+	struct cmp_finding *f;
+	double tol, better;
+
+	if (!same_unit(fb->unit, fa->unit)) {
+		f = add_fig(rep, CMP_FIG_UNJUDGED, row, fb, fa);
+		set_msg(f, "unit changed (%s -> %s)", fb->unit && *fb->unit ? fb->unit : "none",
+			fa->unit && *fa->unit ? fa->unit : "none");
+		return;
+	}
+	f = add_fig(rep, CMP_FIG_UNJUDGED, row, fb, fa);
+	if (isfinite(f->vbefore) && isfinite(f->vafter)) {
+		if (f->vbefore != 0)
+			f->change_pct = (f->vafter - f->vbefore) / fabs(f->vbefore) * 100.0;
+		else if (f->vafter == 0)
+			f->change_pct = 0;
+	}
+	if (why_not) {
+		set_msg(f, "not judged: %s", why_not);
+		return;
+	}
+	if (f->dir == CMP_DIR_UNKNOWN) {
+		set_msg(f, "not judged: direction unknown (unit \"%s\")", f->unit);
+		return;
+	}
+	if (!isfinite(f->vbefore) || !isfinite(f->vafter)) {
+		set_msg(f, "not judged: no value %s", !isfinite(f->vbefore) ? "before" : "after");
+		return;
+	}
+	if (!isfinite(f->change_pct)) {
+		set_msg(f, "not judged: before is 0, no relative change");
+		return;
+	}
+	tol = cmp_tolerance_for(o, f->name);
+	f->tol_pct = tol;
+	better = f->change_pct * (double)f->dir;
+	rep->count[f->type]--;
+	if (better < -(tol + TOL_EPS)) {
+		f->type = CMP_FIG_WORSE;
+		regress(rep, f);
+		set_msg(f, "%s is better; worse by %.1f%% (tolerance %g%%)", cmp_dir_name(f->dir), -better, tol);
+	} else if (better > tol + TOL_EPS) {
+		f->type = CMP_FIG_BETTER;
+		set_msg(f, "%s is better; better by %.1f%%", cmp_dir_name(f->dir), better);
+	} else {
+		f->type = CMP_FIG_SAME;
+	}
+	rep->count[f->type]++;
+}
+
+static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, const struct rq_result *b,
+		      const struct rq_result *a, const char *why_not)
+{
+	for (size_t i = 0; i < b->nfigs; i++) {
+		const struct rq_figure *fb = &b->figs[i], *fa = find_fig(a, fb->name);
+
+		if (find_fig(b, fb->name) != fb)
+			continue;	/* a repeated name: the first one counts */
+		if (fa) {
+			judge_fig(rep, o, a->id, fb, fa, why_not);
+		} else {
+			struct cmp_finding *f = add_fig(rep, CMP_FIG_ONE_SIDE, a->id, fb, NULL);
+
+			set_msg(f, "only before");
+		}
+	}
+	for (size_t i = 0; i < a->nfigs; i++) {
+		const struct rq_figure *fa = &a->figs[i];
+
+		if (find_fig(a, fa->name) != fa || find_fig(b, fa->name))
+			continue;
+		set_msg(add_fig(rep, CMP_FIG_ONE_SIDE, a->id, NULL, fa), "only after");
+	}
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* The verdict transition of a matched row. */
+static void diff_verdict(struct cmp_report *rep, const struct cmp_opts *o, const struct rq_result *b,
+			 const struct rq_result *a)
+{
+	const char *vb = rq_verdict_name(b->verdict), *va = rq_verdict_name(a->verdict);
+	struct cmp_finding *f;
+
+	if (b->verdict == a->verdict) {
+		if (a->verdict != RQ_PASS && strcmp(nz(b->reason), nz(a->reason))) {
+			f = add(rep, CMP_REASON, a->id, NULL, vb, va);
+			set_msg(f, "%s (was: %s)", nz(a->reason), nz(b->reason));
+		}
+		return;
+	}
+	if (b->verdict == RQ_PASS && (a->verdict == RQ_FAIL || a->verdict == RQ_ERROR || a->verdict == RQ_NONE)) {
+		f = add(rep, CMP_REGRESSED, a->id, NULL, vb, va);
+		regress(rep, f);
+	} else if (b->verdict == RQ_PASS && a->verdict == RQ_SKIP) {
+		f = add(rep, CMP_NEW_SKIP, a->id, NULL, vb, va);
+		if (!o->allow_new_skips)
+			regress(rep, f);
+	} else if (a->verdict == RQ_PASS && (b->verdict == RQ_FAIL || b->verdict == RQ_ERROR)) {
+		f = add(rep, CMP_FIXED, a->id, NULL, vb, va);
+	} else {
+		f = add(rep, CMP_VERDICT, a->id, NULL, vb, va);
+	}
+	f->msg = xstrdup(a->reason ? a->reason : "");
+}
+
+/* Why the figures of two matched rows cannot be compared, or NULL. */
+static char *incomparable(struct cmp_report *rep, const struct side *sb, const struct side *sa,
+			  const struct rq_result *b, const struct rq_result *a)
+{
+	if (b->target && a->target && strcmp(b->target, a->target)) {
+		char *why = xasprintf("targets differ (before %s, after %s)", b->target, a->target);
+
+		set_msg(add(rep, CMP_WARNING, a->id, "target", b->target, a->target), "%s", why);
+		return why;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(hca_keys); i++) {
+		const char *hb = hca_fact(sb, b, hca_keys[i]), *ha = hca_fact(sa, a, hca_keys[i]);
+
+		if (hb && ha && strcmp(hb, ha)) {
+			char *why = xasprintf("HCA %s differs (before %s, after %s)", hca_keys[i], hb, ha);
+
+			set_msg(add(rep, CMP_WARNING, a->id, hca_keys[i], hb, ha), "%s", why);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+static void run_info(struct cmp_run *ri, const struct side *s)
+{
+	json_t *run = json_object_get(s->doc, "run");
+	json_t *v;
+
+	ri->rows = s->n;
+	ri->complete = false;
+	if (!json_is_object(run))
+		return;
+	if (json_is_string(v = json_object_get(run, "id")))
+		ri->id = xstrdup(json_string_value(v));
+	if (json_is_string(v = json_object_get(run, "hostname")))
+		ri->hostname = xstrdup(json_string_value(v));
+	if (json_is_string(v = json_object_get(run, "started")))
+		ri->started = xstrdup(json_string_value(v));
+	ri->complete = json_is_true(json_object_get(run, "complete"));
+}
+
+int cmp_check_doc(json_t *doc, char *err, size_t errsz)
+{
+	struct side s;
+	int ret = side_load(&s, doc, err, errsz);
+
+	if (!ret)
+		side_release(&s);
+	return ret;
+}
+
+static void warn_dups(struct cmp_report *rep, const struct side *s, const char *which)
+{
+	for (size_t i = 0; i + 1 < s->n; i++) {
+		if (strcmp(s->byid[i]->id, s->byid[i + 1]->id) || (i && !strcmp(s->byid[i - 1]->id, s->byid[i]->id)))
+			continue;
+		set_msg(add(rep, CMP_WARNING, s->byid[i]->id, NULL, NULL, NULL),
+			"row id appears more than once %s; the first one is compared", which);
+	}
+}
+
+int cmp_compare(json_t *before, json_t *after, const struct cmp_opts *o, struct cmp_report *rep,
+		char *err, size_t errsz)
+{
+	struct side sb, sa;
+	char why[400];
+	size_t dups;
+
+	memset(rep, 0, sizeof(*rep));
+	if (side_load(&sb, before, why, sizeof(why))) {
+		snprintf(err, errsz, "before: %s", why);
+		return -EINVAL;
+	}
+	if (side_load(&sa, after, why, sizeof(why))) {
+		snprintf(err, errsz, "after: %s", why);
+		side_release(&sb);
+		return -EINVAL;
+	}
+	run_info(&rep->before, &sb);
+	run_info(&rep->after, &sa);
+	if (!rep->before.complete)
+		set_msg(add(rep, CMP_WARNING, NULL, NULL, NULL, NULL),
+			"the before run is incomplete (killed or still running)");
+	if (!rep->after.complete)
+		set_msg(add(rep, CMP_WARNING, NULL, NULL, NULL, NULL),
+			"the after run is incomplete (killed or still running): rows it never reached count as missing");
+	if (rep->before.hostname && rep->after.hostname && strcmp(rep->before.hostname, rep->after.hostname))
+		set_msg(add(rep, CMP_WARNING, NULL, "hostname", rep->before.hostname, rep->after.hostname),
+			"the runs are from different hosts (before %s, after %s)", rep->before.hostname,
+			rep->after.hostname);
+	warn_dups(rep, &sb, "before");
+	warn_dups(rep, &sa, "after");
+	diff_run_facts(rep, &sb, &sa);
+
+	/* Rows in the before run's order, then the after run's new rows. */
+	for (size_t i = 0; i < sb.n; i++) {
+		const struct rq_result *b = sb.rows[i], *a;
+		char *why_not;
+
+		if (side_find(&sb, b->id, &dups) != b)
+			continue;
+		a = side_find(&sa, b->id, &dups);
+		if (!a) {
+			struct cmp_finding *f = add(rep, b->verdict == RQ_PASS ? CMP_MISSING : CMP_GONE,
+						    b->id, NULL, rq_verdict_name(b->verdict), NULL);
+
+			if (f->type == CMP_MISSING) {
+				regress(rep, f);
+				f->msg = xstrdup("passed before, no such row after");
+			} else {
+				f->msg = xstrdup("no such row after");
+			}
+			continue;
+		}
+		rep->matched++;
+		diff_verdict(rep, o, b, a);
+		why_not = incomparable(rep, &sb, &sa, b, a);
+		diff_figs(rep, o, b, a, why_not);
+		free(why_not);
+		diff_row_facts(rep, b, a);
+	}
+	for (size_t i = 0; i < sa.n; i++) {
+		const struct rq_result *a = sa.rows[i];
+
+		if (side_find(&sa, a->id, &dups) != a || side_find(&sb, a->id, &dups))
+			continue;
+		add(rep, CMP_NEW_ROW, a->id, NULL, NULL, rq_verdict_name(a->verdict))->msg =
+			xstrdup(a->reason ? a->reason : "");
+	}
+	side_release(&sb);
+	side_release(&sa);
+	return 0;
+}
+
+static void run_release(struct cmp_run *r)
+{
+	free(r->id);
+	free(r->hostname);
+	free(r->started);
+}
+
+void cmp_report_release(struct cmp_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct cmp_finding *f = &rep->v[i];
+
+		free(f->row);
+		free(f->name);
+		free(f->before);
+		free(f->after);
+		free(f->unit);
+		free(f->msg);
+	}
+	free(rep->v);
+	run_release(&rep->before);
+	run_release(&rep->after);
+	memset(rep, 0, sizeof(*rep));
+}
+
+static json_t *str_or_null(const char *s)
+{
+	struct sb sb = SB_INIT;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	sb_add_utf8(&sb, s, strlen(s));
+	j = json_stringn(sb.buf, sb.len);
+	sb_release(&sb);
+	return j ? j : json_null();
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *run_json(const struct cmp_run *r)
+{
+	return json_pack("{s:o, s:o, s:o, s:b, s:I}", "id", str_or_null(r->id),
+			 "hostname", str_or_null(r->hostname), "started", str_or_null(r->started),
+			 "complete", r->complete, "rows", (json_int_t)r->rows);
+}
+
+static bool is_figure(enum cmp_type t)
+{
+	return t >= CMP_FIG_WORSE && t <= CMP_FIG_ONE_SIDE;
+}
+
+json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
+{
+	json_t *root = json_object(), *opts = json_object(), *tols = json_array();
+	json_t *counts = json_object(), *arr = json_array();
+
+	json_object_set_new(root, "schema", json_string(RQ_COMPARE_SCHEMA));
+	json_object_set_new(root, "before", run_json(&rep->before));
+	json_object_set_new(root, "after", run_json(&rep->after));
+	json_object_set_new(opts, "tolerance_pct", json_real(o->tol_pct));
+	for (size_t i = 0; i < o->ntols; i++)
+		json_array_append_new(tols, json_pack("{s:o, s:f}", "glob", str_or_null(o->tols[i].glob),
+						      "pct", o->tols[i].pct));
+	json_object_set_new(opts, "tolerances", tols);
+	json_object_set_new(opts, "allow_new_skips", json_boolean(o->allow_new_skips));
+	json_object_set_new(root, "options", opts);
+	json_object_set_new(root, "regressions", json_integer(rep->regressions));
+	json_object_set_new(counts, "matched", json_integer((json_int_t)rep->matched));
+	for (int t = 0; t < CMP_NTYPES; t++)
+		json_object_set_new(counts, type_names[t], json_integer(rep->count[t]));
+	json_object_set_new(root, "counts", counts);
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct cmp_finding *f = &rep->v[i];
+		json_t *j = json_object();
+
+		json_object_set_new(j, "type", json_string(type_names[f->type]));
+		json_object_set_new(j, "regression", json_boolean(f->regression));
+		json_object_set_new(j, "row", str_or_null(f->row));
+		json_object_set_new(j, "name", str_or_null(f->name));
+		json_object_set_new(j, "before", str_or_null(f->before));
+		json_object_set_new(j, "after", str_or_null(f->after));
+		if (is_figure(f->type)) {
+			const char *d = cmp_dir_name(f->dir);
+
+			json_object_set_new(j, "before_value", num_or_null(f->vbefore));
+			json_object_set_new(j, "after_value", num_or_null(f->vafter));
+			json_object_set_new(j, "unit", str_or_null(f->unit));
+			json_object_set_new(j, "change_pct", num_or_null(f->change_pct));
+			json_object_set_new(j, "tolerance_pct", num_or_null(f->tol_pct));
+			json_object_set_new(j, "better", d ? json_string(d) : json_null());
+		}
+		json_object_set_new(j, "message", str_or_null(f->msg));
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(root, "findings", arr);
+	return root;
+}

@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibsim: a simulated InfiniBand fabric for the subnet-manager and fabric
+ * kinds, which RoCE/rxe can never exercise (no SM, no LIDs, no switches).
+ *
+ * Per case: `ibsim -s -n TOPOLOGY` from fixtures/fabrics (the case's
+ * `fabric:` key; 2sw2path4hca by default) on a socket name of its own, a
+ * scratch directory with the tools' working directory (libumad2sim writes
+ * sys-<pid>/ snapshots there) and opensm's OSM_TMP_DIR/OSM_CACHE_DIR.  The
+ * placement hands kinds an environment with IBSIM_SOCKNAME and the
+ * libumad2sim preload for the tools they run, never for rdmaqual itself
+ * (an ASan build aborts under it).  Unless the case says `fabric_sm: false`
+ * (the SM kinds bring their own), an opensm of the target's at priority 0
+ * brings the subnet up first, judged by sminfo and iblinkinfo.
+ *
+ * ibsim's stdin is a pipe we hold: with stdin at EOF it spins a core, and
+ * the pipe is where link faults could be injected at run time.  Both
+ * daemons are recorded in the run state before anything else can fail, and
+ * torn down on every exit path: opensm first, then ibsim, then the scratch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "agent/agent.h"
+#include "parsers/ibnet.h"
+#include "rdma/ibsm.h"
+#include "core/kind.h"
+#include "core/target.h"
+#include "core/util.h"
+
+#define IBSIM_DEFAULT_FABRIC "2sw2path4hca"
+
+struct ibsim_priv {
+	struct rq_agent *agent;
+	char base[64];		/* /tmp/rq-ibsim-XXXXXX: one scratch per case below */
+	unsigned seq;
+};
+
+/* What one placement started; kept in a list keyed by the placement. */
+struct ibsim_place {
+	const struct rq_placement *pl;
+	pid_t ibsim, opensm;
+	int stdin_w;			/* our end of ibsim's stdin */
+	char dir[PATH_MAX];
+	struct ibsim_place *next;
+};
+
+static struct ibsim_place *places;
+
+static bool ibsim_available(const struct rq_run_opts *o, const char *arg, char *why, size_t whysz)
+{
+	static const char *const cmds[] = { "ibsim", "opensm", "sminfo", "iblinkinfo" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!cmd_exists(cmds[i])) {
+			snprintf(why, whysz, "%s not installed (packages ibsim-utils, opensm, infiniband-diags)",
+				 cmds[i]);
+			return false;
+		}
+	if (!ibsm_umad2sim_path()) {
+		snprintf(why, whysz, "libumad2sim.so not found (package libumad2sim0; or set RQ_UMAD2SIM)");
+		return false;
+	}
+	snprintf(why, whysz, "ibsim, opensm and libumad2sim are installed");
+	return true;
+}
+
+static int ibsim_open(struct rq_target *t, char *err, size_t errsz)
+{
+	struct ibsim_priv *p = xcalloc(1, sizeof(*p));
+
+	snprintf(p->base, sizeof(p->base), "/tmp/rq-ibsim-XXXXXX");
+	if (!mkdtemp(p->base)) {
+		snprintf(err, errsz, "cannot create a scratch directory in /tmp: %s", strerror(errno));
+		free(p);
+		return -errno;
+	}
+	ibsm_record_dir(t->opts ? t->opts->state_dir : NULL, p->base);
+	p->agent = rq_agent_local(t->opts->self_exe, err, errsz);
+	if (!p->agent) {
+		rm_rf(p->base);
+		free(p);
+		return -EIO;
+	}
+	t->priv = p;
+	return 0;
+}
+
+/* A case key's text: as written, else the kind's default; NULL when neither. */
+static char *case_key(const struct rq_case *c, const char *key)
+{
+	for (size_t i = 0; i < c->nraw; i++)
+		if (!strcmp(c->raw[i].key, key)) {
+			json_error_t e;
+			json_t *j = json_loads(c->raw[i].json, JSON_DECODE_ANY, &e);
+			char *s = NULL;
+
+			if (json_is_string(j))
+				s = xstrdup(json_string_value(j));
+			json_decref(j);
+			return s;
+		}
+	for (const struct key_def *k = c->kind->keys; k && k->name; k++)
+		if (!strcmp(k->name, key))
+			return k->def ? xstrdup(k->def) : NULL;
+	return NULL;
+}
+
+/* The tools' environment of a placement, as the runner runs them. */
+struct env_run {
+	const char *const *env;
+	const char *cwd;
+};
+
+static int env_run(void *arg, const char *const *argv, int64_t timeout_ms, struct proc_result *r)
+{
+	const struct env_run *e = arg;
+	struct proc_opts o = {
+		.argv = argv, .env_add = e->env, .cwd = e->cwd,
+		.timeout_ms = scaled_ms(timeout_ms), .log_fd = -1, .tail_max = 1 << 20,
+	};
+
+	return proc_run(&o, r);
+}
+
+/* The tail of a file, for reasons ("ibsim: parsing failed ..."). */
+static void file_tail(const char *path, char *buf, size_t size)
+{
+	struct sb sb = SB_INIT;
+	const char *p;
+
+	buf[0] = '\0';
+	if (read_file(path, &sb, 1 << 20) < 0)
+		return;
+	sb_rtrim(&sb);
+	p = strrchr(sb.buf, '\n');
+	snprintf(buf, size, "%s", p ? p + 1 : sb.buf);
+	sb_release(&sb);
+}
+
+static void teardown(struct ibsim_place *ip, const char *state_dir)
+{
+	char what[32];
+
+	if (ip->opensm > 0) {
+		ibsm_stop(ip->opensm, scaled_ms(2000));
+		snprintf(what, sizeof(what), "pid %d", (int)ip->opensm);
+		ibsm_unrecord(state_dir, what);
+		ip->opensm = 0;
+	}
+	if (ip->stdin_w >= 0) {
+		close(ip->stdin_w);
+		ip->stdin_w = -1;
+	}
+	if (ip->ibsim > 0) {
+		ibsm_stop(ip->ibsim, scaled_ms(1000));
+		snprintf(what, sizeof(what), "pid %d", (int)ip->ibsim);
+		ibsm_unrecord(state_dir, what);
+		ip->ibsim = 0;
+	}
+	if (ip->dir[0]) {
+		char rec[PATH_MAX + 8];
+
+		rm_rf(ip->dir);
+		snprintf(rec, sizeof(rec), "dir %s", ip->dir);
+		ibsm_unrecord(state_dir, rec);
+		ip->dir[0] = '\0';
+	}
+}
+
+static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
+		       char *err, size_t errsz)
+{
+	struct ibsim_priv *p = t->priv;
+	const char *state_dir = t->opts ? t->opts->state_dir : NULL;
+	struct ibsim_place *ip = xcalloc(1, sizeof(*ip));
+	char *fabric = case_key(c, "fabric"), *want_sm = case_key(c, "fabric_sm");
+	char path[PATH_MAX], sock[64], *dir_of_net = NULL;
+	const char *preload = ibsm_umad2sim_path();
+	struct ibnet net = { 0 };
+	bool start_sm = true;
+	int pipefd[2] = { -1, -1 }, logfd = -1, ret = -EIO;
+	json_t *param;
+
+	ip->stdin_w = -1;
+	ip->pl = pl;
+	if (want_sm)
+		parse_bool(want_sm, &start_sm);
+	if (ibnet_resolve(fabric ? fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz))
+		goto fail;
+	if (ibnet_load(path, &net, err, errsz))
+		goto fail;
+	if (!preload) {
+		snprintf(err, errsz, "libumad2sim.so not found");
+		goto fail;
+	}
+	snprintf(ip->dir, sizeof(ip->dir), "%s/c%u", p->base, ++p->seq);
+	ibsm_record_dir(state_dir, ip->dir);
+	if (mkdir_p(ip->dir, 0700) < 0) {
+		snprintf(err, errsz, "cannot create %s: %s", ip->dir, strerror(errno));
+		goto fail;
+	}
+	char *tools = xasprintf("%s/tools", ip->dir), *osm = xasprintf("%s/osm", ip->dir);
+
+	mkdir_p(tools, 0700);
+	mkdir_p(osm, 0700);
+	/* An abstract socket name unique to this runner and case. */
+	snprintf(sock, sizeof(sock), "rq%d-%u", (int)getpid(), p->seq);
+	pl->env = xcalloc(6, sizeof(char *));
+	pl->env[0] = xasprintf("IBSIM_SOCKNAME=%s", sock);
+	pl->env[1] = xasprintf("LD_PRELOAD=%s", preload);
+	pl->env[2] = xasprintf("OSM_TMP_DIR=%s", osm);
+	pl->env[3] = xasprintf("OSM_CACHE_DIR=%s", osm);
+	pl->tool_cwd = tools;
+	free(osm);
+
+	/* ibsim: stdin a pipe we keep, output to a file, cwd the topology's dir (includes). */
+	char *ilog = xasprintf("%s/ibsim.log", ip->dir);
+	const char *ienv[] = { pl->env[0], NULL };
+	const char *iargv[] = { "ibsim", "-s", "-n", path, NULL };
+
+	dir_of_net = xstrdup(path);
+	*strrchr(dir_of_net, '/') = '\0';
+	logfd = open(ilog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		snprintf(err, errsz, "cannot set up ibsim's log or stdin: %s", strerror(errno));
+		free(ilog);
+		goto fail;
+	}
+	struct spawn_opts so = {
+		.argv = iargv, .env_add = ienv, .cwd = dir_of_net,
+		.stdin_fd = pipefd[0], .stdout_fd = logfd, .stderr_fd = logfd,
+	};
+	int64_t t0 = now_ms();
+
+	ip->ibsim = proc_spawn(&so);
+	close(pipefd[0]);
+	close(logfd);
+	ip->stdin_w = pipefd[1];
+	if (ip->ibsim < 0) {
+		snprintf(err, errsz, "cannot start ibsim: %s", strerror((int)-ip->ibsim));
+		ip->ibsim = 0;
+		free(ilog);
+		goto fail;
+	}
+	ibsm_record_pid(state_dir, ip->ibsim);
+
+	/* Ready when a client can attach: ibstat succeeds (it needs no SM). */
+	struct env_run er = { .env = (const char *const *)pl->env, .cwd = pl->tool_cwd };
+	int64_t deadline = now_ms() + scaled_ms(10000), backoff = 20;
+	bool ready = false;
+
+	while (!ready) {
+		static const char *const ibstat[] = { "ibstat", NULL };
+		struct proc_result r;
+		int st;
+
+		proc_result_init(&r);
+		if (env_run(&er, ibstat, 5000, &r) == 0 && !r.exec_failed && r.exit_code == 0)
+			ready = true;
+		proc_result_release(&r);
+		if (ready)
+			break;
+		if (proc_wait_deadline(ip->ibsim, now_ms(), &st) == 1) {
+			char tail[200];
+
+			ip->ibsim = 0;
+			file_tail(ilog, tail, sizeof(tail));
+			snprintf(err, errsz, "ibsim exited at start on %s: %s", path, tail);
+			free(ilog);
+			goto fail;
+		}
+		if (now_ms() > deadline) {
+			snprintf(err, errsz, "ibsim on %s did not accept clients within %.0f s", path,
+				 scaled_ms(10000) / 1000.0);
+			free(ilog);
+			goto fail;
+		}
+		usleep((useconds_t)(backoff * 1000));
+		backoff = backoff * 2 > 200 ? 200 : backoff * 2;
+	}
+	free(ilog);
+
+	if (start_sm) {
+		char *log = xasprintf("%s/opensm.log", ip->dir), *out = xasprintf("%s/opensm.out", ip->dir);
+		struct ibsm_opensm o = {
+			.priority = 0, .sweep_s = 5, .log_path = log, .out_path = out,
+			.env = (const char *const *)pl->env, .cwd = pl->tool_cwd,
+		};
+		struct ibsm_tools tt = { .run = env_run, .arg = &er };
+		struct ibsm_view v = { 0 };
+
+		ip->opensm = ibsm_opensm_start(&o, err, errsz);
+		if (ip->opensm < 0) {
+			ip->opensm = 0;
+			free(log);
+			free(out);
+			goto fail;
+		}
+		ibsm_record_pid(state_dir, ip->opensm);
+		ret = ibsm_wait_up(&tt, &net, now_ms() + scaled_ms(30000), ip->opensm, &v);
+		if (ret) {
+			snprintf(err, errsz, "the target's opensm did not bring %s up: %s",
+				 strrchr(path, '/') + 1, v.why);
+			ibsm_view_release(&v);
+			free(log);
+			free(out);
+			goto fail;
+		}
+		ibsm_view_release(&v);
+		free(log);
+		free(out);
+	}
+
+	param = json_pack("{s:b, s:s, s:s, s:s, s:b, s:i, s:b, s:I}", "sim", 1, "fabric", path,
+			  "socket", sock, "scratch", ip->dir, "target_sm", start_sm,
+			  "target_sm_priority", 0, "allow_sm_takeover",
+			  t->opts && t->opts->allow_sm_takeover, "ibsim_start_ms", (json_int_t)t0);
+	if (c->file && realpath(c->file, path))
+		json_object_set_new(param, "case_file", json_string(path));
+	pl->param = json_dumps(param, JSON_COMPACT);
+	json_decref(param);
+	pl->side[0] = pl->side[1] = p->agent;
+	pl->root = "";
+	ip->next = places;
+	places = ip;
+	ibnet_release(&net);
+	free(fabric);
+	free(want_sm);
+	free(dir_of_net);
+	return 0;
+fail:
+	teardown(ip, state_dir);
+	free(ip);
+	/* sched frees a placement's env only when place() succeeded. */
+	for (size_t i = 0; pl->env && pl->env[i]; i++)
+		free(pl->env[i]);
+	free(pl->env);
+	pl->env = NULL;
+	free(pl->tool_cwd);
+	pl->tool_cwd = NULL;
+	ibnet_release(&net);
+	free(fabric);
+	free(want_sm);
+	free(dir_of_net);
+	return ret ? ret : -EIO;
+}
+
+static void ibsim_unplace(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
+			  struct rq_results *rows)
+{
+	struct ibsim_place **pp;
+
+	for (pp = &places; *pp; pp = &(*pp)->next)
+		if ((*pp)->pl == pl) {
+			struct ibsim_place *ip = *pp;
+
+			*pp = ip->next;
+			teardown(ip, t->opts ? t->opts->state_dir : NULL);
+			free(ip);
+			return;
+		}
+}
+
+static void ibsim_close(struct rq_target *t)
+{
+	struct ibsim_priv *p = t->priv;
+	const char *state_dir = t->opts ? t->opts->state_dir : NULL;
+
+	while (places) {
+		struct ibsim_place *ip = places;
+
+		places = ip->next;
+		teardown(ip, state_dir);
+		free(ip);
+	}
+	if (p) {
+		char rec[PATH_MAX + 8];
+
+		rm_rf(p->base);
+		snprintf(rec, sizeof(rec), "dir %s", p->base);
+		ibsm_unrecord(state_dir, rec);
+	}
+	free(p);
+	t->priv = NULL;	/* the shared local agent is closed once, at the end of the run */
+}
+
+static void ibsim_cleanup_stale(const struct rq_run_opts *o)
+{
+	struct sb msgs = SB_INIT;
+
+	ibsm_cleanup_stale(o->state_dir, &msgs);
+	if (msgs.len && o->verbose)
+		fputs(msgs.buf, stderr);
+	sb_release(&msgs);
+}
+
+const struct rq_target_ops rq_target_ibsim = {
+	.name = "ibsim",
+	.help = "a simulated InfiniBand fabric (ibsim + libumad2sim) from fixtures/fabrics, one per case, for SM and fabric kinds",
+	.available = ibsim_available,
+	.open = ibsim_open,
+	.place = ibsim_place,
+	.unplace = ibsim_unplace,
+	.close = ibsim_close,
+	.cleanup_stale = ibsim_cleanup_stale,
+};

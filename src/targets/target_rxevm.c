@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rxe-vm target: soft-RoCE in QEMU guests, for nodes with no RDMA
+ * hardware.  Topologies:
+ *   vm1  one guest; both roles of a two-sided case run in it, over rxe0's
+ *        loopback (10.77.0.1 to itself)
+ *   vm2  two guests joined by a datagram netdev; the client runs in vm0
+ *        (10.77.0.1), the server in vm1 (10.77.0.2); one-sided cases run in vm0
+ * Every guest runs the host's own binaries (/ over 9p) and `rdmaqual agent`
+ * on a virtio-serial port; cases reach it through the agent protocol.
+ *
+ * A guest that dies or stops answering makes the case it held ERROR with
+ * the console tail in its log, and the next case gets fresh guests.  New
+ * kernel-log lines reporting a BUG, WARNING or Oops fail the case.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "agent/agent.h"
+#include "core/kind.h"
+#include "core/proc.h"
+#include "core/target.h"
+#include "core/util.h"
+#include "vm/vm.h"
+
+#define QEMU_BIN "qemu-system-x86_64"
+
+struct rxevm {
+	struct rq_vm_image img;
+	enum rq_accel accel;
+	char accel_why[160];
+	bool vm2;
+	int cpus, mem_mb;
+	const char *init_mode;
+	struct rq_vm vm[2];
+	int nvm;
+	bool up, broken;
+	int gen;
+	char dir[108];
+	char state_dir[512];
+	int64_t boot_ms;		/* last boot, launch to all ready */
+	unsigned boots;
+};
+
+static int env_int(const char *name, int def, int lo, int hi)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtol(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		return def;
+	return (int)v;
+}
+
+/* Readiness deadline: $RQ_VM_READY_TIMEOUT_MS (unscaled, for failure-path tests) or 90 s scaled. */
+static int64_t ready_timeout_ms(void)
+{
+	const char *s = getenv("RQ_VM_READY_TIMEOUT_MS");
+
+	if (s && *s && atoll(s) > 0)
+		return atoll(s);
+	return scaled_ms(90000);
+}
+
+static bool rxevm_available(const struct rq_run_opts *o, const char *arg, char *why, size_t whysz)
+{
+	char dir[1024];
+
+	if (!cmd_exists(QEMU_BIN)) {
+		snprintf(why, whysz, "%s not installed (Debian package qemu-system-x86)", QEMU_BIN);
+		return false;
+	}
+	if (access(getenv("RQ_BUSYBOX") ? getenv("RQ_BUSYBOX") : "/bin/busybox", X_OK)) {
+		snprintf(why, whysz, "busybox not installed (Debian package busybox-static)");
+		return false;
+	}
+	if (rq_vm_dir(o ? o->self_exe : NULL, dir, sizeof(dir)) < 0) {
+		snprintf(why, whysz, "the vm/ scripts are not next to rdmaqual (set RQ_VM_DIR)");
+		return false;
+	}
+	return true;
+}
+
+static void stop_all(struct rxevm *x)
+{
+	for (int i = 0; i < x->nvm; i++)
+		rq_vm_stop(&x->vm[i], scaled_ms(3000));
+	if (*x->dir) {
+		rm_rf(x->dir);
+		rq_vm_state_forget(x->state_dir, x->dir);
+		*x->dir = '\0';
+	}
+	x->up = false;
+}
+
+/* Keep a copy of each console in the run's directory (they live in /tmp). */
+static void save_consoles(struct rxevm *x, const struct rq_run_opts *o)
+{
+	if (!o || !o->run_dir || !*x->dir)
+		return;
+	for (int i = 0; i < x->nvm; i++) {
+		struct sb s = SB_INIT;
+		char *path = xasprintf("%s/console-%s-boot%u.log", o->run_dir, x->vm[i].name, x->boots);
+
+		rq_vm_console_since(&x->vm[i], 0, 4 << 20, &s);
+		if (s.len)
+			write_file_atomic(path, s.buf, s.len);
+		free(path);
+		sb_release(&s);
+	}
+}
+
+/* Launch the topology's guests with accel a and wait until all are ready. */
+static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
+		     char *err, size_t errsz)
+{
+	struct rxevm *x = t->priv;
+	const struct rq_run_opts *o = t->opts;
+	struct rq_vm *vms[2];
+	int rc;
+
+	x->gen++;
+	x->boots++;
+	snprintf(x->dir, sizeof(x->dir), "/tmp/rq-%d-%d", (int)getpid(), x->gen);
+	rm_rf(x->dir);
+	rc = mkdir_p(x->dir, 0700);
+	if (rc < 0) {
+		snprintf(err, errsz, "%s: %s", x->dir, strerror(-rc));
+		*x->dir = '\0';
+		return rc;
+	}
+	/* Recorded before anything starts, so a SIGKILL right after leaves a trace. */
+	rc = rq_vm_state_record(x->state_dir, x->dir, 0);
+	if (rc < 0) {
+		snprintf(err, errsz, "cannot write run state in %s: %s", x->state_dir, strerror(-rc));
+		rm_rf(x->dir);
+		*x->dir = '\0';
+		return rc;
+	}
+	x->nvm = x->vm2 ? 2 : 1;
+	for (int i = 0; i < x->nvm; i++) {
+		struct rq_vm *vm = &x->vm[i];
+
+		memset(vm, 0, sizeof(*vm));
+		vm->pid = -1;
+		snprintf(vm->name, sizeof(vm->name), "vm%d", i);
+		snprintf(vm->ip, sizeof(vm->ip), "10.77.0.%d", i + 1);
+		snprintf(vm->agent_sock, sizeof(vm->agent_sock), "%s/%s.agent", x->dir, vm->name);
+		snprintf(vm->console, sizeof(vm->console), "%s/%s.console", x->dir, vm->name);
+		snprintf(vm->qemu_log, sizeof(vm->qemu_log), "%s/%s.qemu", x->dir, vm->name);
+		if (x->vm2)
+			snprintf(vm->net_sock, sizeof(vm->net_sock), "%s/%s.net", x->dir, vm->name);
+		vms[i] = vm;
+	}
+	int64_t start = now_ms();
+	/*
+	 * The link between two guests: a QEMU stream netdev over a unix socket
+	 * by default.  The datagram netdev over unix sockets (RQ_VM_LINK=dgram)
+	 * livelocks when the receiving guest falls behind: the host caps a unix
+	 * datagram queue at 10 (net.unix.max_dgram_qlen), the sender gets
+	 * EAGAIN, and an unconnected unix datagram socket polls writable at once,
+	 * so QEMU spins.  Measured on a busy 2-core host: ib_write_bw 64 KiB
+	 * 0.12 MB/s (dgram) against 15 MB/s (stream); quiet, dgram runs often
+	 * failed outright.  A unix stream has no Nagle or delayed ACK (the ~45 ms
+	 * per round trip DESIGN.md measured was TCP's), and like dgram it uses
+	 * no port: concurrent runs cannot collide.
+	 */
+	const char *link = getenv("RQ_VM_LINK");
+	bool stream = !(link && !strcmp(link, "dgram"));
+
+	for (int i = 0; i < x->nvm; i++) {
+		struct rq_vm *vm = &x->vm[i];
+		char ipn[40], mac[24], tag[32];
+		struct rq_vm_spec spec = {
+			.qemu = QEMU_BIN,
+			.accel = a,
+			.cpus = x->cpus,
+			.mem_mb = x->mem_mb,
+			.kimage = x->img.kimage,
+			.initrd = x->img.initrd,
+			.pvh = x->img.pvh,
+			.self_exe = o->self_exe,
+			.init_mode = x->init_mode,
+			.console_path = vm->console,
+			.agent_sock = vm->agent_sock,
+			.net_local = x->vm2 && !stream ? vm->net_sock : NULL,
+			.net_remote = x->vm2 && !stream ? x->vm[1 - i].net_sock : NULL,
+			.net_stream = x->vm2 && stream ? x->vm[0].net_sock : NULL,
+			.net_server = i == 0,
+		};
+
+		snprintf(ipn, sizeof(ipn), "%s/24", vm->ip);
+		snprintf(mac, sizeof(mac), "52:54:00:77:00:%02x", i + 1);
+		snprintf(tag, sizeof(tag), "%d-%s", (int)getpid(), vm->name);
+		spec.ip = ipn;
+		spec.mac = mac;
+		spec.tag = tag;
+		if (a == RQ_ACCEL_TCG)
+			spec.tsc_khz = rq_host_tsc_khz();
+		rc = rq_vm_launch(vm, &spec, err, errsz);
+		if (rc < 0)
+			goto fail;
+		rq_vm_state_record(x->state_dir, x->dir, vm->pid);
+		if (x->vm2 && stream && i == 0) {
+			/* QEMU 7.2's stream client does not retry: let vm0 listen first. */
+			int64_t until = now_ms() + scaled_ms(10000);
+			struct stat st;
+
+			while (stat(vm->net_sock, &st) < 0 && now_ms() < until && !rq_vm_gone(vm)) {
+				struct timespec ts = { 0, 5 * 1000000L };
+
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	rc = rq_vm_wait_ready(vms, x->nvm, now_ms() + timeout_ms, err, errsz);
+	if (rc < 0)
+		goto fail;
+	x->boot_ms = now_ms() - start;
+	x->accel = a;
+	x->up = true;
+	x->broken = false;
+	return 0;
+fail:
+	save_consoles(x, o);
+	stop_all(x);
+	return rc;
+}
+
+static int boot(struct rq_target *t, char *err, size_t errsz)
+{
+	struct rxevm *x = t->priv;
+	const struct rq_run_opts *o = t->opts;
+	const char *want = o->accel && *o->accel ? o->accel : "auto";
+	char key[512], why[160];
+	int rc;
+
+	if (!strcmp(want, "tcg")) {
+		snprintf(x->accel_why, sizeof(x->accel_why), "forced by --accel tcg");
+		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+	}
+	if (!strcmp(want, "kvm")) {
+		snprintf(x->accel_why, sizeof(x->accel_why), "forced by --accel kvm");
+		return boot_once(t, RQ_ACCEL_KVM, ready_timeout_ms(), err, errsz);
+	}
+	if (strcmp(want, "auto")) {
+		snprintf(err, errsz, "--accel %s: expected kvm, tcg or auto", want);
+		return -EINVAL;
+	}
+	if (x->boots) {
+		/* A reboot after a guest died: the accelerator is known by now. */
+		return boot_once(t, x->accel, ready_timeout_ms(), err, errsz);
+	}
+	if (!rq_kvm_usable(why, sizeof(why))) {
+		snprintf(x->accel_why, sizeof(x->accel_why), "%s", why);
+		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+	}
+	rq_accel_key(QEMU_BIN, x->img.kver, key, sizeof(key));
+	switch (rq_accel_verdict_get(x->img.cache, key)) {
+	case 1:
+		snprintf(x->accel_why, sizeof(x->accel_why), "KVM verdict cached");
+		return boot_once(t, RQ_ACCEL_KVM, ready_timeout_ms(), err, errsz);
+	case 0:
+		snprintf(x->accel_why, sizeof(x->accel_why),
+			 "cached verdict: guest does not boot under KVM here");
+		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+	}
+	/* Probe: a KVM guest is ready in about a second, or never. */
+	char perr[256];
+
+	rc = boot_once(t, RQ_ACCEL_KVM, env_int("RQ_VM_KVM_PROBE_MS", 10000, 100, 600000),
+		       perr, sizeof(perr));
+	if (rc == 0) {
+		rq_accel_verdict_put(x->img.cache, key, RQ_ACCEL_KVM);
+		snprintf(x->accel_why, sizeof(x->accel_why), "KVM probe booted");
+		return 0;
+	}
+	rc = boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+	if (rc == 0) {
+		/* Only a guest that boots under TCG convicts KVM. */
+		rq_accel_verdict_put(x->img.cache, key, RQ_ACCEL_TCG);
+		snprintf(x->accel_why, sizeof(x->accel_why), "KVM probe failed (%.100s)", perr);
+	}
+	return rc;
+}
+
+static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
+{
+	const struct rq_run_opts *o = t->opts;
+	struct rxevm *x;
+	const char *topo = o->topology && *o->topology ? o->topology : "vm2";
+	int rc;
+
+	if (strcmp(topo, "vm1") && strcmp(topo, "vm2")) {
+		snprintf(err, errsz, "--vm-topology %s: expected vm1 or vm2", topo);
+		return -EINVAL;
+	}
+	if (!o->self_exe || o->self_exe[0] != '/') {
+		snprintf(err, errsz, "rxe-vm needs the absolute path of rdmaqual (self_exe)");
+		return -EINVAL;
+	}
+	/* The guest has its own of these (its init re-binds a binary's dir under /tmp, /run). */
+	static const char *const hidden[] = { "/dev/", "/proc/", "/sys/" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(hidden); i++) {
+		if (str_starts(o->self_exe, hidden[i])) {
+			snprintf(err, errsz, "rdmaqual at %s: the guests cannot see it (%s is their "
+				 "own); build it elsewhere", o->self_exe, hidden[i]);
+			return -EINVAL;
+		}
+	}
+	x = xcalloc(1, sizeof(*x));
+	t->priv = x;
+	x->vm2 = !strcmp(topo, "vm2");
+	x->cpus = env_int("RQ_VM_CPUS", 1, 1, 64);
+	x->mem_mb = env_int("RQ_VM_MEM_MB", 512, 128, 65536);
+	x->init_mode = getenv("RQ_VM_INIT_MODE");
+	rq_vm_state_dir(o, x->state_dir, sizeof(x->state_dir));
+	rc = rq_vm_image_prepare(o, &x->img, err, errsz);
+	if (rc < 0)
+		return rc;
+	return boot(t, err, errsz);
+}
+
+/* Is every guest still there and answering?  A quick hello, bounded. */
+static bool guests_alive(struct rxevm *x, bool ping, char *why, size_t whysz)
+{
+	for (int i = 0; i < x->nvm; i++) {
+		struct rq_vm *vm = &x->vm[i];
+
+		if (rq_vm_gone(vm)) {
+			snprintf(why, whysz, "guest %s is gone (QEMU exited)", vm->name);
+			return false;
+		}
+		if (!vm->agent || vm->agent->dead) {
+			snprintf(why, whysz, "guest %s: agent channel closed%s%.180s", vm->name,
+				 vm->agent ? ": " : "", vm->agent ? vm->agent->dead_why : "");
+			return false;
+		}
+		if (ping) {
+			json_t *req = json_pack("{s:s}", "op", "hello");
+			char w[200];
+			json_t *resp = rq_agent_call(vm->agent, req, scaled_ms(5000), w, sizeof(w));
+
+			json_decref(req);
+			if (!resp) {
+				snprintf(why, whysz, "guest %s stopped answering: %s", vm->name, w);
+				return false;
+			}
+			json_decref(resp);
+		}
+	}
+	return true;
+}
+
+static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *p,
+		       char *err, size_t errsz)
+{
+	struct rxevm *x = t->priv;
+	char why[256];
+	bool two;
+	int rc;
+
+	if (!x) {
+		snprintf(err, errsz, "rxe-vm target not open");
+		return -EINVAL;
+	}
+	if (!x->up || x->broken || !guests_alive(x, false, why, sizeof(why))) {
+		/* The case before left dead guests (its rows say why): start afresh. */
+		save_consoles(x, t->opts);
+		stop_all(x);
+		rc = boot(t, err, errsz);
+		if (rc < 0)
+			return rc;
+	}
+	for (int i = 0; i < x->nvm; i++) {
+		struct sb s = SB_INIT;
+
+		x->vm[i].console_mark = rq_vm_console_since(&x->vm[i], 0, 0, &s);
+		sb_release(&s);
+	}
+	two = c && c->kind && c->kind->two_sided;
+	p->side[0] = x->vm[0].agent;
+	p->side[1] = two && x->vm2 ? x->vm[1].agent : x->vm[0].agent;
+	snprintf(p->addr[0], sizeof(p->addr[0]), "%s", x->vm[0].ip);
+	snprintf(p->addr[1], sizeof(p->addr[1]), "%s", two && x->vm2 ? x->vm[1].ip : x->vm[0].ip);
+	p->root = "";
+	/* What kinds may want to know about the place: the rxe device and its netdev. */
+	p->param = xasprintf("{\"topology\":\"%s\",\"rdma_dev\":\"rxe0\",\"netdev\":\"eth0\","
+			     "\"accel\":\"%s\"}",
+			     x->vm2 ? "vm2" : "vm1", rq_accel_name(x->accel));
+	return 0;
+}
+
+static void row_override(struct rq_result *r, enum rq_verdict v, const char *reason)
+{
+	r->verdict = v;
+	free(r->reason);
+	r->reason = xstrdup(reason);
+}
+
+static void rxevm_unplace(struct rq_target *t, const struct rq_case *c, struct rq_placement *p,
+			  struct rq_results *rows)
+{
+	struct rxevm *x = t->priv;
+	bool any_error = false;
+	char why[256];
+
+	free(p->param);
+	p->param = NULL;
+	if (!x || !x->up)
+		return;
+	for (size_t i = 0; rows && i < rows->n; i++)
+		if (rows->v[i]->verdict == RQ_ERROR)
+			any_error = true;
+	/* After an ERROR the guest may be hung rather than dead: ask it. */
+	if (!guests_alive(x, any_error, why, sizeof(why))) {
+		struct sb tail = SB_INIT;
+		char *reason;
+
+		x->broken = true;
+		struct sb bad = SB_INIT;
+
+		for (int i = 0; i < x->nvm; i++) {
+			struct sb news = SB_INIT;
+			int st;
+
+			/* A panicking guest takes a moment to power off: let QEMU go. */
+			if (x->vm[i].pid > 0 && !x->vm[i].exited &&
+			    proc_wait_deadline(x->vm[i].pid, now_ms() + scaled_ms(2000), &st) == 1) {
+				x->vm[i].exited = true;
+				x->vm[i].wstatus = st;
+			}
+			sb_addf(&tail, "---- console of %s (tail) ----\n", x->vm[i].name);
+			rq_vm_console_tail(&x->vm[i], 4096, &tail);
+			rq_vm_console_since(&x->vm[i], x->vm[i].console_mark, 1 << 20, &news);
+			if (!bad.len)
+				rq_klog_find_bad(news.buf, news.len, &bad);
+			sb_release(&news);
+		}
+		if (bad.len) {
+			/* The first kernel complaint says more than "channel closed". */
+			size_t n = strcspn(bad.buf, "\r\n");
+
+			reason = xasprintf("%s; kernel: %.*s; the next case gets fresh guests", why,
+					   (int)(n < 160 ? n : 160), bad.buf);
+		} else {
+			reason = xasprintf("%s; the next case gets fresh guests", why);
+		}
+		sb_release(&bad);
+		if (rows && rows->n == 0 && c)
+			rq_results_add(rows, rq_result_new(c->name, NULL, 0));
+		for (size_t i = 0; rows && i < rows->n; i++) {
+			row_override(rows->v[i], RQ_ERROR, reason);
+			sb_add(&rows->v[i]->log, tail.buf, tail.len);
+		}
+		free(reason);
+		sb_release(&tail);
+		return;
+	}
+	/* New kernel-log lines during the case: a BUG/WARNING/Oops fails it. */
+	for (int i = 0; i < x->nvm; i++) {
+		struct sb news = SB_INIT, bad = SB_INIT;
+
+		rq_vm_console_since(&x->vm[i], x->vm[i].console_mark, 1 << 20, &news);
+		if (rq_klog_find_bad(news.buf, news.len, &bad)) {
+			char first[200];
+			size_t n = strcspn(bad.buf, "\r\n");
+
+			snprintf(first, sizeof(first), "kernel log of %s: %.*s", x->vm[i].name,
+				 (int)(n < 150 ? n : 150), bad.buf);
+			for (size_t j = 0; rows && j < rows->n; j++) {
+				struct rq_result *r = rows->v[j];
+
+				if (r->verdict != RQ_ERROR)
+					row_override(r, RQ_FAIL, first);
+				sb_addf(&r->log, "---- new kernel log lines on %s ----\n", x->vm[i].name);
+				for (size_t k = 0; k < news.len; k++)
+					if (news.buf[k] != '\r')
+						sb_addc(&r->log, news.buf[k]);
+			}
+		}
+		sb_release(&news);
+		sb_release(&bad);
+	}
+}
+
+static void rxevm_close(struct rq_target *t)
+{
+	struct rxevm *x = t->priv;
+
+	if (!x)
+		return;
+	save_consoles(x, t->opts);
+	stop_all(x);
+	free(x);
+	t->priv = NULL;
+}
+
+static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
+{
+	struct rxevm *x = t->priv;
+	char buf[64];
+
+	if (!x || !*x->img.kver)
+		return;
+	rq_fact_add(sink, "vm.guest_kernel", x->img.kver);
+	rq_fact_add(sink, "vm.kernel_source", x->img.ksrc);
+	rq_fact_add(sink, "vm.topology", x->vm2 ? "vm2" : "vm1");
+	if (x->vm2) {
+		const char *link = getenv("RQ_VM_LINK");
+
+		rq_fact_add(sink, "vm.link", link && !strcmp(link, "dgram") ? "unix dgram" : "unix stream");
+	}
+	if (x->boots) {
+		rq_fact_add(sink, "vm.accel", rq_accel_name(x->accel));
+		rq_fact_add(sink, "vm.accel_why", x->accel_why);
+		snprintf(buf, sizeof(buf), "%.2f", x->boot_ms / 1000.0);
+		rq_fact_add(sink, "vm.boot_s", buf);
+		snprintf(buf, sizeof(buf), "%u", x->boots);
+		rq_fact_add(sink, "vm.boots", buf);
+	}
+	snprintf(buf, sizeof(buf), "%d", x->cpus);
+	rq_fact_add(sink, "vm.cpus", buf);
+}
+
+static void rxevm_cleanup_stale(const struct rq_run_opts *o)
+{
+	char dir[512];
+	struct sb msgs = SB_INIT;
+
+	rq_vm_state_dir(o, dir, sizeof(dir));
+	rq_vm_cleanup_stale(dir, &msgs);
+	if (msgs.len)
+		fprintf(stderr, "rxe-vm cleanup:\n%s", msgs.buf);
+	sb_release(&msgs);
+}
+
+struct rq_agent *rq_rxevm_agent(struct rq_target *t, int i)
+{
+	struct rxevm *x = t->priv;
+
+	if (!x || !x->up || i < 0 || i >= x->nvm)
+		return NULL;
+	return x->vm[i].agent;
+}
+
+struct rq_vm *rq_rxevm_vm(struct rq_target *t, int i)
+{
+	struct rxevm *x = t->priv;
+
+	if (!x || !x->up || i < 0 || i >= x->nvm)
+		return NULL;
+	return &x->vm[i];
+}
+
+const struct rq_target_ops rq_target_rxevm = {
+	.name = "rxe-vm",
+	.help = "soft-RoCE (rdma_rxe) in QEMU guests: vm1 (loopback) or vm2 (two guests)",
+	.available = rxevm_available,
+	.open = rxevm_open,
+	.place = rxevm_place,
+	.unplace = rxevm_unplace,
+	.close = rxevm_close,
+	.facts = rxevm_facts,
+	.cleanup_stale = rxevm_cleanup_stale,
+};

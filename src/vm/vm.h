@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QEMU guests for the rxe-vm target: the guest image (kernel + initramfs,
+ * built by the scripts in vm/), the QEMU command line, the accelerator
+ * verdict, one VM's lifecycle (spawn, readiness, console, stop) and the
+ * run-state records that let `rdmaqual cleanup` remove what a killed run
+ * left behind.  target_rxevm.c puts these together; nothing here knows
+ * about cases or kinds.
+ */
+#ifndef RQ_VM_H
+#define RQ_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "core/util.h"
+
+struct rq_agent;
+struct rq_run_opts;
+
+/* ---- the guest image (vm_image.c) ---- */
+
+struct rq_vm_image {
+	char ksrc[16];		/* host | debian | user */
+	char kver[128];		/* guest kernel release */
+	char kimage[1024];	/* -kernel argument */
+	bool pvh;		/* kimage is a PVH ELF vmlinux */
+	char modroot[1024];
+	char initrd[1024];
+	char vm_dir[1024];	/* the vm/ directory of the scripts */
+	char cache[1024];	/* the cache directory */
+};
+
+/* Where vm/ is: $RQ_VM_DIR, else next to self_exe (the repo root), else ./vm. */
+int rq_vm_dir(const char *self_exe, char *buf, size_t size);
+/* Run vm/kernel.sh and vm/initramfs.sh (cached, fast when nothing changed). */
+int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
+			char *err, size_t errsz);
+
+/* ---- the QEMU command line (vm_qemu.c) ---- */
+
+enum rq_accel { RQ_ACCEL_TCG, RQ_ACCEL_KVM };
+
+/* Everything that goes into one VM's command line. */
+struct rq_vm_spec {
+	const char *qemu;		/* "qemu-system-x86_64" */
+	enum rq_accel accel;
+	int cpus, mem_mb;
+	const char *kimage, *initrd;
+	bool pvh;			/* microvm + PVH vmlinux; else microvm + bzImage */
+	const char *self_exe;		/* rq.exe= */
+	const char *ip;			/* "10.77.0.1/24" */
+	const char *mac;		/* "52:54:00:77:00:01" */
+	const char *init_mode;		/* rq.mode= or NULL */
+	const char *console_path;	/* serial console captured here */
+	const char *agent_sock;		/* virtio-serial port rq0's host socket */
+	/* Network: both NULL: a hub port of its own (one-VM loopback);
+	 * else a datagram link between two unix sockets. */
+	const char *net_local, *net_remote;
+	/* Or a stream link over one unix socket: vm0 listens (server), vm1 connects. */
+	const char *net_stream;
+	bool net_server;
+	const char *tag;		/* a unique word in the argv (cleanup matches it) */
+	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
+};
+
+/* argv (NULL-terminated, each element and the array malloc'd). */
+char **rq_vm_argv(const struct rq_vm_spec *s);
+void rq_argv_free(char **argv);
+/* The host TSC rate in kHz, measured over 20 ms (0 when not x86). */
+long rq_host_tsc_khz(void);
+
+/* ---- one VM (vm_qemu.c) ---- */
+
+struct rq_vm {
+	char name[16];			/* "vm0" */
+	char dir[108];			/* the run's temp dir (sockets, console) */
+	char agent_sock[128], net_sock[128], console[128], qemu_log[128];
+	char ip[32];			/* "10.77.0.1" */
+	pid_t pid;			/* QEMU (own process group), or -1 */
+	struct rq_agent *agent;		/* NULL until ready */
+	int64_t launched_ms, marker_ms, ready_ms;	/* now_ms() stamps: launch, RQ-READY seen, hello answered */
+	off_t console_mark;		/* console size when the current case began */
+	bool exited;
+	int wstatus;
+};
+
+/* Start QEMU (argv from spec).  0 or -errno with err. */
+int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, size_t errsz);
+/*
+ * Wait for n VMs to become ready until deadline: the console shows the
+ * init's RQ-READY marker and the agent answers hello.  Fails early when a
+ * QEMU exits or an init reports RQ-INIT-FAILED.  Returns 0, or -errno with
+ * err naming the VM and why (plus the last console line).
+ */
+int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, size_t errsz);
+/* Has QEMU exited?  Reaps it.  Fills vm->exited. */
+bool rq_vm_gone(struct rq_vm *vm);
+/* Ask the agent to shut down (bounded), then kill QEMU's group and reap it. */
+void rq_vm_stop(struct rq_vm *vm, int64_t grace_ms);
+/* The last max bytes of the console (whole lines), into sb. */
+void rq_vm_console_tail(const struct rq_vm *vm, size_t max, struct sb *sb);
+/* Console bytes from offset `from` to the end, into sb (at most max). */
+off_t rq_vm_console_since(const struct rq_vm *vm, off_t from, size_t max, struct sb *sb);
+/* Lines of text that report a kernel BUG, WARNING, Oops, panic or lockup, into out. */
+size_t rq_klog_find_bad(const char *text, size_t len, struct sb *out);
+
+/* ---- accelerator verdicts (vm_accel.c) ---- */
+
+/* The persisted verdict for this host/QEMU/guest kernel: 1 kvm, 0 tcg, -1 unknown. */
+int rq_accel_verdict_get(const char *cache, const char *key);
+int rq_accel_verdict_put(const char *cache, const char *key, enum rq_accel a);
+/* "host-kernel|qemu-version|guest-kernel" */
+void rq_accel_key(const char *qemu, const char *guest_kver, char *buf, size_t size);
+/* Can /dev/kvm be opened read-write? */
+bool rq_kvm_usable(char *why, size_t whysz);
+const char *rq_accel_name(enum rq_accel a);
+
+/* ---- run state and cleanup (vm_state.c) ---- */
+
+/* The directory for run-state files: o->state_dir, else the runner's default (harness/statedir.c). */
+const char *rq_vm_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
+/* Record (before launching) that this run owns dir; QEMUs whose argv holds dir are ours. */
+int rq_vm_state_record(const char *state_dir, const char *dir, pid_t qemu_pid);
+/* Forget dir (after a clean stop).  Removes the file when empty. */
+void rq_vm_state_forget(const char *state_dir, const char *dir);
+/*
+ * Kill every QEMU recorded by runs that are gone (only processes whose
+ * /proc/PID/cmdline holds the recorded dir), remove their dirs and records.
+ * Returns the number of QEMU processes killed; log lines go to msgs.
+ */
+int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs);
+
+/* ---- the target (target_rxevm.c) ---- */
+
+struct rq_target;
+/* Guest i's agent of an open rxe-vm target, or NULL (for `rdmaqual vm boot`). */
+struct rq_agent *rq_rxevm_agent(struct rq_target *t, int i);
+/* Guest i of an open rxe-vm target, or NULL (for `rdmaqual vm bench`). */
+struct rq_vm *rq_rxevm_vm(struct rq_target *t, int i);
+
+#endif

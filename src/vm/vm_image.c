@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The guest image: which kernel, which modules, which initramfs.  The work
+ * is done by vm/kernel.sh and vm/initramfs.sh (apt-get download, dpkg -x,
+ * XZ extraction of the PVH vmlinux, modprobe --show-depends, cpio); both
+ * cache their results under vm/cache, so a warm call costs a few ms.  They
+ * run from argv, and nothing from a case file reaches them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/proc.h"
+#include "core/target.h"
+#include "core/util.h"
+#include "vm/vm.h"
+
+int rq_vm_dir(const char *self_exe, char *buf, size_t size)
+{
+	const char *env = getenv("RQ_VM_DIR");
+	char path[PATH_MAX];
+
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+		return access(buf, R_OK) ? -errno : 0;
+	}
+	if (self_exe && *self_exe) {
+		const char *slash = strrchr(self_exe, '/');
+		size_t n = slash ? (size_t)(slash - self_exe) : 0;
+
+		/* rdmaqual sits at the repo root; build/san/rdmaqual two levels down. */
+		for (int up = 0; up < 3; up++) {
+			snprintf(path, sizeof(path), "%.*s%s/vm/kernel.sh", (int)n, self_exe,
+				 up == 0 ? "" : up == 1 ? "/.." : "/../..");
+			if (!n)
+				snprintf(path, sizeof(path), "vm/kernel.sh");
+			if (!access(path, X_OK)) {
+				path[strlen(path) - strlen("/kernel.sh")] = '\0';
+				if (!realpath(path, buf))
+					snprintf(buf, size, "%s", path);
+				return 0;
+			}
+		}
+	}
+	if (!access("vm/kernel.sh", X_OK) && realpath("vm", path)) {
+		snprintf(buf, size, "%s", path);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Copy KEY=value from a script's output into buf. */
+static bool kv_get(const char *out, const char *key, char *buf, size_t size)
+{
+	size_t kl = strlen(key);
+	const char *p = out;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			const char *v = p + kl + 1;
+			size_t n = strcspn(v, "\n");
+
+			if (n >= size)
+				return false;
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return n > 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* Run a vm/ script; its stdout must fit in the tail (small key=value lines). */
+static int run_script(const char *const *argv, int64_t timeout_ms, struct proc_result *r,
+		      char *err, size_t errsz)
+{
+	struct proc_opts po = {
+		.argv = argv,
+		.timeout_ms = timeout_ms,
+		.log_fd = -1,
+		.tail_max = 16384,
+	};
+	char how[256];
+	int rc;
+
+	proc_result_init(r);
+	rc = proc_run(&po, r);
+	if (rc < 0) {
+		snprintf(err, errsz, "%s: cannot start: %s", argv[0], strerror(-rc));
+		return rc;
+	}
+	if (r->exit_code != 0) {
+		proc_describe(r, argv[0], how, sizeof(how));
+		sb_rtrim(&r->err);
+		/* The script's last stderr line says what went wrong. */
+		const char *last = strrchr(r->err.buf, '\n');
+		snprintf(err, errsz, "%s %s: %s", argv[0], how, last ? last + 1 : r->err.buf);
+		return r->timed_out ? -ETIMEDOUT : -EIO;
+	}
+	return 0;
+}
+
+int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
+			char *err, size_t errsz)
+{
+	char kscript[1200], iscript[1200], pvh[8];
+	const char *cache_env = getenv("RQ_VM_CACHE");
+	struct proc_result r;
+	const char *argv[12];
+	int rc, n = 0;
+
+	memset(img, 0, sizeof(*img));
+	rc = rq_vm_dir(o ? o->self_exe : NULL, img->vm_dir, sizeof(img->vm_dir));
+	if (rc < 0) {
+		snprintf(err, errsz, "cannot find the vm/ scripts (set RQ_VM_DIR)");
+		return rc;
+	}
+	snprintf(img->cache, sizeof(img->cache), "%s",
+		 cache_env && *cache_env ? cache_env : img->vm_dir);
+	if (!(cache_env && *cache_env))
+		snprintf(img->cache + strlen(img->cache), sizeof(img->cache) - strlen(img->cache),
+			 "/cache");
+	snprintf(kscript, sizeof(kscript), "%s/kernel.sh", img->vm_dir);
+	snprintf(iscript, sizeof(iscript), "%s/initramfs.sh", img->vm_dir);
+
+	argv[n++] = kscript;
+	argv[n++] = "--cache";
+	argv[n++] = img->cache;
+	if (o && (o->kernel || o->modules)) {
+		if (!o->kernel || !o->modules) {
+			snprintf(err, errsz, "--kernel and --modules go together");
+			return -EINVAL;
+		}
+		argv[n++] = "--kernel";
+		argv[n++] = o->kernel;
+		argv[n++] = "--modules";
+		argv[n++] = o->modules;
+	}
+	argv[n] = NULL;
+	/* A cold cache downloads ~70 MB and unpacks it: minutes, not seconds. */
+	rc = run_script(argv, scaled_ms(600000), &r, err, errsz);
+	if (rc == 0 && !(kv_get(r.out.buf, "RQ_KSRC", img->ksrc, sizeof(img->ksrc)) &&
+			 kv_get(r.out.buf, "RQ_KVER", img->kver, sizeof(img->kver)) &&
+			 kv_get(r.out.buf, "RQ_KIMAGE", img->kimage, sizeof(img->kimage)) &&
+			 kv_get(r.out.buf, "RQ_KPVH", pvh, sizeof(pvh)) &&
+			 kv_get(r.out.buf, "RQ_MODROOT", img->modroot, sizeof(img->modroot)))) {
+		snprintf(err, errsz, "vm/kernel.sh gave no kernel (output: %.120s)", r.out.buf);
+		rc = -EIO;
+	}
+	proc_result_release(&r);
+	if (rc < 0)
+		return rc;
+	img->pvh = !strcmp(pvh, "1");
+
+	const char *iargv[] = { iscript, "--cache", img->cache, "--modroot", img->modroot,
+				"--kver", img->kver, NULL };
+	rc = run_script(iargv, scaled_ms(120000), &r, err, errsz);
+	if (rc == 0 && !kv_get(r.out.buf, "RQ_INITRD", img->initrd, sizeof(img->initrd))) {
+		snprintf(err, errsz, "vm/initramfs.sh gave no initramfs");
+		rc = -EIO;
+	}
+	proc_result_release(&r);
+	return rc;
+}
