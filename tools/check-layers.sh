@@ -19,6 +19,7 @@ allowed() {
 	kinds)   echo "core parsers rdma qual" ;;
 	vm)      echo "core agent" ;;
 	targets) echo "core parsers rdma qual agent vm" ;;
+	cluster) echo "core" ;;
 	*)       echo "UNKNOWN" ;;
 	esac
 }
