@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <jansson.h>
 #include "cli.h"
+#include "core/json_text.h"
 #include "qual/compare.h"
 #include "core/util.h"
 
@@ -362,17 +363,6 @@ static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, 
 	fprintf(fp, "result: %s\n", rep->regressions ? "REGRESSION" : "no regression");
 }
 
-static json_t *utf8_string(const char *s)
-{
-	struct sb sb = SB_INIT;
-	json_t *j;
-
-	sb_add_utf8(&sb, s, strlen(s));
-	j = json_stringn(sb.buf, sb.len);
-	sb_release(&sb);
-	return j;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -428,8 +418,8 @@ int cmd_compare(int argc, char **argv)
 		json_t *doc = cmp_report_json(&rep, &o);
 		char *s;
 
-		json_object_set_new(json_object_get(doc, "before"), "path", utf8_string(pb));
-		json_object_set_new(json_object_get(doc, "after"), "path", utf8_string(pa));
+		json_object_set_new(json_object_get(doc, "before"), "path", rq_json_text(pb));
+		json_object_set_new(json_object_get(doc, "after"), "path", rq_json_text(pa));
 		s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		if (s)
 			printf("%s\n", s);

@@ -8,20 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "core/json_text.h"
 #include "report.h"
-
-static json_t *str_or_null(const char *s)
-{
-	struct sb sb = SB_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	sb_add_utf8(&sb, s, strlen(s));
-	j = json_stringn(sb.buf, sb.len);
-	sb_release(&sb);
-	return j ? j : json_null();
-}
 
 char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
 {
@@ -34,21 +22,17 @@ char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
 	char *text;
 
 	json_object_set_new(root, "schema", json_string(RQ_RESULTS_SCHEMA));
-	json_object_set_new(run, "id", str_or_null(ri->run_id));
-	json_object_set_new(run, "started", str_or_null(ri->started));
-	json_object_set_new(run, "finished", str_or_null(ri->finished));
+	json_object_set_new(run, "id", rq_json_text(ri->run_id));
+	json_object_set_new(run, "started", rq_json_text(ri->started));
+	json_object_set_new(run, "finished", rq_json_text(ri->finished));
 	json_object_set_new(run, "complete", json_boolean(ri->finished != NULL));
-	json_object_set_new(run, "hostname", str_or_null(ri->hostname));
-	json_object_set_new(run, "version", str_or_null(ri->version));
-	json_object_set_new(run, "argv", str_or_null(ri->argv));
+	json_object_set_new(run, "hostname", rq_json_text(ri->hostname));
+	json_object_set_new(run, "version", rq_json_text(ri->version));
+	json_object_set_new(run, "argv", rq_json_text(ri->argv));
 	json_object_set_new(run, "duration_s", json_real(ri->duration_s));
 	json_object_set_new(root, "run", run);
-	for (size_t i = 0; i < ri->nfacts; i++) {
-		struct sb k = SB_INIT;
-		sb_add_utf8(&k, ri->facts[i].key, strlen(ri->facts[i].key));
-		json_object_set_new(facts, k.buf, str_or_null(ri->facts[i].value));
-		sb_release(&k);
-	}
+	for (size_t i = 0; i < ri->nfacts; i++)
+		rq_json_set_text(facts, ri->facts[i].key, rq_json_text(ri->facts[i].value));
 	json_object_set_new(root, "facts", facts);
 	rq_results_count(rs, &c);
 	json_object_set_new(counts, "total", json_integer(c.total));

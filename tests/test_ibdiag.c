@@ -45,7 +45,7 @@ START_TEST(sminfo_master_and_standby)
 	char err[256];
 
 	own_sample("sminfo-master.txt", &s);
-	ck_assert_int_eq(ib_parse_sminfo(s.buf, s.len, &si, err, sizeof(err)), 0);
+	ck_assert_int_eq(sminfo_parse(s.buf, s.len, &si, err, sizeof(err)), 0);
 	ck_assert_uint_eq(si.lid, 1);
 	ck_assert(si.guid == 0x200000);
 	ck_assert_int_eq(si.priority, 7);
@@ -53,7 +53,7 @@ START_TEST(sminfo_master_and_standby)
 	ck_assert_str_eq(ib_sminfo_state_name(si.state), "MASTER");
 	sb_reset(&s);
 	own_sample("sminfo-lid4-standby.txt", &s);
-	ck_assert_int_eq(ib_parse_sminfo(s.buf, s.len, &si, err, sizeof(err)), 0);
+	ck_assert_int_eq(sminfo_parse(s.buf, s.len, &si, err, sizeof(err)), 0);
 	ck_assert_int_eq(si.state, SMINFO_STANDBY);
 	ck_assert_int_eq(si.priority, 3);
 	ck_assert_uint_eq(si.lid, 4);
@@ -71,13 +71,13 @@ START_TEST(sminfo_failures)
 			  "sminfo: sm lid 1 sm guid 0x1, activity count 1 priority 0 state 3 SMINFO_MASTER\n";
 
 	own_sample("sminfo-no-sm.txt", &s);
-	ck_assert_int_eq(ib_parse_sminfo(s.buf, s.len, &si, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(sminfo_parse(s.buf, s.len, &si, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "no SM answered"));
-	ck_assert_int_eq(ib_parse_sminfo(garbage, strlen(garbage), &si, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sminfo_parse(garbage, strlen(garbage), &si, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "line 1"));
-	ck_assert_int_eq(ib_parse_sminfo(two, strlen(two), &si, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sminfo_parse(two, strlen(two), &si, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "line 2"));
-	ck_assert_int_eq(ib_parse_sminfo("", 0, &si, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sminfo_parse("", 0, &si, err, sizeof(err)), -EINVAL);
 	sb_release(&s);
 }
 END_TEST
@@ -92,7 +92,7 @@ START_TEST(iblinkinfo_real_edr)
 	char err[256];
 
 	NEED_REAL("ib-diags/iblinkinfo-edr-sb7700-2hosts.txt", &s);
-	ck_assert_int_eq(ib_parse_iblinkinfo(s.buf, s.len, &l, err, sizeof(err)), 0);
+	ck_assert_int_eq(iblinkinfo_parse(s.buf, s.len, &l, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.n, 2 + 18);
 	k = ib_links_find(&l, "n02 HCA-1", 1);
 	ck_assert_ptr_nonnull(k);
@@ -134,7 +134,7 @@ START_TEST(iblinkinfo_ibsim_degraded)
 	char err[256];
 
 	own_sample("iblinkinfo-2sw2path4hca-1x.txt", &s);
-	ck_assert_int_eq(ib_parse_iblinkinfo(s.buf, s.len, &l, err, sizeof(err)), 0);
+	ck_assert_int_eq(iblinkinfo_parse(s.buf, s.len, &l, err, sizeof(err)), 0);
 	/* 4 CAs (1 port each shown) + 2 switches x 8 ports. */
 	ck_assert_uint_eq(l.n, 4 + 16);
 	k = ib_links_find(&l, "Hca3", 1);
@@ -160,11 +160,11 @@ START_TEST(iblinkinfo_malformed)
 	const char *broken = "Switch: 0x01 sw:\n           1    1[  ] ==( 4X 2.5 Gbps Active  LinkUp ==>\n";
 	const char *nocolon = "CA: name\n";
 
-	ck_assert_int_eq(ib_parse_iblinkinfo(orphan, strlen(orphan), &l, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(iblinkinfo_parse(orphan, strlen(orphan), &l, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "line 1"));
-	ck_assert_int_eq(ib_parse_iblinkinfo(broken, strlen(broken), &l, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(iblinkinfo_parse(broken, strlen(broken), &l, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "line 2"));
-	ck_assert_int_eq(ib_parse_iblinkinfo(nocolon, strlen(nocolon), &l, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(iblinkinfo_parse(nocolon, strlen(nocolon), &l, err, sizeof(err)), -EINVAL);
 }
 END_TEST
 
@@ -178,7 +178,7 @@ START_TEST(perfquery_real_extended)
 	char err[256];
 
 	NEED_REAL("ib-diags/perfquery-x-hca-lid133-treydock.txt", &s);
-	ck_assert_int_eq(ib_parse_perfquery(s.buf, s.len, &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(perfquery_parse(s.buf, s.len, &p, err, sizeof(err)), 0);
 	ck_assert_uint_eq(p.n, 1);
 	ck_assert_uint_eq(p.v[0].lid, 133);
 	ck_assert_int_eq(p.v[0].port, 1);
@@ -190,7 +190,7 @@ START_TEST(perfquery_real_extended)
 	ib_perf_release(&p);
 	sb_reset(&s);
 	NEED_REAL("ib-diags/perfquery-x-switch-2ports-treydock.txt", &s);
-	ck_assert_int_eq(ib_parse_perfquery(s.buf, s.len, &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(perfquery_parse(s.buf, s.len, &p, err, sizeof(err)), 0);
 	ck_assert_uint_eq(p.n, 2);
 	ck_assert_uint_eq(p.v[1].lid, 1719);
 	ck_assert_int_eq(p.v[1].port, 2);
@@ -210,12 +210,12 @@ START_TEST(perfquery_ibsim_errors)
 	const char *bad = "# Port counters: Lid 4 port 1 (CapMask: 0x1200)\nSymbolErrorCounter:....lots\n";
 
 	own_sample("perfquery-lid4-port1-errors.txt", &s);
-	ck_assert_int_eq(ib_parse_perfquery(s.buf, s.len, &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(perfquery_parse(s.buf, s.len, &p, err, sizeof(err)), 0);
 	ck_assert(!p.v[0].extended);
 	ck_assert(ib_perf_get(&p.v[0], "SymbolErrorCounter", &v) && v == 57);
 	ck_assert(ib_perf_get(&p.v[0], "LinkDownedCounter", &v) && v == 3);
 	ib_perf_release(&p);
-	ck_assert_int_eq(ib_parse_perfquery(bad, strlen(bad), &p, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(perfquery_parse(bad, strlen(bad), &p, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "line 2"));
 	sb_release(&s);
 }
@@ -230,7 +230,7 @@ START_TEST(netdiscover_ports_real)
 	char err[256];
 
 	NEED_REAL("ib-diags/ibnetdiscover-ports-edr-treydock.txt", &s);
-	ck_assert_int_eq(ib_parse_netdiscover_ports(s.buf, s.len, &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibnetdiscover_ports_parse(s.buf, s.len, &p, err, sizeof(err)), 0);
 	ck_assert_uint_eq(p.n, 9);
 	ck_assert_str_eq(p.v[0].type, "CA");
 	ck_assert_uint_eq(p.v[0].lid, 134);
@@ -259,7 +259,7 @@ START_TEST(netdiscover_topology_real_ibsim)
 	const struct ibnet_link *k;
 
 	NEED_REAL("ib-diags/ibnetdiscover-ibsim-2sw-2ca.txt", &s);
-	ck_assert_msg(ibnet_parse_text(s.buf, s.len, "sample", &n, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ibnet_parse(s.buf, s.len, "sample", &n, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(n.nnodes, 4);
 	sw1 = ibnet_find_node(&n, "Switch1");
 	hca2 = ibnet_find_node(&n, "Hca2");
@@ -337,18 +337,18 @@ START_TEST(ibnet_mistakes)
 	const char *nowidth = "Switch 4 \"s\"\n[1] \"h\"[1] w=1\n\nHca 1 \"h\"\n[1] \"s\"[1] w=2\n";
 	const char *inc = "include \"x.net\"\n";
 
-	ck_assert_int_eq(ibnet_parse_text(oneway, strlen(oneway), "t.net", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibnet_parse(oneway, strlen(oneway), "t.net", &n, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not back to"));
-	ck_assert_int_eq(ibnet_parse_text(unknown, strlen(unknown), "t.net", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibnet_parse(unknown, strlen(unknown), "t.net", &n, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "t.net:2"));
 	ck_assert_ptr_nonnull(strstr(err, "unknown node"));
-	ck_assert_int_eq(ibnet_parse_text(badport, strlen(badport), "t.net", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibnet_parse(badport, strlen(badport), "t.net", &n, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "t.net:2"));
-	ck_assert_int_eq(ibnet_parse_text(dup, strlen(dup), "t.net", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibnet_parse(dup, strlen(dup), "t.net", &n, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "t.net:3"));
-	ck_assert_int_eq(ibnet_parse_text(nowidth, strlen(nowidth), "t.net", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibnet_parse(nowidth, strlen(nowidth), "t.net", &n, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "no common width"));
-	ck_assert_int_eq(ibnet_parse_text(inc, strlen(inc), "t.net", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibnet_parse(inc, strlen(inc), "t.net", &n, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(ibnet_load("fixtures/fabrics/none.net", &n, err, sizeof(err)), -ENOENT);
 }
 END_TEST
@@ -376,7 +376,7 @@ START_TEST(ibstat_real_and_ibsim)
 	char err[256];
 
 	own_sample("ibstat-hca-after-sm.txt", &s);
-	ck_assert_int_eq(ib_parse_ibstat(s.buf, s.len, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibstat_parse(s.buf, s.len, &st, err, sizeof(err)), 0);
 	ck_assert_uint_eq(st.n, 1);
 	ck_assert_str_eq(st.v[0].name, "ibsim0");
 	ck_assert(!st.v[0].is_switch);
@@ -388,14 +388,14 @@ START_TEST(ibstat_real_and_ibsim)
 	ib_stat_release(&st);
 	sb_reset(&s);
 	own_sample("ibstat-switch-before-sm.txt", &s);
-	ck_assert_int_eq(ib_parse_ibstat(s.buf, s.len, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibstat_parse(s.buf, s.len, &st, err, sizeof(err)), 0);
 	ck_assert(st.v[0].is_switch);
 	ck_assert_int_eq(st.v[0].ports[0].num, 0);
 	ck_assert_uint_eq(st.v[0].ports[0].sm_lid, 0);
 	ib_stat_release(&st);
 	sb_reset(&s);
 	NEED_REAL("ibstat/ibstat-rxe0-ethernet.txt", &s);
-	ck_assert_int_eq(ib_parse_ibstat(s.buf, s.len, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibstat_parse(s.buf, s.len, &st, err, sizeof(err)), 0);
 	ck_assert_str_eq(st.v[0].name, "rxe0");
 	ck_assert_str_eq(st.v[0].ca_type, "");
 	ck_assert_str_eq(st.v[0].ports[0].rate, "10 (FDR10)");
@@ -406,7 +406,7 @@ START_TEST(ibstat_real_and_ibsim)
 	/* "Switch '" with no name read 63 bytes past the line (fuzz_parsers) */
 	static const char lone[] = "Switch '\n\tCA type: x\n";
 
-	ck_assert_int_eq(ib_parse_ibstat(lone, strlen(lone), &st, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibstat_parse(lone, strlen(lone), &st, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "outside a CA block"), "%s", err);
 	ib_stat_release(&st);
 	sb_release(&s);
@@ -423,7 +423,7 @@ START_TEST(smpquery_and_saquery)
 	char err[256];
 
 	own_sample("smpquery-portinfo-lid4-port1.txt", &s);
-	ck_assert_int_eq(ib_parse_smpquery(s.buf, s.len, &k, err, sizeof(err)), 0);
+	ck_assert_int_eq(smpquery_parse(s.buf, s.len, &k, err, sizeof(err)), 0);
 	ck_assert_str_eq(ib_kvs_get(&k, "MtuCap"), "2048");
 	ck_assert_str_eq(ib_kvs_get(&k, "NeighborMTU"), "2048");
 	ck_assert_str_eq(ib_kvs_get(&k, "SMLid"), "1");
@@ -432,12 +432,12 @@ START_TEST(smpquery_and_saquery)
 	ib_kvs_release(&k);
 	sb_reset(&s);
 	own_sample("saquery-s-2sms.txt", &s);
-	ck_assert_int_eq(ib_parse_saquery_sm(s.buf, s.len, &sp, err, sizeof(err)), 0);
+	ck_assert_int_eq(saquery_sm_parse(s.buf, s.len, &sp, err, sizeof(err)), 0);
 	ck_assert_uint_eq(sp.n, 2);
 	ck_assert_uint_eq(sp.lid[0], 1);
 	ck_assert_uint_eq(sp.lid[1], 4);
 	ck_assert_uint_eq(sp.master_lid, 1);
-	ck_assert_int_eq(ib_parse_saquery_sm("x\n", 2, &sp, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(saquery_sm_parse("x\n", 2, &sp, err, sizeof(err)), -EINVAL);
 	sb_release(&s);
 }
 END_TEST
@@ -451,7 +451,7 @@ START_TEST(opensm_logs)
 	char why[256];
 
 	own_sample("opensm-log-once.txt", &s);
-	ib_parse_opensm_log(s.buf, s.len, &o);
+	opensm_log_parse(s.buf, s.len, &o);
 	ck_assert_str_eq(o.version, "OpenSM 3.3.23");
 	ck_assert(o.guid == 0x200000);
 	ck_assert(o.discovering && o.master && o.exiting);
@@ -460,7 +460,7 @@ START_TEST(opensm_logs)
 	osm_summary_release(&o);
 	sb_reset(&s);
 	own_sample("opensm-log-bind-failure.txt", &s);
-	ib_parse_opensm_log(s.buf, s.len, &o);
+	opensm_log_parse(s.buf, s.len, &o);
 	ck_assert(!o.master);
 	ck_assert(o.bind_failed);
 	ck_assert_uint_eq(o.nerrs, 7);
@@ -469,7 +469,7 @@ START_TEST(opensm_logs)
 	osm_summary_release(&o);
 	sb_reset(&s);
 	own_sample("opensm-stdout-bind-failure.txt", &s);
-	ib_parse_opensm_log(s.buf, s.len, &o);
+	opensm_log_parse(s.buf, s.len, &o);
 	ck_assert(o.bind_failed);
 	ck_assert(o.exiting);
 	osm_summary_reason(&o, why, sizeof(why));
@@ -477,7 +477,7 @@ START_TEST(opensm_logs)
 	osm_summary_release(&o);
 	sb_reset(&s);
 	NEED_REAL("opensm/opensm-5.21.12-mlnx-ibsim-startup-stdout.txt", &s);
-	ib_parse_opensm_log(s.buf, s.len, &o);
+	opensm_log_parse(s.buf, s.len, &o);
 	ck_assert_str_eq(o.version, "OpenSM 5.21.12.MLNX20250617.f74e01b8");
 	ck_assert(o.guid == 0x200000);
 	ck_assert(o.discovering && o.master);

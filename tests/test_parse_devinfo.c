@@ -21,7 +21,7 @@
 static void parse_ok(const char *text, struct devinfo *d)
 {
 	char err[256] = "";
-	int ret = devinfo_parse(text, strlen(text), d, err, sizeof(err));
+	int ret = ibv_devinfo_parse(text, strlen(text), d, err, sizeof(err));
 
 	ck_assert_msg(ret == 0, "parse failed: %s", err);
 }
@@ -174,16 +174,16 @@ START_TEST(malformed)
 	char err[256];
 	static const char trunc[] = "hca_id:\tmlx5_0\n\tfw_ver:\t\t\t\t20.35.1012\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n";
 
-	ck_assert_int_eq(devinfo_parse("\tfw_ver: 1.2.3\n", 15, &d, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibv_devinfo_parse("\tfw_ver: 1.2.3\n", 15, &d, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 1: expected \"hca_id:\" before device lines");
-	ck_assert_int_eq(devinfo_parse("hca_id:\tx\n\t\tport:\tone\n", 22, &d, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibv_devinfo_parse("hca_id:\tx\n\t\tport:\tone\n", 22, &d, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 2: port number expected after \"port:\"");
-	ck_assert_int_eq(devinfo_parse("hca_id:\tx\n\t\t\tGID[  0]:\t\tfe80::1\n", 31, &d, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibv_devinfo_parse("hca_id:\tx\n\t\t\tGID[  0]:\t\tfe80::1\n", 31, &d, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 2: GID line outside a port");
-	ck_assert_int_eq(devinfo_parse(trunc, strlen(trunc), &d, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ibv_devinfo_parse(trunc, strlen(trunc), &d, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "mlx5_0 port 1: state or link_layer missing (truncated output?)");
 	/* No devices is not an error: zero devices. */
-	ck_assert_int_eq(devinfo_parse("No IB devices found\n", 20, &d, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibv_devinfo_parse("No IB devices found\n", 20, &d, err, sizeof(err)), 0);
 	ck_assert_int_eq(d.n, 0);
 	devinfo_release(&d);
 }

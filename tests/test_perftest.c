@@ -202,7 +202,7 @@ static void check_dir(const char *sub, enum pt_kind kind)
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
 		load(path, &body, &expect);
-		ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0,
+		ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0,
 			      "%s: %s", path, err);
 		ck_assert_msg(r.kind == kind, "%s: kind %d", path, r.kind);
 		ck_assert_msg(r.nrows > 0, "%s: no rows", path);
@@ -241,7 +241,7 @@ START_TEST(real_server_side_and_repeats)
 
 	SKIP_IF_NO_REAL();
 	loadf(&body, NULL, "%s/perftest-bw/ib_send_bw-rxe-veth-server.txt", real_dir());
-	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
 	ck_assert(r.server);
 	ck_assert_int_eq(r.tx_depth, 0);	/* servers print RX depth only */
 	pt_report_release(&r);
@@ -249,7 +249,7 @@ START_TEST(real_server_side_and_repeats)
 
 	/* both sides' stdout concatenated: two rows of one size, both kept */
 	loadf(&body, NULL, "%s/perftest-bw/ib_write_bw-loopback-8M-ib0-superbench.txt", real_dir());
-	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.nrows, 2);
 	ck_assert_int_eq(r.rows[0].bytes, 8388608);
 	ck_assert_int_eq(r.rows[1].bytes, 8388608);
@@ -259,7 +259,7 @@ START_TEST(real_server_side_and_repeats)
 	/* interleaved: 23 sizes, the last repeated after the closing line */
 	loadf(&body, NULL, "%s/perftest-bw/ib_write_bw-loopback-all-sizes-interleaved-superbench.txt",
 	      real_dir());
-	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.nrows, 24);
 	ck_assert_int_eq(r.rows[0].bytes, 2);
 	ck_assert_int_eq(r.rows[22].bytes, 8388608);
@@ -270,7 +270,7 @@ START_TEST(real_server_side_and_repeats)
 	/* Gb/sec is 10^9 bit/s; MiB/sec converts with 2^20 * 8 */
 	loadf(&body, NULL, "%s/perftest-bw/ib_write_bw-perftest24.10-MiB-roce-client-debian12.txt",
 	      real_dir());
-	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
 	near(pt_gbps(&r, r.rows[0].v[PT_C_BW_AVG]), 11030.45 * 1048576 * 8 / 1e9, "gbps", "24.10");
 	pt_report_release(&r);
 	sb_release(&body);
@@ -286,7 +286,7 @@ START_TEST(real_json_valid)
 
 	SKIP_IF_NO_REAL();
 	loadf(&body, NULL, "%s/perftest-json/ib_write_bw-out_json-mlx5_11-roce-dpf.txt", real_dir());
-	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(r.json && r.json_strict);
 	ck_assert_int_eq(r.kind, PT_BW);
 	ck_assert_str_eq(r.test, "RDMA_Write_BW");
@@ -324,7 +324,7 @@ START_TEST(fixture_json_45_invalid)
 	/* the point of this fixture: a strict reader refuses it */
 	strict = json_loadb(body.buf, body.len, 0, &je);
 	ck_assert_ptr_null(strict);
-	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(r.json && !r.json_strict);
 	ck_assert_int_eq(r.kind, PT_BW);
 	ck_assert_str_eq(r.test, "RDMA_Write_BW");
@@ -344,7 +344,7 @@ START_TEST(fixture_json_45_invalid)
 	sb_release(&body);
 
 	loadf(&body, NULL, "fixtures/perftest/ib_send_lat-4.5-out_json-server-rxe-captured.json");
-	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(r.kind, PT_LAT);
 	ck_assert_str_eq(r.test, "Send_Latency");
 	row = pt_find_row(&r, 2);
@@ -358,7 +358,7 @@ START_TEST(fixture_json_45_invalid)
 
 	/* and the text both sides printed in that run */
 	loadf(&body, NULL, "fixtures/perftest/ib_write_bw-4.5-D2-server-rxe-captured.txt");
-	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(r.server);
 	ck_assert_int_eq(r.unit, PT_MBS);
 	row = pt_find_row(&r, 65536);
@@ -367,7 +367,7 @@ START_TEST(fixture_json_45_invalid)
 	pt_report_release(&r);
 	sb_release(&body);
 	loadf(&body, NULL, "fixtures/perftest/ib_write_bw-4.5-D2-client-rxe-captured.txt");
-	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(!r.server);
 	ck_assert_int_eq(r.tx_depth, 128);
 	ck_assert_int_eq(r.nrows, 1);
@@ -384,7 +384,7 @@ START_TEST(fixture_lat_duration_table)
 	char err[256];
 
 	loadf(&body, NULL, "fixtures/perftest/ib_read_lat-duration-client.txt");
-	ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(r.kind, PT_LAT);
 	ck_assert_int_eq(r.nrows, 1);
 	near(r.rows[0].v[PT_C_T_AVG], 412.07, "t_avg", "duration");
@@ -410,7 +410,7 @@ START_TEST(fixture_failures)
 		char err[256];
 
 		loadf(&body, NULL, "fixtures/perftest/%s", cases[i].file);
-		ck_assert_msg(pt_parse(body.buf, body.len, &r, err, sizeof(err)) == 0,
+		ck_assert_msg(perftest_parse(body.buf, body.len, &r, err, sizeof(err)) == 0,
 			      "%s: %s", cases[i].file, err);
 		ck_assert_msg(!strcmp(r.error, cases[i].error), "%s: error '%s'",
 			      cases[i].file, r.error);
@@ -434,14 +434,14 @@ START_TEST(fixture_rejects)
 	const char *latinkey = "{\n\"caf\xe9\": 1\n}\n";
 	const char *badkey = "{\n\"test_info\": {\n\"test\": \"RDMA_Write_BW_Test\",\n\"Device: x\n}\n}\n";
 
-	ck_assert_int_eq(pt_parse(garbage, strlen(garbage), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(perftest_parse(garbage, strlen(garbage), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line 1: "), "%s", err);
-	ck_assert_int_eq(pt_parse(badrow, strlen(badrow), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(perftest_parse(badrow, strlen(badrow), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line 2: row has 4 numbers"), "%s", err);
-	ck_assert_int_eq(pt_parse("{\n\"a\": [1, 2\n", 13, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(perftest_parse("{\n\"a\": [1, 2\n", 13, &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line "), "%s", err);
 	/* an unterminated quoted key leaked what it had read (fuzzing found it) */
-	ck_assert_int_eq(pt_parse(badkey, strlen(badkey), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(perftest_parse(badkey, strlen(badkey), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "unterminated string"), "%s", err);
 	/* numbers out of range: converting them to integers was UB, Inf was dropped (fuzz_parsers) */
 	const struct rq_parser *ad = rq_parser_find("perftest");
@@ -453,24 +453,24 @@ START_TEST(fixture_rejects)
 	ck_assert(json_is_null(json_object_get(row, "bw_peak")));
 	ck_assert(json_is_null(json_object_get(row, "bw_avg_gbps")));
 	json_decref(o);
-	ck_assert_int_eq(pt_parse(huge_row, strlen(huge_row), &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(huge_row, strlen(huge_row), &r, err, sizeof(err)), 0);
 	ck_assert(r.rows[0].iters == UINT64_MAX);
 	pt_report_release(&r);
 	/* an int field out of int's range converted with UB; it stays unset now */
 	const char *bigmtu = "{\"test_info\": {\"test\": \"RDMA_Write_BW_Test\", \"Mtu\": 1e112, "
 			     "\"GID_index\": -1e30, \"TX_depth\": 128},\n"
 			     "\"results\": {\"MsgSize\": 65536, \"BW_average\": 1.5}}\n";
-	ck_assert_int_eq(pt_parse(bigmtu, strlen(bigmtu), &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(bigmtu, strlen(bigmtu), &r, err, sizeof(err)), 0);
 	ck_assert_int_eq(r.mtu, 0);
 	ck_assert_int_eq(r.gid_index, -1);
 	ck_assert_int_eq(r.tx_depth, 128);
 	pt_report_release(&r);
 	/* a key that is not UTF-8 was dropped silently; refused now, as values are */
-	ck_assert_int_eq(pt_parse(latinkey, strlen(latinkey), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(perftest_parse(latinkey, strlen(latinkey), &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "key is not UTF-8"), "%s", err);
 
 	loadf(&body, NULL, "fixtures/perftest/version-captured.txt");
-	ck_assert_int_eq(pt_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(perftest_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
 	ck_assert_str_eq(r.version, "6.06");
 	pt_report_release(&r);
 	sb_release(&body);
@@ -510,7 +510,7 @@ START_TEST(real_pingpong)
 
 	SKIP_IF_NO_REAL();
 	loadf(&body, NULL, "%s/pingpong/ibv_rc_pingpong-rxe-veth-client.txt", real_dir());
-	ck_assert_msg(pp_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(pingpong_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(r.local.set && r.remote.set && r.has_bw && r.has_lat);
 	ck_assert_uint_eq(r.local.qpn, 0x12);
 	ck_assert_uint_eq(r.local.psn, 0xdedad9);
@@ -524,7 +524,7 @@ START_TEST(real_pingpong)
 
 	/* ud prints ": GID" on the local line */
 	loadf(&body, NULL, "%s/pingpong/ibv_ud_pingpong-rxe-server.txt", real_dir());
-	ck_assert_msg(pp_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(pingpong_parse(body.buf, body.len, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(r.local.gid, "::ffff:10.1.16.61");
 	ck_assert_uint_eq(r.local.qpn, 0x33);
 	near(r.usec_per_iter, 1060.80, "usec/iter", "ud server");
@@ -532,7 +532,7 @@ START_TEST(real_pingpong)
 	sb_release(&body);
 
 	loadf(&body, NULL, "%s/pingpong/ibv_ud_pingpong-rxe-size-over-mtu-error.txt", real_dir());
-	ck_assert_int_eq(pp_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(pingpong_parse(body.buf, body.len, &r, err, sizeof(err)), 0);
 	ck_assert_str_eq(r.error, "Requested size larger than port MTU (1024)");
 	ck_assert(!r.has_lat && !r.local.set);
 	sb_release(&body);
@@ -588,7 +588,7 @@ START_TEST(rping_corruption_and_errors)
 	ck_assert_str_eq(r.events[0], "RDMA_CM_EVENT_REJECTED");
 	ck_assert_str_eq(r.error, "cma event RDMA_CM_EVENT_REJECTED, error 8");
 	ck_assert_int_eq(rping_parse("nothing\n", 8, &r, err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(pp_parse("what is this\n", 13, &pr, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(pingpong_parse("what is this\n", 13, &pr, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(str_starts(err, "line 1: "), "%s", err);
 	/* the line after sequence number LONG_MAX overflowed last_seq + 1 (UBSan under fuzz_parsers) */
 	ck_assert_int_eq(rping_parse(huge, strlen(huge), &r, err, sizeof(err)), 0);
@@ -645,9 +645,9 @@ START_TEST(mutations_do_not_crash)
 				case 3: if (n) memmove(m + at, m + at + 1, n - at - 1), n--; break;
 				}
 			}
-			if (pt_parse(m, n, &r, err, sizeof(err)) == 0)
+			if (perftest_parse(m, n, &r, err, sizeof(err)) == 0)
 				pt_report_release(&r);
-			pp_parse(m, n, &pr, err, sizeof(err));
+			pingpong_parse(m, n, &pr, err, sizeof(err));
 			rping_parse(m, n, &rr, err, sizeof(err));
 			if (rq_parser_perftest.parse(m, n, &o, err, sizeof(err)) == 0)
 				json_decref(o);

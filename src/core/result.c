@@ -13,6 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "core/result.h"
+#include "core/json_text.h"
 
 static const char *const verdict_names[] = {
 	[RQ_NONE] = "NONE",
@@ -229,66 +230,39 @@ void rq_results_count(const struct rq_results *rs, struct rq_counts *c)
 
 /* ---- JSON ---- */
 
-/* jansson wants valid UTF-8; tool output in a reason or log may not be. */
-static json_t *jstr_n(const char *s, size_t n)
-{
-	struct sb sb = SB_INIT;
-	json_t *j;
-
-	sb_add_utf8(&sb, s, n);
-	j = json_stringn(sb.buf, sb.len);
-	sb_release(&sb);
-	return j ? j : json_string("");
-}
-
-static json_t *jstr(const char *s)
-{
-	return s ? jstr_n(s, strlen(s)) : json_null();
-}
-
-static json_t *jnum(double v)
-{
-	/* JSON has no NaN/Inf: write null. */
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *rq_result_to_json(const struct rq_result *r, bool with_log)
 {
 	json_t *o = json_object();
 	json_t *figs = json_array();
 	json_t *facts = json_object();
 
-	json_object_set_new(o, "id", jstr(r->id));
-	json_object_set_new(o, "case", jstr(r->case_name));
-	json_object_set_new(o, "kind", jstr(r->kind));
-	json_object_set_new(o, "device", jstr(r->device));
+	json_object_set_new(o, "id", rq_json_text(r->id));
+	json_object_set_new(o, "case", rq_json_text(r->case_name));
+	json_object_set_new(o, "kind", rq_json_text(r->kind));
+	json_object_set_new(o, "device", rq_json_text(r->device));
 	json_object_set_new(o, "port", json_integer(r->port));
 	json_object_set_new(o, "verdict", json_string(rq_verdict_name(r->verdict)));
-	json_object_set_new(o, "reason", jstr(r->reason));
-	json_object_set_new(o, "target", jstr(r->target));
-	json_object_set_new(o, "target_why", jstr(r->target_why));
+	json_object_set_new(o, "reason", rq_json_text(r->reason));
+	json_object_set_new(o, "target", rq_json_text(r->target));
+	json_object_set_new(o, "target_why", rq_json_text(r->target_why));
 	json_object_set_new(o, "judged", json_integer(r->judged));
 	json_object_set_new(o, "failed", json_integer(r->failed));
 	for (size_t i = 0; i < r->nfigs; i++) {
 		json_t *f = json_object();
-		json_object_set_new(f, "name", jstr(r->figs[i].name));
-		json_object_set_new(f, "value", jnum(r->figs[i].value));
-		json_object_set_new(f, "unit", jstr(r->figs[i].unit));
+		json_object_set_new(f, "name", rq_json_text(r->figs[i].name));
+		json_object_set_new(f, "value", rq_json_num(r->figs[i].value));
+		json_object_set_new(f, "unit", rq_json_text(r->figs[i].unit));
 		json_array_append_new(figs, f);
 	}
 	json_object_set_new(o, "figures", figs);
-	for (size_t i = 0; i < r->nfacts; i++) {
-		struct sb k = SB_INIT;
-		sb_add_utf8(&k, r->facts[i].key, strlen(r->facts[i].key));
-		json_object_set_new(facts, k.buf, jstr(r->facts[i].value));
-		sb_release(&k);
-	}
+	for (size_t i = 0; i < r->nfacts; i++)
+		rq_json_set_text(facts, r->facts[i].key, rq_json_text(r->facts[i].value));
 	json_object_set_new(o, "facts", facts);
-	json_object_set_new(o, "duration_s", jnum(r->duration_s));
-	json_object_set_new(o, "log_path", jstr(r->log_path));
-	json_object_set_new(o, "file", jstr(r->file));
+	json_object_set_new(o, "duration_s", rq_json_num(r->duration_s));
+	json_object_set_new(o, "log_path", rq_json_text(r->log_path));
+	json_object_set_new(o, "file", rq_json_text(r->file));
 	if (with_log)
-		json_object_set_new(o, "log", jstr_n(r->log.buf, r->log.len));
+		json_object_set_new(o, "log", rq_json_textn(r->log.buf, r->log.len));
 	return o;
 }
 

@@ -46,7 +46,7 @@ static bool read_links(struct rq_ctx *ctx, struct ib_links *l)
 
 	proc_result_init(&r);
 	if (rq_tool(ctx, argv, 30000, &r) == 0 && !r.exec_failed && !r.timed_out) {
-		if (ib_parse_iblinkinfo(r.out.buf, r.out.len, l, err, sizeof(err)) == 0)
+		if (iblinkinfo_parse(r.out.buf, r.out.len, l, err, sizeof(err)) == 0)
 			ok = true;
 		else
 			rq_result_set(ctx->main, RQ_ERROR, "iblinkinfo output not understood: %s", err);

@@ -86,7 +86,7 @@ static void read_port(struct rq_ctx *ctx, struct port_read *pr)
 	pr->ok = false;
 	proc_result_init(&r);
 	if (rq_tool(ctx, argv, 10000, &r) == 0 && r.exit_code == 0 &&
-	    ib_parse_perfquery(r.out.buf, r.out.len, &pr->perf, err, sizeof(err)) == 0)
+	    perfquery_parse(r.out.buf, r.out.len, &pr->perf, err, sizeof(err)) == 0)
 		pr->ok = true;
 	proc_result_release(&r);
 }
@@ -103,7 +103,7 @@ static void ic_run(struct rq_ctx *ctx, const void *vcfg)
 
 	proc_result_init(&r);
 	if (rq_tool(ctx, li, 30000, &r) || r.exit_code != 0 ||
-	    ib_parse_iblinkinfo(r.out.buf, r.out.len, &l, err, sizeof(err))) {
+	    iblinkinfo_parse(r.out.buf, r.out.len, &l, err, sizeof(err))) {
 		rq_result_set(ctx->main, RQ_ERROR, "cannot list the fabric's ports with iblinkinfo");
 		proc_result_release(&r);
 		return;

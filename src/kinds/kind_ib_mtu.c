@@ -63,7 +63,7 @@ static void im_run(struct rq_ctx *ctx, const void *vcfg)
 
 	proc_result_init(&r);
 	if (rq_tool(ctx, li, 30000, &r) || r.exit_code != 0 ||
-	    ib_parse_iblinkinfo(r.out.buf, r.out.len, &l, err, sizeof(err))) {
+	    iblinkinfo_parse(r.out.buf, r.out.len, &l, err, sizeof(err))) {
 		rq_result_set(ctx->main, RQ_ERROR, "cannot list the fabric's ports with iblinkinfo");
 		proc_result_release(&r);
 		return;
@@ -84,7 +84,7 @@ static void im_run(struct rq_ctx *ctx, const void *vcfg)
 		row = rq_ctx_row(ctx, k->node, k->port);
 		proc_result_init(&r);
 		if (rq_tool(ctx, argv, 10000, &r) || r.exit_code != 0 ||
-		    ib_parse_smpquery(r.out.buf, r.out.len, &kv, err, sizeof(err))) {
+		    smpquery_parse(r.out.buf, r.out.len, &kv, err, sizeof(err))) {
 			rq_judge(row, false, "%s port %d: PortInfo not readable (smpquery portinfo %s %s)",
 				 k->node, k->port, lid, port);
 			proc_result_release(&r);

@@ -173,7 +173,7 @@ static void version_facts(struct rq_ctx *ctx, struct rq_result *row, const char 
 	/* 4.5 prints "Version: 6.06" and exits 1: judge the text, not the status */
 	if (rq_tool(ctx, ver, 10000, &pr) == 0) {
 		sb_add(&pr.out, pr.err.buf, pr.err.len);
-		if (pt_parse(pr.out.buf, pr.out.len, &rep, err, sizeof(err)) == 0) {
+		if (perftest_parse(pr.out.buf, pr.out.len, &rep, err, sizeof(err)) == 0) {
 			rq_fact_add(row, "perftest_version", rep.version[0] ? rep.version : "unknown");
 			pt_report_release(&rep);
 		}
@@ -447,11 +447,11 @@ static void run_pair(struct vp *s, int i, const struct ptk_cfg *cfg)
 	perr[0] = '\0';
 	if (cfg->test == T_RC_PINGPONG) {
 		/* same fields the kind judges below: an error line and "rows" */
-		if (pp_parse(w.out.buf, w.out.len, &pp, perr, sizeof(perr)) == 0) {
+		if (pingpong_parse(w.out.buf, w.out.len, &pp, perr, sizeof(perr)) == 0) {
 			snprintf(rep.error, sizeof(rep.error), "%s", pp.error);
 			rep.nrows = pp.has_lat;
 		}
-	} else if (pt_parse(w.out.buf, w.out.len, &rep, perr, sizeof(perr)) < 0) {
+	} else if (perftest_parse(w.out.buf, w.out.len, &rep, perr, sizeof(perr)) < 0) {
 		pt_report_init(&rep);
 	}
 	snprintf(msg, sizeof(msg), "exit %d %s", w.exit_code,

@@ -92,7 +92,7 @@ static void judge_sm_lids(struct rq_ctx *ctx, const struct ibsm_view *v, const s
 		snprintf(port, sizeof(port), "%d", k->port);
 		proc_result_init(&r);
 		if (rq_tool(ctx, argv, 10000, &r) || r.exit_code != 0 ||
-		    ib_parse_smpquery(r.out.buf, r.out.len, &kv, err, sizeof(err))) {
+		    smpquery_parse(r.out.buf, r.out.len, &kv, err, sizeof(err))) {
 			rq_judge(ctx->main, false, "%s port %d: PortInfo not readable (smpquery %s %s)",
 				 k->node, k->port, lid, port);
 			proc_result_release(&r);
@@ -202,7 +202,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		struct sb txt = SB_INIT;
 
 		read_file(log, &txt, 0);
-		ib_parse_opensm_log(txt.buf, txt.len, &s);
+		opensm_log_parse(txt.buf, txt.len, &s);
 		sb_release(&txt);
 		if (w != 1) {
 			rq_judge(ctx->main, false, "opensm -o did not finish within %.1f s", cfg->deadline_ms / 1000.0);
@@ -222,7 +222,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 
 				proc_result_init(&r);
 				if (rq_tool(ctx, li, 10000, &r) == 0 &&
-				    ib_parse_iblinkinfo(r.out.buf, r.out.len, &l, err, sizeof(err)) == 0) {
+				    iblinkinfo_parse(r.out.buf, r.out.len, &l, err, sizeof(err)) == 0) {
 					struct ibsm_view vv = { .sm_answered = true, .links_read = true, .links = l };
 
 					/* No SM answers after -o: judge the ports alone. */
@@ -251,7 +251,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		/* opensm ended early: its log says why (bind failure, no port). */
 		read_file(log, &txt, 0);
 		read_file(out, &txt, 0);
-		ib_parse_opensm_log(txt.buf, txt.len, &s);
+		opensm_log_parse(txt.buf, txt.len, &s);
 		osm_summary_reason(&s, why, sizeof(why));
 		rq_result_set(ctx->main, RQ_ERROR, "opensm exited before the subnet came up: %s", why);
 		osm_summary_release(&s);

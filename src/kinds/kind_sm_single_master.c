@@ -91,7 +91,7 @@ static size_t survey(struct rq_ctx *ctx, struct sm_seen *out, size_t max)
 
 	proc_result_init(&r);
 	if (rq_tool(ctx, sa, 10000, &r) || r.exit_code != 0 ||
-	    ib_parse_saquery_sm(r.out.buf, r.out.len, &sp, err, sizeof(err))) {
+	    saquery_sm_parse(r.out.buf, r.out.len, &sp, err, sizeof(err))) {
 		proc_result_release(&r);
 		return 0;
 	}
@@ -104,7 +104,7 @@ static size_t survey(struct rq_ctx *ctx, struct sm_seen *out, size_t max)
 		out[n].lid = sp.lid[i];
 		proc_result_init(&r);
 		out[n].ok = rq_tool(ctx, argv, 10000, &r) == 0 &&
-			    ib_parse_sminfo(r.out.buf, r.out.len, &out[n].si, err, sizeof(err)) == 0;
+			    sminfo_parse(r.out.buf, r.out.len, &out[n].si, err, sizeof(err)) == 0;
 		proc_result_release(&r);
 		n++;
 	}

@@ -22,6 +22,7 @@
 #include "core/util.h"
 
 #define IBNET_MAX_INCLUDE 8
+#define IBNET_MAX_LINE 512
 
 /* One port line before links are paired: both ends list each link. */
 struct half {
@@ -79,9 +80,7 @@ static int fail(struct pstate *s, const char *name, unsigned line, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s->err && s->errsz)
-		snprintf(s->err, s->errsz, "%s:%u: %s", name, line, msg);
-	return -EINVAL;
+	return rq_parse_error_at(s->err, s->errsz, name, line, "%s", msg);
 }
 
 static const char *base_name(const char *p)
@@ -260,27 +259,21 @@ static int assign(struct pstate *s, const char *name, unsigned line, const char 
 
 static int parse_text(struct pstate *s, const char *text, size_t len, const char *name)
 {
-	const char *p = text, *e = text + len;
+	struct rq_lines lines;
 	unsigned line = 0;
-	char l[512];
+	char *l;
 	int ret = 0;
 
-	while (p < e && !ret) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
+	rq_lines_init(&lines, text, len);
+	while (!ret && (l = rq_lines_next(&lines))) {
 		long long v;
 
-		line++;
-		if (n >= sizeof(l)) {
-			ret = fail(s, name, line, "line longer than %zu bytes", sizeof(l) - 1);
+		line = lines.no;
+		/* ibsim reads a line into a 512-byte buffer */
+		if (lines.raw_len >= IBNET_MAX_LINE) {
+			ret = fail(s, name, line, "line longer than %d bytes", IBNET_MAX_LINE - 1);
 			break;
 		}
-		memcpy(l, p, n);
-		l[n] = '\0';
-		p = nl ? nl + 1 : e;
-		n = strlen(l);
-		while (n && isspace((unsigned char)l[n - 1]))
-			l[--n] = '\0';
 		/* ibsim reads records by the first characters of a line, as here. */
 		if (!l[0] || l[0] == '#' || str_starts(l, "ibwarn"))
 			continue;
@@ -316,6 +309,7 @@ static int parse_text(struct pstate *s, const char *text, size_t len, const char
 		}
 		/* vendid=, devid=, sysimgguid=, module=, do ..., pdebug: nothing to wire. */
 	}
+	rq_lines_release(&lines);
 	return ret;
 }
 
@@ -430,7 +424,7 @@ static int finish(struct pstate *s, int ret)
 	return ret;
 }
 
-int ibnet_parse_text(const char *text, size_t len, const char *name, struct ibnet *net,
+int ibnet_parse(const char *text, size_t len, const char *name, struct ibnet *net,
 		     char *err, size_t errsz)
 {
 	struct pstate s = { .net = net, .netwidth = 2, .netspeed = 1, .err = err, .errsz = errsz,

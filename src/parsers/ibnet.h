@@ -47,7 +47,7 @@ struct ibnet {
 /* Parse a file (following includes); 0 or -EINVAL/-errno with "file:line: what" in err. */
 int ibnet_load(const char *path, struct ibnet *net, char *err, size_t errsz);
 /* Parse text (name is used in messages; include lines are refused). */
-int ibnet_parse_text(const char *text, size_t len, const char *name, struct ibnet *net,
+int ibnet_parse(const char *text, size_t len, const char *name, struct ibnet *net,
 		     char *err, size_t errsz);
 void ibnet_release(struct ibnet *net);
 

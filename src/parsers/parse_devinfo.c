@@ -49,37 +49,26 @@ static void before_paren(const char *v, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-static int set_err(char *err, size_t errsz, unsigned line, const char *msg)
+int ibv_devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, size_t errsz)
 {
-	snprintf(err, errsz, "line %u: %s", line, msg);
-	return -EINVAL;
-}
-
-int devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, size_t errsz)
-{
-	char *buf = xstrndup(text, len), *save = NULL, *line;
+	struct rq_lines l;
 	struct devinfo_dev *dev = NULL;
 	struct devinfo_port *port = NULL;
-	unsigned ln = 0;
+	char *line;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	/* strtok_r would merge empty lines and lose numbering: split by hand. */
-	for (line = buf; line && ret == 0; line = save) {
-		char *nl = strchr(line, '\n'), *s, *colon, *key, *val;
+	rq_lines_init(&l, text, len);
+	while (ret == 0 && (line = rq_lines_next(&l))) {
+		char *s = strtrim(line), *colon, *key, *val;
 
-		save = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		ln++;
-		s = strtrim(line);
 		if (!*s)
 			continue;
 		if (!strcmp(s, "No IB devices found") || str_starts(s, "Failed to get IB devices list"))
 			continue;
 		colon = strchr(s, ':');
 		if (!str_starts(s, "hca_id:") && !dev) {
-			ret = set_err(err, errsz, ln, "expected \"hca_id:\" before device lines");
+			ret = rq_parse_error(err, errsz, l.no, "expected \"hca_id:\" before device lines");
 			break;
 		}
 		if (str_starts(s, "GID[")) {
@@ -88,13 +77,13 @@ int devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, 
 			long idx = strtol(s + 4, &end, 10);
 
 			if (!port) {
-				ret = set_err(err, errsz, ln, "GID line outside a port");
+				ret = rq_parse_error(err, errsz, l.no, "GID line outside a port");
 				break;
 			}
 			while (*end == ' ')
 				end++;
 			if (end == s + 4 || *end != ']' || !colon) {
-				ret = set_err(err, errsz, ln, "malformed GID line");
+				ret = rq_parse_error(err, errsz, l.no, "malformed GID line");
 				break;
 			}
 			val = strtrim(colon + 1);
@@ -118,7 +107,7 @@ int devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, 
 		val = strtrim(colon + 1);
 		if (!strcmp(key, "hca_id")) {
 			if (!*val) {
-				ret = set_err(err, errsz, ln, "hca_id without a name");
+				ret = rq_parse_error(err, errsz, l.no, "hca_id without a name");
 				break;
 			}
 			out->v = xrealloc(out->v, (size_t)(out->n + 1) * sizeof(*out->v));
@@ -136,7 +125,7 @@ int devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, 
 			long n = strtol(val, &end, 10);
 
 			if (end == val || n <= 0 || n > 255) {
-				ret = set_err(err, errsz, ln, "port number expected after \"port:\"");
+				ret = rq_parse_error(err, errsz, l.no, "port number expected after \"port:\"");
 				break;
 			}
 			dev->ports = xrealloc(dev->ports, (size_t)(dev->nports + 1) * sizeof(*dev->ports));
@@ -189,16 +178,16 @@ int devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, 
 		else if (!strcmp(key, "max_qp"))
 			dev->max_qp = strtoll(val, NULL, 0);
 	}
-	free(buf);
+	rq_lines_release(&l);
 	if (ret == 0) {
 		for (int i = 0; i < out->n; i++) {
 			struct devinfo_dev *d = &out->v[i];
 
 			for (int j = 0; j < d->nports; j++)
 				if (!d->ports[j].link_layer[0] || d->ports[j].state < 0) {
-					snprintf(err, errsz, "%s port %d: state or link_layer missing (truncated output?)",
-						 d->name, d->ports[j].num);
-					ret = -EINVAL;
+					ret = rq_parse_error(err, errsz, 0,
+							     "%s port %d: state or link_layer missing (truncated output?)",
+							     d->name, d->ports[j].num);
 				}
 		}
 	}
@@ -241,7 +230,7 @@ static int devinfo_adapter(const char *text, size_t len, json_t **out, char *err
 {
 	struct devinfo d;
 	json_t *jdevs;
-	int ret = devinfo_parse(text, len, &d, err, errsz);
+	int ret = ibv_devinfo_parse(text, len, &d, err, errsz);
 
 	if (ret)
 		return ret;

@@ -54,7 +54,7 @@ struct devinfo {
  * Parse a whole output.  0, or -EINVAL with err naming the line ("line 3:
  * port line outside a device").  "No IB devices found" parses as 0 devices.
  */
-int devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, size_t errsz);
+int ibv_devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, size_t errsz);
 void devinfo_release(struct devinfo *d);
 const struct devinfo_dev *devinfo_dev(const struct devinfo *d, const char *name);
 const struct devinfo_port *devinfo_port(const struct devinfo *d, const char *dev, int port);

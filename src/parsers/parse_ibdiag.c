@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,80 +18,12 @@
 #include "parsers/parsers.h"
 #include "core/util.h"
 
-/* ---- line iteration ---- */
-
-struct lines {
-	const char *p, *end;
-	unsigned no;
-	char *buf;
-	size_t cap;
-};
-
-static void lines_init(struct lines *l, const char *text, size_t len)
-{
-	l->p = text;
-	l->end = text + len;
-	l->no = 0;
-	l->buf = NULL;
-	l->cap = 0;
-}
-
-/* Next line (without newline, trailing whitespace and CR stripped); NULL at end. */
-static char *lines_next(struct lines *l)
-{
-	const char *nl;
-	size_t n;
-
-	if (l->p >= l->end)
-		return NULL;
-	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
-	n = nl ? (size_t)(nl - l->p) : (size_t)(l->end - l->p);
-	if (n + 1 > l->cap) {
-		l->cap = n + 64;
-		l->buf = xrealloc(l->buf, l->cap);
-	}
-	memcpy(l->buf, l->p, n);
-	l->buf[n] = '\0';
-	/* Embedded NULs end the line: the text after one is not a tool's. */
-	n = strlen(l->buf);
-	while (n && isspace((unsigned char)l->buf[n - 1]))
-		l->buf[--n] = '\0';
-	l->p = nl ? nl + 1 : l->end;
-	l->no++;
-	return l->buf;
-}
-
-static void lines_release(struct lines *l)
-{
-	free(l->buf);
-	l->buf = NULL;
-}
-
 /* Lines every parser skips: blank, and umad2sim/libibmad warnings. */
 static bool noise(const char *s)
 {
 	while (isspace((unsigned char)*s))
 		s++;
 	return !*s || str_starts(s, "ibwarn:") || str_starts(s, "ibwarn ");
-}
-
-static int bad(char *err, size_t errsz, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int bad(char *err, size_t errsz, unsigned line, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (err && errsz) {
-		if (line)
-			snprintf(err, errsz, "line %u: %s", line, msg);
-		else
-			snprintf(err, errsz, "%s", msg);
-	}
-	return -EINVAL;
 }
 
 static void copy(char *dst, size_t size, const char *s, size_t n)
@@ -135,16 +66,16 @@ const char *ib_sminfo_state_name(int state)
 	return state >= 0 && state < 4 ? n[state] : "UNKNOWN";
 }
 
-int ib_parse_sminfo(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz)
+int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 	int ret = -EINVAL;
 	bool seen = false;
 
 	memset(si, 0, sizeof(*si));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		unsigned lid;
 		unsigned long long guid;
 		unsigned long act;
@@ -156,16 +87,16 @@ int ib_parse_sminfo(const char *text, size_t len, struct ib_sminfo *si, char *er
 		/* "sminfo: iberror: failed: query" (nothing answered). */
 		if (strstr(s, "iberror") || strstr(s, "failed")) {
 			ret = -ENOENT;
-			bad(err, errsz, l.no, "no SM answered: %s", s);
+			rq_parse_error(err, errsz, l.no, "no SM answered: %s", s);
 			goto out;
 		}
 		if (sscanf(s, "sminfo: sm lid %u sm guid %llx, activity count %lu priority %d state %d %23s%n",
 			   &lid, &guid, &act, &prio, &state, name, &n) < 5) {
-			ret = bad(err, errsz, l.no, "not an sminfo line: %.80s", s);
+			ret = rq_parse_error(err, errsz, l.no, "not an sminfo line: %.80s", s);
 			goto out;
 		}
 		if (seen) {
-			ret = bad(err, errsz, l.no, "a second sminfo line");
+			ret = rq_parse_error(err, errsz, l.no, "a second sminfo line");
 			goto out;
 		}
 		seen = true;
@@ -177,12 +108,12 @@ int ib_parse_sminfo(const char *text, size_t len, struct ib_sminfo *si, char *er
 		snprintf(si->state_name, sizeof(si->state_name), "%s", name);
 	}
 	if (!seen) {
-		ret = bad(err, errsz, 0, "no sminfo line in the output");
+		ret = rq_parse_error(err, errsz, 0, "no sminfo line in the output");
 		goto out;
 	}
 	ret = 0;
 out:
-	lines_release(&l);
+	rq_lines_release(&l);
 	return ret;
 }
 
@@ -274,9 +205,9 @@ static int link_line(const char *s, bool ca, struct ib_link *k)
 	return 0;
 }
 
-int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char *err, size_t errsz)
+int iblinkinfo_parse(const char *text, size_t len, struct ib_links *out, char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s, node[72] = "";
 	bool in_block = false, sw = false;
 	uint64_t swguid = 0;
@@ -284,8 +215,8 @@ int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		struct ib_link k = { 0 };
 
 		if (noise(s))
@@ -295,7 +226,7 @@ int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char
 			const char *name;
 
 			if (s[n - 1] != ':') {
-				ret = bad(err, errsz, l.no, "node header without its final ':'");
+				ret = rq_parse_error(err, errsz, l.no, "node header without its final ':'");
 				break;
 			}
 			s[n - 1] = '\0';
@@ -306,7 +237,7 @@ int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char
 				uint64_t g;
 
 				if (!take_num(&p, &g)) {
-					ret = bad(err, errsz, l.no, "switch header without a GUID");
+					ret = rq_parse_error(err, errsz, l.no, "switch header without a GUID");
 					break;
 				}
 				swguid = g;
@@ -317,11 +248,11 @@ int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char
 			continue;
 		}
 		if (!in_block) {
-			ret = bad(err, errsz, l.no, "port line before any CA:/Switch: header: %.60s", s);
+			ret = rq_parse_error(err, errsz, l.no, "port line before any CA:/Switch: header: %.60s", s);
 			break;
 		}
 		if (link_line(s, !sw, &k)) {
-			ret = bad(err, errsz, l.no, "not an iblinkinfo port line: %.80s", s);
+			ret = rq_parse_error(err, errsz, l.no, "not an iblinkinfo port line: %.80s", s);
 			break;
 		}
 		snprintf(k.node, sizeof(k.node), "%s", node);
@@ -334,7 +265,7 @@ int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char
 		}
 		out->v[out->n++] = k;
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (ret)
 		ib_links_release(out);
 	return ret;
@@ -357,17 +288,17 @@ const struct ib_link *ib_links_find(const struct ib_links *l, const char *node, 
 
 /* ---- perfquery ---- */
 
-int ib_parse_perfquery(const char *text, size_t len, struct ib_perf *out, char *err, size_t errsz)
+int perfquery_parse(const char *text, size_t len, struct ib_perf *out, char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 	size_t cap = 0, ccap = 0;
 	struct ib_perf_block *b = NULL;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		const char *dots, *p;
 		uint64_t v;
 
@@ -379,7 +310,7 @@ int ib_parse_perfquery(const char *text, size_t len, struct ib_perf *out, char *
 			const char *h = strstr(s, "counters: Lid ");
 
 			if (!h || sscanf(h, "counters: Lid %u port %d", &lid, &port) != 2) {
-				ret = bad(err, errsz, l.no, "not a perfquery header: %.80s", s);
+				ret = rq_parse_error(err, errsz, l.no, "not a perfquery header: %.80s", s);
 				break;
 			}
 			if (out->n == cap) {
@@ -395,19 +326,19 @@ int ib_parse_perfquery(const char *text, size_t len, struct ib_perf *out, char *
 			continue;
 		}
 		if (!b) {
-			ret = bad(err, errsz, l.no, "counter before any '# Port counters' header");
+			ret = rq_parse_error(err, errsz, l.no, "counter before any '# Port counters' header");
 			break;
 		}
 		dots = strchr(s, ':');
 		if (!dots || dots == s) {
-			ret = bad(err, errsz, l.no, "not a 'Name:....value' line: %.80s", s);
+			ret = rq_parse_error(err, errsz, l.no, "not a 'Name:....value' line: %.80s", s);
 			break;
 		}
 		p = dots + 1;
 		while (*p == '.')
 			p++;
 		if (!take_num(&p, &v) || *skipws(p)) {
-			ret = bad(err, errsz, l.no, "counter value is not a number: %.80s", s);
+			ret = rq_parse_error(err, errsz, l.no, "counter value is not a number: %.80s", s);
 			break;
 		}
 		if (b->n == ccap) {
@@ -417,9 +348,9 @@ int ib_parse_perfquery(const char *text, size_t len, struct ib_perf *out, char *
 		copy(b->c[b->n].name, sizeof(b->c[b->n].name), s, (size_t)(dots - s));
 		b->c[b->n++].value = v;
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (!ret && !out->n)
-		ret = bad(err, errsz, 0, "no '# Port counters' block in the output");
+		ret = rq_parse_error(err, errsz, 0, "no '# Port counters' block in the output");
 	if (ret)
 		ib_perf_release(out);
 	return ret;
@@ -470,17 +401,17 @@ static bool take_quoted(const char **s, char *dst, size_t size)
 	return true;
 }
 
-int ib_parse_netdiscover_ports(const char *text, size_t len, struct ib_netports *out,
+int ibnetdiscover_ports_parse(const char *text, size_t len, struct ib_netports *out,
 			       char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 	size_t cap = 0;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		struct ib_netport k = { 0 };
 		const char *p = s;
 		uint64_t v;
@@ -521,10 +452,10 @@ int ib_parse_netdiscover_ports(const char *text, size_t len, struct ib_netports 
 		out->v[out->n++] = k;
 		continue;
 bad_line:
-		ret = bad(err, errsz, l.no, "not an 'ibnetdiscover --ports' line: %.80s", s);
+		ret = rq_parse_error(err, errsz, l.no, "not an 'ibnetdiscover --ports' line: %.80s", s);
 		break;
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (ret)
 		ib_netports_release(out);
 	return ret;
@@ -551,9 +482,9 @@ static bool kv_split(char *s, char **key, char **val)
 	return true;
 }
 
-int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz)
+int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 	size_t cap = 0;
 	struct ib_stat_ca *ca = NULL;
@@ -561,8 +492,8 @@ int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		char *key, *val;
 		int num;
 
@@ -585,7 +516,7 @@ int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err
 			continue;
 		}
 		if (!ca) {
-			ret = bad(err, errsz, l.no, "line outside a CA block: %.60s", s);
+			ret = rq_parse_error(err, errsz, l.no, "line outside a CA block: %.60s", s);
 			break;
 		}
 		if (sscanf(s, " Port %d:", &num) == 1 && str_ends(s, ":")) {
@@ -596,7 +527,7 @@ int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err
 			continue;
 		}
 		if (!kv_split(s, &key, &val)) {
-			ret = bad(err, errsz, l.no, "not a 'Key: value' line: %.60s", s);
+			ret = rq_parse_error(err, errsz, l.no, "not a 'Key: value' line: %.60s", s);
 			break;
 		}
 		if (!pt) {
@@ -634,9 +565,9 @@ int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err
 		else if (!strcmp(key, "Link layer"))
 			snprintf(pt->link_layer, sizeof(pt->link_layer), "%s", val);
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (!ret && !out->n)
-		ret = bad(err, errsz, 0, "no CA block in the output");
+		ret = rq_parse_error(err, errsz, 0, "no CA block in the output");
 	if (ret)
 		ib_stat_release(out);
 	return ret;
@@ -653,16 +584,16 @@ void ib_stat_release(struct ib_stat *s)
 
 /* ---- smpquery dumps ---- */
 
-int ib_parse_smpquery(const char *text, size_t len, struct ib_kvs *out, char *err, size_t errsz)
+int smpquery_parse(const char *text, size_t len, struct ib_kvs *out, char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 	size_t cap = 0;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		char *dots, *val;
 
 		if (noise(s))
@@ -676,7 +607,7 @@ int ib_parse_smpquery(const char *text, size_t len, struct ib_kvs *out, char *er
 			continue;
 		dots = strchr(s, ':');
 		if (!dots || dots == s || dots[1] != '.') {
-			ret = bad(err, errsz, l.no, "not a 'Key:....value' line: %.80s", s);
+			ret = rq_parse_error(err, errsz, l.no, "not a 'Key:....value' line: %.80s", s);
 			break;
 		}
 		*dots = '\0';
@@ -691,9 +622,9 @@ int ib_parse_smpquery(const char *text, size_t len, struct ib_kvs *out, char *er
 		snprintf(out->v[out->n].value, sizeof(out->v[out->n].value), "%s", strtrim(val));
 		out->n++;
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (!ret && !out->n)
-		ret = bad(err, errsz, 0, "no 'Key:....value' line in the output");
+		ret = rq_parse_error(err, errsz, 0, "no 'Key:....value' line in the output");
 	if (ret)
 		ib_kvs_release(out);
 	return ret;
@@ -716,16 +647,16 @@ const char *ib_kvs_get(const struct ib_kvs *k, const char *key)
 
 /* ---- saquery -s ---- */
 
-int ib_parse_saquery_sm(const char *text, size_t len, struct ib_sm_ports *out, char *err, size_t errsz)
+int saquery_sm_parse(const char *text, size_t len, struct ib_sm_ports *out, char *err, size_t errsz)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 	bool in_sm = false, any_header = false;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		const char *t = skipws(s);
 		unsigned v;
 
@@ -750,22 +681,22 @@ int ib_parse_saquery_sm(const char *text, size_t len, struct ib_sm_ports *out, c
 				out->master_lid = v;
 		}
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (!any_header)
-		ret = bad(err, errsz, 0, "no 'IsSM ports' section: not saquery -s output");
+		ret = rq_parse_error(err, errsz, 0, "no 'IsSM ports' section: not saquery -s output");
 	return ret;
 }
 
 /* ---- opensm log / stdout ---- */
 
-int ib_parse_opensm_log(const char *text, size_t len, struct osm_summary *o)
+int opensm_log_parse(const char *text, size_t len, struct osm_summary *o)
 {
-	struct lines l;
+	struct rq_lines l;
 	char *s;
 
 	memset(o, 0, sizeof(*o));
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l))) {
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l))) {
 		const char *m = strstr(s, " -> "), *p;
 
 		/* Log lines: "Mon DD HH:MM:SS usec [THREAD] 0xLL -> message"; stdout has bare messages. */
@@ -809,7 +740,7 @@ int ib_parse_opensm_log(const char *text, size_t len, struct osm_summary *o)
 			o->nerrs++;
 		}
 	}
-	lines_release(&l);
+	rq_lines_release(&l);
 	return 0;
 }
 
@@ -851,7 +782,7 @@ static json_t *guid_json(uint64_t g)
 static int sminfo_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
 {
 	struct ib_sminfo si;
-	int ret = ib_parse_sminfo(text, len, &si, err, errsz);
+	int ret = sminfo_parse(text, len, &si, err, errsz);
 
 	if (ret)
 		return ret == -ENOENT ? -EINVAL : ret;
@@ -865,7 +796,7 @@ static int iblinkinfo_adapter(const char *text, size_t len, json_t **out, char *
 {
 	struct ib_links l;
 	json_t *a;
-	int ret = ib_parse_iblinkinfo(text, len, &l, err, errsz);
+	int ret = iblinkinfo_parse(text, len, &l, err, errsz);
 
 	if (ret)
 		return ret;
@@ -894,7 +825,7 @@ static int perfquery_adapter(const char *text, size_t len, json_t **out, char *e
 {
 	struct ib_perf p;
 	json_t *a;
-	int ret = ib_parse_perfquery(text, len, &p, err, errsz);
+	int ret = perfquery_parse(text, len, &p, err, errsz);
 
 	if (ret)
 		return ret;
@@ -916,21 +847,21 @@ static int perfquery_adapter(const char *text, size_t len, json_t **out, char *e
 static int netdiscover_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
 {
 	/* Two output forms: --ports lines ("CA  134 1 0x..."), or the topology file. */
-	struct lines l;
+	struct rq_lines l;
 	const char *s;
 	bool ports_form = false;
 
-	lines_init(&l, text, len);
-	while ((s = lines_next(&l)))
+	rq_lines_init(&l, text, len);
+	while ((s = rq_lines_next(&l)))
 		if (!noise(s)) {
 			ports_form = str_starts(s, "CA ") || str_starts(s, "SW ") || str_starts(s, "RT ");
 			break;
 		}
-	lines_release(&l);
+	rq_lines_release(&l);
 	if (ports_form) {
 		struct ib_netports p;
 		json_t *a;
-		int ret = ib_parse_netdiscover_ports(text, len, &p, err, errsz);
+		int ret = ibnetdiscover_ports_parse(text, len, &p, err, errsz);
 
 		if (ret)
 			return ret;
@@ -954,7 +885,7 @@ static int netdiscover_adapter(const char *text, size_t len, json_t **out, char 
 		return 0;
 	}
 	struct ibnet net;
-	int ret = ibnet_parse_text(text, len, "ibnetdiscover", &net, err, errsz);
+	int ret = ibnet_parse(text, len, "ibnetdiscover", &net, err, errsz);
 
 	if (ret)
 		return ret;
@@ -968,7 +899,7 @@ static int ibstat_adapter(const char *text, size_t len, json_t **out, char *err,
 {
 	struct ib_stat st;
 	json_t *a;
-	int ret = ib_parse_ibstat(text, len, &st, err, errsz);
+	int ret = ibstat_parse(text, len, &st, err, errsz);
 
 	if (ret)
 		return ret;
@@ -1005,7 +936,7 @@ static int smpquery_adapter(const char *text, size_t len, json_t **out, char *er
 {
 	struct ib_kvs k;
 	json_t *o;
-	int ret = ib_parse_smpquery(text, len, &k, err, errsz);
+	int ret = smpquery_parse(text, len, &k, err, errsz);
 
 	if (ret)
 		return ret;
@@ -1021,7 +952,7 @@ static int saquery_adapter(const char *text, size_t len, json_t **out, char *err
 {
 	struct ib_sm_ports p;
 	json_t *a;
-	int ret = ib_parse_saquery_sm(text, len, &p, err, errsz);
+	int ret = saquery_sm_parse(text, len, &p, err, errsz);
 
 	if (ret)
 		return ret;
@@ -1038,11 +969,11 @@ static int opensm_adapter(const char *text, size_t len, json_t **out, char *err,
 	json_t *e = json_array();
 	char why[256];
 
-	ib_parse_opensm_log(text, len, &s);
+	opensm_log_parse(text, len, &s);
 	if (!s.version[0] && !s.discovering && !s.nerrs && !s.subnet_up) {
 		json_decref(e);
 		osm_summary_release(&s);
-		return bad(err, errsz, 0, "no opensm version, state or error line: not opensm output");
+		return rq_parse_error(err, errsz, 0, "no opensm version, state or error line: not opensm output");
 	}
 	for (size_t i = 0; i < s.nerrs && i < OSM_MAX_ERRS; i++)
 		json_array_append_new(e, rq_json_text(s.errs[i]));

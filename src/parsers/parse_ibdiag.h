@@ -30,7 +30,7 @@ struct ib_sminfo {
 };
 
 /* 0; -ENOENT when the output says the query failed (no SM answered); -EINVAL otherwise. */
-int ib_parse_sminfo(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz);
+int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz);
 const char *ib_sminfo_state_name(int state);	/* "MASTER", "STANDBY", ... */
 
 /* ---- iblinkinfo: one entry per port line. */
@@ -56,7 +56,7 @@ struct ib_links {
 	size_t n;
 };
 
-int ib_parse_iblinkinfo(const char *text, size_t len, struct ib_links *out, char *err, size_t errsz);
+int iblinkinfo_parse(const char *text, size_t len, struct ib_links *out, char *err, size_t errsz);
 void ib_links_release(struct ib_links *l);
 const struct ib_link *ib_links_find(const struct ib_links *l, const char *node, int port);
 /* "4X" -> 4, "1X" -> 1, "" -> 0 */
@@ -81,7 +81,7 @@ struct ib_perf {
 	size_t n;
 };
 
-int ib_parse_perfquery(const char *text, size_t len, struct ib_perf *out, char *err, size_t errsz);
+int perfquery_parse(const char *text, size_t len, struct ib_perf *out, char *err, size_t errsz);
 void ib_perf_release(struct ib_perf *p);
 /* Value of a counter in a block; false when absent. */
 bool ib_perf_get(const struct ib_perf_block *b, const char *name, uint64_t *v);
@@ -107,7 +107,7 @@ struct ib_netports {
 	size_t n;
 };
 
-int ib_parse_netdiscover_ports(const char *text, size_t len, struct ib_netports *out,
+int ibnetdiscover_ports_parse(const char *text, size_t len, struct ib_netports *out,
 			       char *err, size_t errsz);
 void ib_netports_release(struct ib_netports *p);
 
@@ -139,7 +139,7 @@ struct ib_stat {
 	size_t n;
 };
 
-int ib_parse_ibstat(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz);
+int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz);
 void ib_stat_release(struct ib_stat *s);
 
 /* ---- "Key:.....value" dumps (smpquery portinfo/nodeinfo ...), with the "# ..." header. */
@@ -154,7 +154,7 @@ struct ib_kvs {
 	size_t n;
 };
 
-int ib_parse_smpquery(const char *text, size_t len, struct ib_kvs *out, char *err, size_t errsz);
+int smpquery_parse(const char *text, size_t len, struct ib_kvs *out, char *err, size_t errsz);
 void ib_kvs_release(struct ib_kvs *k);
 const char *ib_kvs_get(const struct ib_kvs *k, const char *key);
 
@@ -165,7 +165,7 @@ struct ib_sm_ports {
 	size_t n;
 };
 
-int ib_parse_saquery_sm(const char *text, size_t len, struct ib_sm_ports *out, char *err, size_t errsz);
+int saquery_sm_parse(const char *text, size_t len, struct ib_sm_ports *out, char *err, size_t errsz);
 
 /* ---- opensm log file and stdout (both: the summary of what happened). */
 #define OSM_MAX_ERRS 16
@@ -184,7 +184,7 @@ struct osm_summary {
 };
 
 /* Lenient by design: a log is free text; unknown lines are skipped. */
-int ib_parse_opensm_log(const char *text, size_t len, struct osm_summary *out);
+int opensm_log_parse(const char *text, size_t len, struct osm_summary *out);
 void osm_summary_release(struct osm_summary *s);
 /* A one-line reason from a summary: the first ERR, else what is missing. */
 void osm_summary_reason(const struct osm_summary *s, char *buf, size_t size);

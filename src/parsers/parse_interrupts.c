@@ -28,20 +28,17 @@ static bool all_digits(const char *s, size_t n)
 
 int interrupts_parse(const char *text, size_t len, struct interrupts *out, char *err, size_t errsz)
 {
-	char *buf = xstrndup(text, len), *line, *next;
-	unsigned ln = 0;
+	struct rq_lines lines;
+	char *line;
 	int ret = 0;
 	bool header = false;
 
 	memset(out, 0, sizeof(*out));
-	for (line = buf; line; line = next) {
-		char *nl = strchr(line, '\n'), *p, *colon;
+	rq_lines_init(&lines, text, len);
+	while ((line = rq_lines_next(&lines))) {
+		unsigned ln = lines.no;
+		char *p = line, *colon;
 
-		next = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		ln++;
-		p = line;
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p)
@@ -50,8 +47,7 @@ int interrupts_parse(const char *text, size_t len, struct interrupts *out, char 
 			/* Header: CPU ids of the columns. */
 			for (char *hs = NULL, *t = strtok_r(p, " \t", &hs); t; t = strtok_r(NULL, " \t", &hs)) {
 				if (!str_starts(t, "CPU") || !all_digits(t + 3, strlen(t + 3))) {
-					snprintf(err, errsz, "line %u: bad CPU header token \"%s\"", ln, t);
-					ret = -EINVAL;
+					ret = rq_parse_error(err, errsz, ln, "bad CPU header token \"%s\"", t);
 					goto out;
 				}
 				out->cpus = xrealloc(out->cpus, (size_t)(out->ncpus + 1) * sizeof(*out->cpus));
@@ -62,8 +58,7 @@ int interrupts_parse(const char *text, size_t len, struct interrupts *out, char 
 		}
 		colon = strchr(p, ':');
 		if (!colon || colon == p || strcspn(p, " \t") < (size_t)(colon - p)) {
-			snprintf(err, errsz, "line %u: expected \"IRQ: counts...\"", ln);
-			ret = -EINVAL;
+			ret = rq_parse_error(err, errsz, ln, "expected \"IRQ: counts...\"");
 			goto out;
 		}
 		struct irq_line l;
@@ -91,8 +86,7 @@ int interrupts_parse(const char *text, size_t len, struct interrupts *out, char 
 			p = e;
 		}
 		if (l.irq >= 0 && l.ncounts == 0) {
-			snprintf(err, errsz, "line %u: IRQ %d has no counts", ln, l.irq);
-			ret = -EINVAL;
+			ret = rq_parse_error(err, errsz, ln, "IRQ %d has no counts", l.irq);
 			goto out;
 		}
 		if (!out->ncpus && l.irq >= 0) {
@@ -103,10 +97,9 @@ int interrupts_parse(const char *text, size_t len, struct interrupts *out, char 
 				out->cpus[i] = i;
 		}
 		if (l.irq >= 0 && l.ncounts != out->ncpus) {
-			snprintf(err, errsz, "line %u: IRQ %d has %d counts for %d CPUs", ln, l.irq, l.ncounts,
-				 out->ncpus);
+			ret = rq_parse_error(err, errsz, ln, "IRQ %d has %d counts for %d CPUs", l.irq,
+					     l.ncounts, out->ncpus);
 			free(l.counts);
-			ret = -EINVAL;
 			goto out;
 		}
 		snprintf(l.desc, sizeof(l.desc), "%s", strtrim(p));
@@ -117,7 +110,7 @@ int interrupts_parse(const char *text, size_t len, struct interrupts *out, char 
 		out->v[out->n++] = l;
 	}
 out:
-	free(buf);
+	rq_lines_release(&lines);
 	if (ret)
 		interrupts_release(out);
 	return ret;

@@ -8,8 +8,8 @@
  * duration-mode latency table and the "sl" variant all take the same path.
  *
  * The --out_json file of the 4.5 build is not JSON (bare keys, bare
- * values, trailing commas); newer builds write valid JSON.  Both go
- * through one lenient reader that accepts a superset of JSON.
+ * values, trailing commas); newer builds write valid JSON.  What jansson
+ * refuses goes through lenient_json.c, a reader of a superset of JSON.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
+#include "parsers/lenient_json.h"
 #include "parsers/parse_perftest.h"
 #include "parsers/parsers.h"
 #include "core/util.h"
@@ -319,11 +320,13 @@ static bool is_dashes(const char *s)
 
 static int parse_json(const char *text, size_t len, struct pt_report *r, char *err, size_t errsz);
 
-int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_t errsz)
+int perftest_parse(const char *text, size_t len, struct pt_report *r, char *err, size_t errsz)
 {
 	struct table t = { .ncols = 0 };
 	const char *p = text, *end = text + len;
+	struct rq_lines l;
 	unsigned lineno = 0;
+	char *line;
 	bool seen = false;	/* anything perftest-shaped */
 	int ret = 0;
 
@@ -340,26 +343,21 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 		break;
 	}
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = xstrndup(p, n), *s;
+	rq_lines_init(&l, text, len);
+	while ((line = rq_lines_next(&l))) {
+		char *s;
 		double v[PT_NCOLS + 2];
 		int nv;
 
-		p = nl ? nl + 1 : end;
-		lineno++;
-		if (strlen(line) != n) {
-			rq_parse_error(err, errsz, lineno, "NUL byte in text");
-			free(line);
-			ret = -EINVAL;
+		lineno = l.no;
+		if (l.nul) {
+			ret = rq_parse_error(err, errsz, lineno, "NUL byte in text");
 			break;
 		}
 		s = strtrim(line);
 		if (!*s || is_dashes(s) || s[0] == '*') {
 			if (strstr(s, "Waiting for client"))
 				r->server = seen = true;
-			free(line);
 			continue;
 		}
 		if (str_starts(s, "Version:")) {
@@ -367,9 +365,7 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 			seen = true;
 		} else if (str_starts(s, "#bytes")) {
 			if (!parse_table_header(s, &t, r)) {
-				rq_parse_error(err, errsz, lineno, "table header names no known column");
-				ret = -EINVAL;
-				free(line);
+				ret = rq_parse_error(err, errsz, lineno, "table header names no known column");
 				break;
 			}
 			seen = true;
@@ -378,10 +374,8 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 			struct pt_row *row;
 
 			if (nv != t.ncols) {
-				rq_parse_error(err, errsz, lineno, "row has %d numbers, its header has %d columns",
-				       nv, t.ncols);
-				ret = -EINVAL;
-				free(line);
+				ret = rq_parse_error(err, errsz, lineno,
+						     "row has %d numbers, its header has %d columns", nv, t.ncols);
 				break;
 			}
 			row = add_row(r);
@@ -409,248 +403,15 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_
 			if (parse_header_line(r, s))
 				seen = true;
 		}
-		free(line);
 	}
+	rq_lines_release(&l);
 	if (ret == 0 && !seen) {
-		rq_parse_error(err, errsz, lineno ? 1 : 0,
-		       "not perftest output: no header, result table, Version line or error");
-		ret = -EINVAL;
+		ret = rq_parse_error(err, errsz, lineno ? 1 : 0,
+				     "not perftest output: no header, result table, Version line or error");
 	}
 	if (ret)
 		pt_report_release(r);
 	return ret;
-}
-
-/* ---- --out_json, lenient ---- */
-
-struct lj {
-	const char *p, *start, *end;
-	char *err;
-	size_t errsz;
-	int depth;
-};
-
-static unsigned lj_line(const struct lj *j)
-{
-	unsigned n = 1;
-
-	for (const char *q = j->start; q < j->p && q < j->end; q++)
-		n += *q == '\n';
-	return n;
-}
-
-static void lj_ws(struct lj *j)
-{
-	while (j->p < j->end && isspace((unsigned char)*j->p))
-		j->p++;
-}
-
-static json_t *lj_value(struct lj *j);
-
-/* A quoted string (JSON escapes \" \\ \n \t kept simple) into sb. */
-static int lj_string(struct lj *j, struct sb *sb)
-{
-	j->p++;	/* opening quote */
-	while (j->p < j->end && *j->p != '"') {
-		if (*j->p == '\\' && j->p + 1 < j->end) {
-			j->p++;
-			switch (*j->p) {
-			case 'n': sb_addc(sb, '\n'); break;
-			case 't': sb_addc(sb, '\t'); break;
-			default: sb_addc(sb, *j->p); break;
-			}
-		} else if (*j->p == '\n') {
-			rq_parse_error(j->err, j->errsz, lj_line(j), "unterminated string");
-			return -EINVAL;
-		} else {
-			sb_addc(sb, *j->p);
-		}
-		j->p++;
-	}
-	if (j->p >= j->end) {
-		rq_parse_error(j->err, j->errsz, lj_line(j), "unterminated string");
-		return -EINVAL;
-	}
-	j->p++;
-	return 0;
-}
-
-/* A bare token up to , } ] : or end of line (stop_colon for keys). */
-static void lj_bare(struct lj *j, struct sb *sb, bool stop_colon)
-{
-	while (j->p < j->end && *j->p != ',' && *j->p != '}' && *j->p != ']' &&
-	       *j->p != '\n' && !(stop_colon && *j->p == ':'))
-		sb_addc(sb, *j->p++);
-	sb_rtrim(sb);
-}
-
-static json_t *lj_scalar(const char *s)
-{
-	char *end;
-	double d;
-
-	if (!strcmp(s, "true"))
-		return json_true();
-	if (!strcmp(s, "false"))
-		return json_false();
-	if (!strcmp(s, "null"))
-		return json_null();
-	d = strtod(s, &end);
-	if (*s && end != s && *end == '\0' && isfinite(d)) {	/* "1e999": kept as text */
-		if (!strpbrk(s, ".eE") && d >= -9e15 && d <= 9e15)
-			return json_integer((json_int_t)d);
-		return json_real(d);
-	}
-	return json_string(s);
-}
-
-static bool utf8_valid(const char *s)
-{
-	size_t n = strlen(s), l;
-	uint32_t cp;
-
-	for (size_t i = 0; i < n; i += l)
-		if (!(l = utf8_decode((const unsigned char *)s + i, n - i, &cp)))
-			return false;
-	return true;
-}
-
-static json_t *lj_object(struct lj *j, bool braced)
-{
-	json_t *o = json_object();
-
-	if (braced)
-		j->p++;
-	if (++j->depth > 32) {
-		rq_parse_error(j->err, j->errsz, lj_line(j), "nesting too deep");
-		goto fail;
-	}
-	for (;;) {
-		struct sb key = SB_INIT;
-		json_t *v;
-
-		lj_ws(j);
-		if (j->p >= j->end) {
-			if (!braced)
-				break;
-			rq_parse_error(j->err, j->errsz, lj_line(j), "expected '}' before end of input");
-			goto fail;
-		}
-		if (*j->p == '}') {
-			if (!braced) {
-				rq_parse_error(j->err, j->errsz, lj_line(j), "unexpected '}'");
-				goto fail;
-			}
-			j->p++;
-			break;
-		}
-		if (*j->p == ',') {	/* trailing or doubled comma: the 4.5 build */
-			j->p++;
-			continue;
-		}
-		if (*j->p == '"') {
-			if (lj_string(j, &key) < 0) {
-				sb_release(&key);
-				goto fail;
-			}
-		} else {
-			lj_bare(j, &key, true);
-		}
-		lj_ws(j);
-		if (j->p >= j->end || *j->p != ':' || !key.len) {
-			rq_parse_error(j->err, j->errsz, lj_line(j), "expected 'key: value'");
-			sb_release(&key);
-			goto fail;
-		}
-		j->p++;
-		v = lj_value(j);
-		if (!v) {
-			sb_release(&key);
-			goto fail;
-		}
-		if (!utf8_valid(strtrim(key.buf))) {
-			/* jansson would drop the pair silently: refuse, as for values */
-			rq_parse_error(j->err, j->errsz, lj_line(j), "key is not UTF-8");
-			json_decref(v);
-			sb_release(&key);
-			goto fail;
-		}
-		json_object_set_new(o, strtrim(key.buf), v);
-		sb_release(&key);
-	}
-	j->depth--;
-	return o;
-fail:
-	json_decref(o);
-	return NULL;
-}
-
-static json_t *lj_value(struct lj *j)
-{
-	lj_ws(j);
-	if (j->p >= j->end) {
-		rq_parse_error(j->err, j->errsz, lj_line(j), "expected a value before end of input");
-		return NULL;
-	}
-	if (*j->p == '{')
-		return lj_object(j, true);
-	if (*j->p == '[') {
-		json_t *a = json_array();
-
-		j->p++;
-		if (++j->depth > 32) {
-			rq_parse_error(j->err, j->errsz, lj_line(j), "nesting too deep");
-			json_decref(a);
-			return NULL;
-		}
-		for (;;) {
-			json_t *v;
-
-			lj_ws(j);
-			if (j->p < j->end && *j->p == ']') {
-				j->p++;
-				break;
-			}
-			if (j->p < j->end && *j->p == ',') {
-				j->p++;
-				continue;
-			}
-			v = lj_value(j);
-			if (!v) {
-				json_decref(a);
-				return NULL;
-			}
-			json_array_append_new(a, v);
-		}
-		j->depth--;
-		return a;
-	}
-	if (*j->p == '"') {
-		struct sb s = SB_INIT;
-		json_t *v = NULL;
-
-		if (lj_string(j, &s) == 0)
-			v = json_string(s.buf);
-		sb_release(&s);
-		if (!v && !j->err[0])
-			rq_parse_error(j->err, j->errsz, lj_line(j), "string is not UTF-8");
-		return v;
-	} else {
-		struct sb s = SB_INIT;
-		json_t *v;
-
-		lj_bare(j, &s, false);
-		if (!s.len) {
-			rq_parse_error(j->err, j->errsz, lj_line(j), "expected a value");
-			sb_release(&s);
-			return NULL;
-		}
-		v = lj_scalar(s.buf);
-		sb_release(&s);
-		if (!v)
-			rq_parse_error(j->err, j->errsz, lj_line(j), "value is not UTF-8");
-		return v;
-	}
 }
 
 static double jnum(json_t *o, const char *key)
@@ -723,28 +484,14 @@ static int parse_json(const char *text, size_t len, struct pt_report *r, char *e
 {
 	json_error_t jerr;
 	json_t *root, *info, *res;
-	char ebuf[256] = "";
-	struct lj j = { .p = text, .start = text, .end = text + len, .err = ebuf, .errsz = sizeof(ebuf) };
 
 	root = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
 	if (json_is_object(root)) {
 		r->json_strict = true;
 	} else {
 		json_decref(root);
-		lj_ws(&j);
-		root = lj_object(&j, j.p < j.end && *j.p == '{');
-		if (root) {
-			lj_ws(&j);
-			if (j.p < j.end) {
-				rq_parse_error(ebuf, sizeof(ebuf), lj_line(&j), "text after the JSON object");
-				json_decref(root);
-				root = NULL;
-			}
-		}
-		if (!root) {
-			rq_parse_error(err, errsz, 0, "%s", ebuf);
+		if (!(root = lenient_json_parse(text, len, err, errsz)))
 			return -EINVAL;
-		}
 	}
 	r->json = true;
 	info = json_object_get(root, "test_info");
@@ -791,7 +538,7 @@ static int adapter(const char *text, size_t len, json_t **out, char *err, size_t
 {
 	struct pt_report r;
 	json_t *o, *rows;
-	int ret = pt_parse(text, len, &r, err, errsz);
+	int ret = perftest_parse(text, len, &r, err, errsz);
 
 	if (ret)
 		return ret;

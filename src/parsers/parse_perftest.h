@@ -64,7 +64,7 @@ void pt_report_release(struct pt_report *r);
  * row does not fit its header.  A run that failed parses fine: r->error
  * set, no rows.
  */
-int pt_parse(const char *text, size_t len, struct pt_report *r, char *err, size_t errsz);
+int perftest_parse(const char *text, size_t len, struct pt_report *r, char *err, size_t errsz);
 
 /* The last row with this message size, or NULL. */
 const struct pt_row *pt_find_row(const struct pt_report *r, uint64_t bytes);

@@ -39,25 +39,15 @@ typedef int (*line_fn)(void *arg, char *s, unsigned lineno);
 static int each_line(const char *text, size_t len, line_fn fn, void *arg,
 		     char *err, size_t errsz)
 {
-	const char *p = text, *end = text + len;
-	unsigned lineno = 0;
+	struct rq_lines l;
+	char *line;
 	int ret = 0;
 
-	while (p < end && !ret) {
-		const char *nl = memchr(p, '\n', end - p);
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = xstrndup(p, n);
-
-		p = nl ? nl + 1 : end;
-		lineno++;
-		if (strlen(line) != n) {
-			rq_parse_error(err, errsz, lineno, "NUL byte in text");
-			ret = -EINVAL;
-		} else {
-			ret = fn(arg, strtrim(line), lineno);
-		}
-		free(line);
-	}
+	rq_lines_init(&l, text, len);
+	while (!ret && (line = rq_lines_next(&l)))
+		ret = l.nul ? rq_parse_error(err, errsz, l.no, "NUL byte in text")
+			    : fn(arg, strtrim(line), l.no);
+	rq_lines_release(&l);
 	return ret;
 }
 
@@ -133,7 +123,7 @@ static int pp_line(void *arg, char *s, unsigned lineno)
 	return 0;
 }
 
-int pp_parse(const char *text, size_t len, struct pp_report *r, char *err, size_t errsz)
+int pingpong_parse(const char *text, size_t len, struct pp_report *r, char *err, size_t errsz)
 {
 	struct pp_state st = { .r = r, .err = err, .errsz = errsz };
 	int ret;
@@ -165,7 +155,7 @@ static int pp_adapter(const char *text, size_t len, json_t **out, char *err, siz
 {
 	struct pp_report r;
 	json_t *o;
-	int ret = pp_parse(text, len, &r, err, errsz);
+	int ret = pingpong_parse(text, len, &r, err, errsz);
 
 	if (ret)
 		return ret;

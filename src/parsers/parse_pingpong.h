@@ -29,7 +29,7 @@ struct pp_report {
 	unsigned error_line;
 };
 
-int pp_parse(const char *text, size_t len, struct pp_report *r, char *err, size_t errsz);
+int pingpong_parse(const char *text, size_t len, struct pp_report *r, char *err, size_t errsz);
 
 /* rping -v (client or server, with or without -d). */
 struct rping_report {

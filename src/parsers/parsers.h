@@ -10,7 +10,9 @@
 #ifndef RQ_PARSERS_H
 #define RQ_PARSERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include "core/json_text.h"
 
 struct json_t;
 
@@ -22,25 +24,55 @@ struct rq_parser {
 
 /*
  * Fill err with "line N: " (when line > 0) and the message: the one shape of
- * every parser's refusal.  err may be NULL.
+ * every parser's refusal.  err may be NULL.  Returns -EINVAL, so that a
+ * parser can `return rq_parse_error(...)`.
  */
-void rq_parse_error(char *err, size_t errsz, unsigned line, const char *fmt, ...)
+int rq_parse_error(char *err, size_t errsz, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same with a file name: "FILE:LINE: message" (files that include others). */
+int rq_parse_error_at(char *err, size_t errsz, const char *file, unsigned line,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * The one line iterator of every parser.  rq_lines_next() returns the next
+ * line without its newline and trailing white space (a CR included; leading
+ * white space is kept, since some formats indent meaningfully), numbered from
+ * 1 in l->no; NULL at the end.  The buffer is reused: a line is valid until
+ * the next call.  A NUL byte ends the line (the text after one is not a
+ * tool's) and sets l->nul, for parsers that refuse such text; l->raw_len is
+ * the line's length as it was in the input.
+ */
+struct rq_lines {
+	const char *p, *end;
+	unsigned no;
+	bool nul;
+	size_t raw_len;
+	char *buf;
+	size_t cap;
+};
+
+void rq_lines_init(struct rq_lines *l, const char *text, size_t len);
+char *rq_lines_next(struct rq_lines *l);
+void rq_lines_release(struct rq_lines *l);
+
+/*
+ * Fields that a parser found but could not read (a redacted GUID, "..." in
+ * place of a value, a line an older tool version does not print), by name.
+ * Real outputs are pasted and redacted: they still give what they hold, and
+ * say what they do not.  Names are string literals.
+ */
+#define RQ_MISSING_MAX 16
+struct rq_missing {
+	const char *name[RQ_MISSING_MAX];
+	unsigned n;
+};
+
+void rq_missing_add(struct rq_missing *m, const char *name);
+bool rq_missing_has(const struct rq_missing *m, const char *name);
+/* Sets "missing": ["name", ...] on o when any field is missing. */
+void rq_missing_json(struct json_t *o, const struct rq_missing *m);
 
 extern const struct rq_parser *const rq_parsers[];
 const struct rq_parser *rq_parser_find(const char *name);
-
-/*
- * For adapters: tool text is not always UTF-8 (a node description is
- * whatever the node set, a log may hold Latin-1, a copy into a fixed-size
- * field may cut a character), and jansson refuses such a string: json_string()
- * returns NULL and json_object_set_new() then drops the field silently.
- * These turn invalid bytes into U+FFFD instead; never NULL.
- */
-struct json_t *rq_json_text(const char *s);
-/* json_object_set_new() with a key from tool text. */
-void rq_json_set_text(struct json_t *o, const char *key, struct json_t *v);
-/* A figure read from tool text: JSON has no Inf/NaN (json_real() returns NULL): null. */
-struct json_t *rq_json_num(double v);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "qual/compare.h"
+#include "core/json_text.h"
 #include "core/result.h"
 #include "core/util.h"
 
@@ -742,28 +743,10 @@ void cmp_report_release(struct cmp_report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
-static json_t *str_or_null(const char *s)
-{
-	struct sb sb = SB_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	sb_add_utf8(&sb, s, strlen(s));
-	j = json_stringn(sb.buf, sb.len);
-	sb_release(&sb);
-	return j ? j : json_null();
-}
-
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *run_json(const struct cmp_run *r)
 {
-	return json_pack("{s:o, s:o, s:o, s:b, s:I}", "id", str_or_null(r->id),
-			 "hostname", str_or_null(r->hostname), "started", str_or_null(r->started),
+	return json_pack("{s:o, s:o, s:o, s:b, s:I}", "id", rq_json_text(r->id),
+			 "hostname", rq_json_text(r->hostname), "started", rq_json_text(r->started),
 			 "complete", r->complete, "rows", (json_int_t)r->rows);
 }
 
@@ -782,7 +765,7 @@ json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
 	json_object_set_new(root, "after", run_json(&rep->after));
 	json_object_set_new(opts, "tolerance_pct", json_real(o->tol_pct));
 	for (size_t i = 0; i < o->ntols; i++)
-		json_array_append_new(tols, json_pack("{s:o, s:f}", "glob", str_or_null(o->tols[i].glob),
+		json_array_append_new(tols, json_pack("{s:o, s:f}", "glob", rq_json_text(o->tols[i].glob),
 						      "pct", o->tols[i].pct));
 	json_object_set_new(opts, "tolerances", tols);
 	json_object_set_new(opts, "allow_new_skips", json_boolean(o->allow_new_skips));
@@ -798,21 +781,21 @@ json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
 
 		json_object_set_new(j, "type", json_string(type_names[f->type]));
 		json_object_set_new(j, "regression", json_boolean(f->regression));
-		json_object_set_new(j, "row", str_or_null(f->row));
-		json_object_set_new(j, "name", str_or_null(f->name));
-		json_object_set_new(j, "before", str_or_null(f->before));
-		json_object_set_new(j, "after", str_or_null(f->after));
+		json_object_set_new(j, "row", rq_json_text(f->row));
+		json_object_set_new(j, "name", rq_json_text(f->name));
+		json_object_set_new(j, "before", rq_json_text(f->before));
+		json_object_set_new(j, "after", rq_json_text(f->after));
 		if (is_figure(f->type)) {
 			const char *d = cmp_dir_name(f->dir);
 
-			json_object_set_new(j, "before_value", num_or_null(f->vbefore));
-			json_object_set_new(j, "after_value", num_or_null(f->vafter));
-			json_object_set_new(j, "unit", str_or_null(f->unit));
-			json_object_set_new(j, "change_pct", num_or_null(f->change_pct));
-			json_object_set_new(j, "tolerance_pct", num_or_null(f->tol_pct));
+			json_object_set_new(j, "before_value", rq_json_num(f->vbefore));
+			json_object_set_new(j, "after_value", rq_json_num(f->vafter));
+			json_object_set_new(j, "unit", rq_json_text(f->unit));
+			json_object_set_new(j, "change_pct", rq_json_num(f->change_pct));
+			json_object_set_new(j, "tolerance_pct", rq_json_num(f->tol_pct));
 			json_object_set_new(j, "better", d ? json_string(d) : json_null());
 		}
-		json_object_set_new(j, "message", str_or_null(f->msg));
+		json_object_set_new(j, "message", rq_json_text(f->msg));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "findings", arr);

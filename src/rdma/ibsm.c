@@ -124,7 +124,7 @@ int ibsm_look(const struct ibsm_tools *t, struct ibsm_view *v, int64_t tool_time
 	if (ret == 0 && r.exec_failed)
 		ret = -ENOENT;
 	if (ret == 0) {
-		int pr = ib_parse_sminfo(r.out.buf, r.out.len, &v->sm, err, sizeof(err));
+		int pr = sminfo_parse(r.out.buf, r.out.len, &v->sm, err, sizeof(err));
 
 		if (pr == 0)
 			v->sm_answered = true;
@@ -139,7 +139,7 @@ int ibsm_look(const struct ibsm_tools *t, struct ibsm_view *v, int64_t tool_time
 	proc_result_init(&r);
 	ret = t->run(t->arg, linkinfo, tool_timeout_ms, &r);
 	if (ret == 0 && !r.exec_failed && !r.timed_out) {
-		if (ib_parse_iblinkinfo(r.out.buf, r.out.len, &v->links, err, sizeof(err)) == 0)
+		if (iblinkinfo_parse(r.out.buf, r.out.len, &v->links, err, sizeof(err)) == 0)
 			v->links_read = true;
 		else
 			snprintf(v->why, sizeof(v->why), "iblinkinfo output not understood: %s", err);

@@ -265,7 +265,7 @@ int node_devinfo(struct rq_ctx *ctx, struct devinfo *di, char *why, size_t whysz
 		proc_describe(&r, "ibv_devinfo -v", how, sizeof(how));
 		snprintf(why, whysz, "%s: %.120s", how, r.err.len ? strtrim(r.err.buf) : "");
 		ret = -EIO;
-	} else if (devinfo_parse(r.out.buf, r.out.len, di, err, sizeof(err)) < 0) {
+	} else if (ibv_devinfo_parse(r.out.buf, r.out.len, di, err, sizeof(err)) < 0) {
 		snprintf(why, whysz, "ibv_devinfo -v output not understood: %s", err);
 		ret = -EINVAL;
 	} else {
