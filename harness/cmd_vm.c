@@ -38,13 +38,15 @@ static void vm_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: rdmaqual vm boot [--topology vm1|vm2] [--accel kvm|tcg|auto]\n"
-		"                        [--kernel PATH --modules DIR] [--state-dir DIR]\n"
-		"       rdmaqual vm image [--kernel PATH --modules DIR]\n"
+		"                        [--kernel SPEC] [--state-dir DIR]\n"
+		"       rdmaqual vm image [--kernel SPEC]\n"
 		"       rdmaqual vm bench [--topology vm1|vm2] [--accel A] [--n N]\n"
 		"Boots the rxe-vm guests as a run does (see docs/vm.md).  After boot, lines\n"
 		"typed here go to vm0's agent (prefix a line with \"vm1 \" for the second\n"
 		"guest), e.g. {\"v\":1,\"id\":1,\"op\":\"exec\",\"argv\":[\"ibv_devinfo\"],\"timeout_ms\":5000}\n"
-		"EOF or Ctrl-C stops the guests.\n");
+		"EOF or Ctrl-C stops the guests.\n"
+		"SPEC: debian:SUITE (debian:bookworm-backports), debian:PACKAGE=VERSION,\n"
+		"or a kernel image PATH with --modules DIR (its lib/modules/VER).\n");
 }
 
 /* Pass lines between stdin and the guests' agents until EOF or a signal. */
@@ -165,8 +167,8 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 	}
 	if (optind != argc)
 		return usage_error("vm", "unexpected argument \"%s\"", argv[optind]);
-	if (!!o.kernel != !!o.modules)
-		return usage_error("vm", "--kernel and --modules go together");
+	if (!rq_kernel_spec_is_debian(o.kernel) && !!o.kernel != !!o.modules)
+		return usage_error("vm", "--kernel PATH and --modules go together");
 	o.self_exe = rq_self_exe;
 
 	if (mode == VM_IMAGE) {
@@ -180,6 +182,9 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 		printf("kernel:    %s (%s)\nimage:     %s%s\nmodules:   %s/lib/modules/%s\ninitramfs: %s\n",
 		       img.kver, img.ksrc, img.kimage, img.pvh ? " (PVH vmlinux)" : " (bzImage)",
 		       img.modroot, img.kver, img.initrd);
+		if (*img.kpkg)
+			printf("package:   %s %s from %s (%s)\n", img.kpkg, img.kpkgver,
+			       img.korigin, img.kcache);
 		return 0;
 	}
 	if (!o.state_dir) {

@@ -11,6 +11,9 @@
 #   RQ_KPVH=1|0                whether RQ_KIMAGE is a PVH ELF (microvm boots it
 #                              without the bzImage decompressing itself)
 #   RQ_MODROOT=DIR             a root with lib/modules/RQ_KVER (for modprobe -d)
+#   RQ_KPKG=NAME RQ_KPKGVER=V  the Debian package and its exact version (debian)
+#   RQ_KORIGIN=TEXT            where that package came from ("URI SUITE/main",
+#                              or "cache (offline: ...)" when no mirror answered)
 #
 # Order: --kernel/--modules when given; else the host's own kernel when
 # /boot/vmlinuz-$(uname -r) and its /lib/modules carry rdma_rxe; else the
@@ -19,7 +22,11 @@
 # When no mirror answers, the newest kernel already in the cache is used, so
 # a pre-seeded cache works offline.
 #
+# --spec debian:SUITE or debian:PACKAGE=VERSION asks for one Debian kernel
+# instead (vm/debian-kernel.sh resolves it through a private apt state).
+#
 # usage: vm/kernel.sh [--cache DIR] [--kernel PATH --modules DIR] [--no-host]
+#                     [--spec debian:SUITE|debian:PACKAGE=VERSION]
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +34,7 @@ cache=${RQ_VM_CACHE:-$here/cache}
 kernel=
 modules=
 try_host=1
+spec=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--modules) modules=$2; shift 2 ;;
 	--no-host) try_host=0; shift ;;
+	--spec) spec=$2; shift 2 ;;
 	*) echo "kernel.sh: unknown option: $1" >&2; exit 2 ;;
 	esac
 done
@@ -45,10 +54,11 @@ cache=$(cd "$cache" && pwd)
 exec 9>"$cache/.lock"
 flock -w 600 9 || die "cache $cache is locked by another build for 10 minutes"
 
-# Extract the ELF vmlinux from a bzImage: Debian compresses it with XZ; the
-# stream starts at the first FD 37 7A 58 5A 00.  Cached next to the image by
-# the image's size+mtime; prints the vmlinux path, or nothing when the image
-# holds no XZ stream or the result is not a PVH-capable ELF.
+# Extract the ELF vmlinux from a bzImage: Debian compresses it with XZ (6.1)
+# or zstd (6.12); the stream starts at the first FD 37 7A 58 5A 00 or
+# 28 B5 2F FD.  Cached next to the image by the image's size+mtime; prints
+# the vmlinux path, or nothing when the image holds no such stream or the
+# result is not a PVH-capable ELF.
 extract_pvh() {
 	img=$1
 	key=$(stat -L -c '%s-%Y' "$img")
@@ -58,14 +68,20 @@ extract_pvh() {
 		return 0
 	fi
 	mkdir -p "$cache/vmlinux"
-	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$img" 2>/dev/null | head -n1 | cut -d: -f1) || true
-	[ -n "$off" ] || return 0
 	tmp="$out.tmp.$$"
-	# --single-stream: the bzImage carries trailing data after the stream.
-	if ! tail -c +"$((off + 1))" "$img" | xz -dc --single-stream >"$tmp" 2>/dev/null; then
-		rm -f "$tmp"
-		return 0
+	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$img" 2>/dev/null | head -n1 | cut -d: -f1) || true
+	if [ -n "$off" ]; then
+		# --single-stream: the bzImage carries trailing data after the stream.
+		tail -c +"$((off + 1))" "$img" | xz -dc --single-stream >"$tmp" 2>/dev/null || rm -f "$tmp"
+	else
+		off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$img" 2>/dev/null | head -n1 | cut -d: -f1) || true
+		[ -n "$off" ] || return 0
+		# zstd has no --single-stream: it writes the whole frame, then
+		# complains about the trailing data (exit 1).  The ELF check below
+		# decides whether what came out is usable.
+		tail -c +"$((off + 1))" "$img" | zstd -qdc >"$tmp" 2>/dev/null || true
 	fi
+	[ -s "$tmp" ] || { rm -f "$tmp"; return 0; }
 	# The PVH entry is a "Xen" ELF note (XEN_ELFNOTE_PHYS32_ENTRY); without it
 	# QEMU refuses an uncompressed kernel.
 	if ! readelf -n "$tmp" 2>/dev/null | grep -q 'Xen.*(0x00000012)'; then
@@ -108,6 +124,7 @@ emit() {
 		echo "RQ_KPVH=0"
 	fi
 	echo "RQ_MODROOT=$(modroot_for "$moddir" "$ver")"
+	[ -z "${meta:-}" ] || [ ! -r "$meta" ] || cat "$meta"
 	exit 0
 }
 
@@ -118,6 +135,20 @@ if [ -n "$kernel$modules" ]; then
 	kernel=$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")
 	has_rxe "$modules" || die "no rdma_rxe module under $modules"
 	emit user "$(basename "$modules")" "$kernel" "$modules"
+fi
+
+# 1b. one Debian kernel by suite or exact version
+if [ -n "$spec" ]; then
+	case $spec in
+	debian:?*) ;;
+	*) die "kernel spec \"$spec\": expected debian:SUITE or debian:PACKAGE=VERSION (or a path with --modules)" ;;
+	esac
+	out=$("$here/debian-kernel.sh" --cache "$cache" "${spec#debian:}") || exit 1
+	dir=$(echo "$out" | sed -n 's/^RQ_KDIR=//p')
+	ver=$(echo "$out" | sed -n 's/^RQ_KVER=//p')
+	[ -n "$dir" ] && [ -n "$ver" ] || die "debian-kernel.sh gave no kernel for $spec"
+	meta="$dir.meta"
+	emit debian "$ver" "$dir/boot/vmlinuz-$ver" "$dir/lib/modules/$ver"
 fi
 
 # 2. the host's own kernel
@@ -154,6 +185,13 @@ if [ -n "$pkg" ]; then
 		if (cd "$dl" && apt-get download "$pkg" >&2 2>"$dl.err") &&
 		   dpkg -x "$dl"/*.deb "$deb/$ver"; then
 			depmod -b "$deb/$ver" "$ver"
+			{
+				echo "RQ_KPKG=$pkg"
+				echo "RQ_KPKGVER=$(dpkg-deb -f "$dl"/*.deb Version)"
+				cand=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+				echo "RQ_KORIGIN=$(apt-cache policy "$pkg" 2>/dev/null | awk -v v="$cand" '
+					$1 == v || ($1 == "***" && $2 == v) { getline; print $2, $3; exit }')"
+			} >"$deb/$ver.meta"
 			touch "$deb/$ver.ok"
 		else
 			echo "kernel.sh: apt-get download $pkg failed: $(tail -n1 "$dl.err" 2>/dev/null)" >&2
@@ -169,5 +207,11 @@ if [ -z "$ver" ]; then
 	[ -n "$ok" ] || die "no guest kernel: no mirror answered and $deb holds none (pre-seed it, or pass --kernel/--modules)"
 	ver=$ok
 	echo "kernel.sh: using cached $ver" >&2
+	offline=1
+fi
+meta="$deb/$ver.meta"
+if [ "${offline:-0}" = 1 ] && [ -r "$meta" ]; then
+	sed 's/^RQ_KORIGIN=\(.*\)/RQ_KORIGIN=cache (offline; fetched from \1)/' "$meta" >"$meta.off"
+	meta="$meta.off"
 fi
 emit debian "$ver" "$deb/$ver/boot/vmlinuz-$ver" "$deb/$ver/lib/modules/$ver"

@@ -515,6 +515,13 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 		return;
 	rq_fact_add(sink, "vm.guest_kernel", x->img.kver);
 	rq_fact_add(sink, "vm.kernel_source", x->img.ksrc);
+	if (*x->img.kpkg) {
+		rq_fact_add(sink, "vm.kernel_package", x->img.kpkg);
+		rq_fact_add(sink, "vm.kernel_package_version", x->img.kpkgver);
+		rq_fact_add(sink, "vm.kernel_origin", x->img.korigin);
+	}
+	if (*x->img.kcache)
+		rq_fact_add(sink, "vm.kernel_cache", x->img.kcache);
 	rq_fact_add(sink, "vm.topology", x->vm2 ? "vm2" : "vm1");
 	if (x->vm2) {
 		const char *link = getenv("RQ_VM_LINK");

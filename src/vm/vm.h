@@ -30,7 +30,15 @@ struct rq_vm_image {
 	char initrd[1024];
 	char vm_dir[1024];	/* the vm/ directory of the scripts */
 	char cache[1024];	/* the cache directory */
+	/* Debian kernels: the package, its exact version, where it came from
+	 * ("URI SUITE/main") and whether it was fetched now, reused from the
+	 * cache, or reused because no mirror answered ("offline").  Empty for
+	 * host and user kernels. */
+	char kpkg[128], kpkgver[128], korigin[256], kcache[16];
 };
+
+/* Is this --kernel argument a Debian spec (debian:SUITE, debian:PKG=VER)? */
+bool rq_kernel_spec_is_debian(const char *k);
 
 /* Where vm/ is: $RQ_VM_DIR, else next to self_exe (the repo root), else ./vm. */
 int rq_vm_dir(const char *self_exe, char *buf, size_t size);

@@ -105,6 +105,11 @@ static int run_script(const char *const *argv, int64_t timeout_ms, struct proc_r
 	return 0;
 }
 
+bool rq_kernel_spec_is_debian(const char *k)
+{
+	return k && !strncmp(k, "debian:", 7);
+}
+
 int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 			char *err, size_t errsz)
 {
@@ -131,7 +136,14 @@ int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 	argv[n++] = kscript;
 	argv[n++] = "--cache";
 	argv[n++] = img->cache;
-	if (o && (o->kernel || o->modules)) {
+	if (o && rq_kernel_spec_is_debian(o->kernel)) {
+		if (o->modules) {
+			snprintf(err, errsz, "--modules goes with a kernel path, not with %s", o->kernel);
+			return -EINVAL;
+		}
+		argv[n++] = "--spec";
+		argv[n++] = o->kernel;
+	} else if (o && (o->kernel || o->modules)) {
 		if (!o->kernel || !o->modules) {
 			snprintf(err, errsz, "--kernel and --modules go together");
 			return -EINVAL;
@@ -151,6 +163,13 @@ int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 			 kv_get(r.out.buf, "RQ_MODROOT", img->modroot, sizeof(img->modroot)))) {
 		snprintf(err, errsz, "vm/kernel.sh gave no kernel (output: %.120s)", r.out.buf);
 		rc = -EIO;
+	}
+	if (rc == 0) {
+		/* Optional: only Debian kernels have a package. */
+		kv_get(r.out.buf, "RQ_KPKG", img->kpkg, sizeof(img->kpkg));
+		kv_get(r.out.buf, "RQ_KPKGVER", img->kpkgver, sizeof(img->kpkgver));
+		kv_get(r.out.buf, "RQ_KORIGIN", img->korigin, sizeof(img->korigin));
+		kv_get(r.out.buf, "RQ_KCACHE", img->kcache, sizeof(img->kcache));
 	}
 	proc_result_release(&r);
 	if (rc < 0)
