@@ -69,6 +69,10 @@ struct rq_need {
 	uint64_t size;		/* NEED_MEMLOCK */
 };
 
+/* Parse one needs: entry ("root", "module:rdma_rxe", "memlock:64MiB"...)
+ * into nd (nd->arg malloc'd); 0, or -EINVAL with the reason in err. */
+int rq_need_parse(const char *s, struct rq_need *nd, char *err, size_t errsz);
+
 struct rq_kind;
 
 /*

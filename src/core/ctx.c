@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "core/kind.h"
+#include "core/ctx.h"
 
 void rq_log(struct rq_ctx *ctx, const char *fmt, ...)
 {

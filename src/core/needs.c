@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/case.h"
-#include "core/kind.h"
+#include "core/ctx.h"
 #include "core/proc.h"
 #include "core/util.h"
 

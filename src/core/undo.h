@@ -16,7 +16,7 @@
 #define RQ_UNDO_H
 
 #include <stddef.h>
-#include "core/kind.h"
+#include "core/ctx.h"
 
 #define RQ_UNDO_JOURNAL "undo.journal"
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "qual/capture.h"
-#include "core/kind.h"
+#include "core/ctx.h"
 #include "core/proc.h"
 #include "qual/sysroot.h"
 #include "core/util.h"

@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "core/kind.h"
+#include "core/ctx.h"
 
 #define RQ_CAPTURE_DIR "capture"
 #define RQ_MANIFEST_MAGIC "rdmaqual-capture"

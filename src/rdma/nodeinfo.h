@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "core/kind.h"
+#include "core/ctx.h"
 
 /*
  * Is module NAME live?  0: live (initstate "live", or built in: the

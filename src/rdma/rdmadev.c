@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/kind.h"
+#include "core/ctx.h"
 #include "rdma/rdmadev.h"
 #include "core/util.h"
 

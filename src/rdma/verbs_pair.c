@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/kind.h"
 #include "rdma/rdmadev.h"
 #include "rdma/verbs_pair.h"
 

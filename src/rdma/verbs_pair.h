@@ -13,7 +13,7 @@
 #define RQ_VERBS_PAIR_H
 
 #include <stdbool.h>
-#include "core/kind.h"
+#include "core/ctx.h"
 #include "rdma/oob.h"
 #include "rdma/verbs.h"
 

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The keys every case has (name, kind, summary, tags, targets, needs,
+ * timeout, devices, port, gid_index): their table and the checks beyond
+ * their type (valid names, known targets, the needs: syntax, device lists).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/loader_int.h"
+#include "core/target.h"
+
+#define CO(f) offsetof(struct common, f)
+const struct key_def rq_common_keys[] = {
+	[CK_NAME] = { .name = "name", .type = KEY_STR, .offset = CO(name), .required = true,
+		.help = "unique case name, [A-Za-z0-9_.-]+ (suite.case by convention)" },
+	[CK_KIND] = { .name = "kind", .type = KEY_STR, .offset = CO(kind), .required = true,
+		.help = "what the case does: one of the kinds (rdmaqual help)" },
+	[CK_SUMMARY] = { .name = "summary", .type = KEY_STR, .offset = CO(summary),
+		.help = "one line shown in reports" },
+	[CK_TAGS] = { .name = "tags", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(tags),
+		.help = "labels for --tag filters; merged with defaults' tags" },
+	[CK_TARGETS] = { .name = "targets", .type = KEY_LIST, .elem = KEY_STR,
+		.offset = CO(targets),
+		.help = "targets the case may run on (hca, rxe-vm, rxe-host, ibsim, local, sysroot); default: the kind's" },
+	[CK_NEEDS] = { .name = "needs", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(needs),
+		.help = "requirements checked on the target: root, device, module:NAME, cmd:NAME, link_layer:IB or link_layer:Ethernet, memlock:SIZE, file:PATH; merged with defaults' needs" },
+	[CK_TIMEOUT] = { .name = "timeout", .type = KEY_DURATION, .offset = CO(timeout_ms),
+		.def = "60s", .min = 1, .max = 24LL * 3600 * 1000,
+		.help = "deadline for the whole case (scaled by --timeout-mul)" },
+	[CK_DEVICES] = { .name = "devices", .type = KEY_STR, .offset = CO(devices), .def = "all",
+		.help = "all (every device and port, a row each), first-active, or a list of device names" },
+	[CK_PORT] = { .name = "port", .type = KEY_INT, .offset = CO(port), .def = "0",
+		.min = 0, .max = 255, .help = "port number; 0: every port (or the first active one)" },
+	[CK_GID_INDEX] = { .name = "gid_index", .type = KEY_INT, .offset = CO(gid_index),
+		.def = "-1", .min = -1, .max = 255,
+		.help = "GID table index; -1: resolve (RoCE v2 IPv4-mapped GID)" },
+	KEY_END,
+};
+#undef CO
+
+/* Target names a case may list; fixed so it does not depend on what is compiled in. */
+static const char *const known_targets[] = {
+	"hca", "rxe-vm", "rxe-host", "ibsim", "local", "sysroot", NULL
+};
+
+bool name_chars_ok(const char *s, const char *extra)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr(extra, c)))
+			return false;
+	}
+	return true;
+}
+
+static bool check_name(struct ld *ld, const yaml_node_t *n)
+{
+	if (name_chars_ok(stext(n), "_.-"))
+		return true;
+	lerr(ld, NPOS(n), "name: \"%s\" is not a valid case name (expected [A-Za-z0-9_.-]+)",
+	     stext(n));
+	return false;
+}
+
+static bool target_known(const char *s)
+{
+	for (int i = 0; known_targets[i]; i++)
+		if (!strcmp(known_targets[i], s))
+			return true;
+	if (str_starts(s, "sysroot:") && s[8])
+		return true;
+	return rq_target_ops_find(s) != NULL;
+}
+
+static bool check_target(struct ld *ld, const yaml_node_t *n)
+{
+	const char *s = stext(n);
+	struct hint h = { .word = s };
+	char hb[300];
+
+	if (target_known(s))
+		return true;
+	if (!strcmp(s, "sysroot:")) {
+		lerr(ld, NPOS(n), "targets: \"sysroot:\" needs a directory (sysroot:DIR)");
+		return false;
+	}
+	for (int i = 0; known_targets[i]; i++)
+		hint_try(&h, known_targets[i]);
+	lerr(ld, NPOS(n), "targets: unknown target \"%s\" (expected hca, rxe-vm, rxe-host, "
+	     "ibsim, local or sysroot:DIR)%s", s, hint_text(&h, hb, sizeof(hb)));
+	return false;
+}
+
+static bool check_need(struct ld *ld, const yaml_node_t *n)
+{
+	struct rq_need nd;
+	char err[512];
+
+	if (rq_need_parse(stext(n), &nd, err, sizeof(err))) {
+		lerr(ld, NPOS(n), "needs: %s", err);
+		return false;
+	}
+	free(nd.arg);
+	return true;
+}
+
+/* devices: all | first-active | name[,name...] (a list of names is accepted too). */
+static bool check_device_list(struct ld *ld, const yaml_node_t *n, const char *s)
+{
+	char *dup = xstrdup(s), *save = NULL;
+	bool ok = true, any = false;
+
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		t = strtrim(t);
+		any = true;
+		if (!name_chars_ok(t, "_.:-")) {
+			lerr(ld, NPOS(n), "devices: \"%s\" is not a device name", t);
+			ok = false;
+		}
+	}
+	if (!any) {
+		lerr(ld, NPOS(n), "devices: expected all, first-active or device names");
+		ok = false;
+	}
+	free(dup);
+	return ok;
+}
+
+static bool conv_devices(struct ld *ld, yaml_document_t *doc, const yaml_node_t *n,
+			 struct common *cc)
+{
+	const struct key_def *k = &rq_common_keys[CK_DEVICES];
+	struct sb sb = SB_INIT;
+	bool ok = true;
+
+	if (n->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++) {
+			yaml_node_t *e = node_at(doc, *it);
+			union val v;
+			if (!e)
+				continue;
+			if (!conv_scalar(ld, k, KEY_STR, e, &v)) {
+				ok = false;
+				continue;
+			}
+			if (strchr(v.s, ',') || !strcmp(v.s, "all") || !strcmp(v.s, "first-active") ||
+			    !check_device_list(ld, e, v.s)) {
+				if (strchr(v.s, ',') || !strcmp(v.s, "all") ||
+				    !strcmp(v.s, "first-active"))
+					lerr(ld, NPOS(e), "devices: \"%s\" in a list: expected a device name",
+					     v.s);
+				ok = false;
+			} else {
+				sb_addf(&sb, "%s%s", sb.len ? "," : "", strtrim(v.s));
+			}
+			free(v.s);
+		}
+		if (ok && !sb.len) {
+			lerr(ld, NPOS(n), "devices: expected all, first-active or device names, got an empty list");
+			ok = false;
+		}
+	} else {
+		union val v;
+		if (!conv_scalar(ld, k, KEY_STR, n, &v))
+			return false;
+		if (!strcmp(v.s, "all") || !strcmp(v.s, "first-active")) {
+			sb_adds(&sb, v.s);
+		} else if (check_device_list(ld, n, v.s)) {
+			char *save = NULL;
+			for (char *t = strtok_r(v.s, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				sb_addf(&sb, "%s%s", sb.len ? "," : "", strtrim(t));
+		} else {
+			ok = false;
+		}
+		free(v.s);
+	}
+	if (!ok) {
+		sb_release(&sb);
+		return false;
+	}
+	free(cc->devices);
+	cc->devices = sb_detach(&sb);
+	return true;
+}
+
+bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
+{
+	const struct key_def *k = &rq_common_keys[ck];
+	elem_check_fn check = NULL;
+	bool dedup = false;
+
+	switch (ck) {
+	case CK_DEVICES:
+		return conv_devices(ld, ld->doc, e->v, cc);
+	case CK_NAME:
+		check = check_name;
+		break;
+	case CK_TARGETS:
+		check = check_target;
+		break;
+	case CK_NEEDS:
+		check = check_need;
+		dedup = true;
+		break;
+	case CK_TAGS:
+		dedup = true;
+		break;
+	}
+	return conv_key(ld, ld->doc, k, e->pre, e->v, cc, check, dedup);
+}
+
+int common_index(const char *key)
+{
+	for (int i = 0; i < CK_COUNT; i++)
+		if (!strcmp(rq_common_keys[i].name, key))
+			return i;
+	return -1;
+}
+
+
+void common_release(struct common *cc)
+{
+	rq_cfg_release(rq_common_keys, cc);
+}
