@@ -567,6 +567,158 @@ START_TEST(adapters_non_utf8)
 }
 END_TEST
 
+/* ---- messy real-world output: pasted, redacted, cut ---- */
+
+/*
+ * Synthesized from sminfo.c's format: a GUID redacted the way people do
+ * before posting ("0x2cGUID").  The line still gives the rest.
+ */
+START_TEST(sminfo_redacted)
+{
+	static const char red[] =
+		"sminfo: sm lid 1 sm guid 0x2cGUID, activity count 116 priority 7 state 3 SMINFO_MASTER\n";
+	static const char nostate[] =
+		"sminfo: sm lid 4 sm guid 0x200000, activity count 9 priority 0 state X SMINFO_STANDBY\n";
+	static const char allgone[] =
+		"sminfo: sm lid X sm guid Y, activity count Z priority P state S redacted\n";
+	struct ib_sminfo si;
+	char err[256];
+	json_t *j = NULL;
+
+	ck_assert_int_eq(sminfo_parse(red, strlen(red), &si, err, sizeof(err)), 0);
+	ck_assert_uint_eq(si.lid, 1);
+	ck_assert_uint_eq(si.activity, 116);
+	ck_assert_int_eq(si.priority, 7);
+	ck_assert_int_eq(si.state, SMINFO_MASTER);
+	ck_assert_uint_eq(si.missing.n, 1);
+	ck_assert_str_eq(si.missing.name[0], "guid");
+	/* the adapter: the field is null and named missing */
+	ck_assert_int_eq(rq_parser_find("sminfo")->parse(red, strlen(red), &j, err, sizeof(err)), 0);
+	ck_assert(json_is_null(json_object_get(j, "guid")));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "activity")), 116);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "missing"), 0)), "guid");
+	json_decref(j);
+	/* a redacted state number: the state name tells it */
+	ck_assert_int_eq(sminfo_parse(nostate, strlen(nostate), &si, err, sizeof(err)), 0);
+	ck_assert_int_eq(si.state, SMINFO_STANDBY);
+	ck_assert_uint_eq(si.missing.n, 0);
+	/* nothing readable, or not sminfo at all: refused */
+	ck_assert_int_eq(sminfo_parse(allgone, strlen(allgone), &si, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sminfo_parse("lid 1 guid 0x2\n", 15, &si, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: not an sminfo line: lid 1 guid 0x2");
+}
+END_TEST
+
+/*
+ * Synthesized from ibstat.c's format: values replaced by "...", lines left
+ * out as "...", and the "ibpanic:" line ibstat prints when a later CA
+ * cannot be read.
+ */
+START_TEST(ibstat_messy)
+{
+	static const char messy[] =
+		"CA 'mlx5_0'\n"
+		"\tCA type: MT4123\n"
+		"\tNumber of ports: 1\n"
+		"\tFirmware version: ...\n"
+		"\tHardware version: 0\n"
+		"\tNode GUID: 0x...\n"
+		"\tSystem image GUID: 0x...\n"
+		"\tPort 1:\n"
+		"\t\tState: Active\n"
+		"\t\tPhysical state: LinkUp\n"
+		"\t\tRate: 200\n"
+		"\t\tBase lid: ...\n"
+		"\t\t...\n"
+		"\t\tCapability mask: 0x2651e848\n"
+		"\t\tPort GUID: 0x...\n"
+		"\t\tLink layer: InfiniBand\n"
+		"ibpanic: [4242] main: stat of IB device 'mlx5_1' failed: No such file or directory\n";
+	struct ib_stat st;
+	const struct ib_stat_port *p;
+	char err[256];
+	json_t *j = NULL, *jp;
+
+	ck_assert_msg(ibstat_parse(messy, strlen(messy), &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(st.n, 1);
+	ck_assert_str_eq(st.v[0].ca_type, "MT4123");
+	ck_assert_int_eq(st.v[0].nports, 1);
+	ck_assert_str_eq(st.v[0].hw, "0");
+	ck_assert_uint_eq(st.v[0].missing.n, 3);
+	ck_assert(rq_missing_has(&st.v[0].missing, "fw"));
+	ck_assert(rq_missing_has(&st.v[0].missing, "node_guid"));
+	ck_assert(rq_missing_has(&st.v[0].missing, "sys_guid"));
+	p = &st.v[0].ports[0];
+	ck_assert_str_eq(p->state, "Active");
+	ck_assert_str_eq(p->phys, "LinkUp");
+	ck_assert_str_eq(p->rate, "200");
+	ck_assert(p->capmask == 0x2651e848);
+	ck_assert_str_eq(p->link_layer, "InfiniBand");
+	ck_assert_uint_eq(p->missing.n, 2);
+	ck_assert(rq_missing_has(&p->missing, "base_lid"));
+	ck_assert(rq_missing_has(&p->missing, "port_guid"));
+	ck_assert_str_eq(st.error, "ibpanic: [4242] main: stat of IB device 'mlx5_1' failed: No such file or directory");
+	ck_assert_uint_eq(st.error_line, 17);
+	ib_stat_release(&st);
+
+	ck_assert_int_eq(rq_parser_find("ibstat")->parse(messy, strlen(messy), &j, err, sizeof(err)), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "error_line")), 17);
+	jp = json_array_get(json_object_get(json_array_get(json_object_get(j, "cas"), 0), "ports"), 0);
+	ck_assert(json_is_null(json_object_get(jp, "base_lid")));
+	ck_assert(json_is_null(json_object_get(jp, "port_guid")));
+	ck_assert_str_eq(json_string_value(json_object_get(jp, "rate")), "200");
+	ck_assert_uint_eq(json_array_size(json_object_get(jp, "missing")), 2);
+	json_decref(j);
+
+	/* only the panic: ibstat's output all the same, with no CA */
+	static const char panic[] = "ibpanic: [1] main: stat of IB device 'mlx5_9' failed: No such device\n";
+
+	ck_assert_int_eq(ibstat_parse(panic, strlen(panic), &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.n, 0);
+	ck_assert(st.error[0]);
+	ib_stat_release(&st);
+	/* not ibstat at all: still refused */
+	ck_assert_int_eq(ibstat_parse("...\nState: Active\n", 18, &st, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: line outside a CA block: ...");
+	ck_assert_int_eq(ibstat_parse("hello\n", 6, &st, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+/* The real rxe sample, redacted here the way people redact: every GUID value becomes "0x...". */
+START_TEST(ibstat_real_redacted)
+{
+	struct sb s = SB_INIT, red = SB_INIT;
+	struct ib_stat st;
+	char err[256];
+
+	NEED_REAL("ibstat/ibstat-rxe0-ethernet.txt", &s);
+	for (const char *p = s.buf; *p;) {
+		const char *nl = strchr(p, '\n'), *g = strstr(p, "GUID: 0x");
+		size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+		if (g && g < p + n) {
+			sb_add(&red, p, (size_t)(g - p) + 8);
+			sb_adds(&red, "...\n");
+		} else {
+			sb_add(&red, p, n);
+		}
+		p += n;
+	}
+	ck_assert_msg(ibstat_parse(red.buf, red.len, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(st.v[0].ports[0].state, "Active");
+	ck_assert_str_eq(st.v[0].ports[0].rate, "10 (FDR10)");
+	ck_assert(st.v[0].ports[0].capmask == 0x00010000);
+	ck_assert_str_eq(st.v[0].ports[0].link_layer, "Ethernet");
+	ck_assert(rq_missing_has(&st.v[0].missing, "node_guid"));
+	ck_assert(rq_missing_has(&st.v[0].missing, "sys_guid"));
+	ck_assert(rq_missing_has(&st.v[0].ports[0].missing, "port_guid"));
+	ck_assert_uint_eq(st.v[0].ports[0].missing.n, 1);
+	ib_stat_release(&st);
+	sb_release(&red);
+	sb_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ibdiag");
@@ -591,6 +743,9 @@ int main(void)
 	tcase_add_test(t, opensm_logs);
 	tcase_add_test(t, adapters_registered);
 	tcase_add_test(t, adapters_non_utf8);
+	tcase_add_test(t, sminfo_redacted);
+	tcase_add_test(t, ibstat_messy);
+	tcase_add_test(t, ibstat_real_redacted);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,16 +180,26 @@ int ibv_devinfo_parse(const char *text, size_t len, struct devinfo *out, char *e
 			dev->max_qp = strtoll(val, NULL, 0);
 	}
 	rq_lines_release(&l);
-	if (ret == 0) {
-		for (int i = 0; i < out->n; i++) {
-			struct devinfo_dev *d = &out->v[i];
+	for (int i = 0; ret == 0 && i < out->n; i++) {
+		struct devinfo_dev *d = &out->v[i];
 
-			for (int j = 0; j < d->nports; j++)
-				if (!d->ports[j].link_layer[0] || d->ports[j].state < 0) {
-					ret = rq_parse_error(err, errsz, 0,
-							     "%s port %d: state or link_layer missing (truncated output?)",
-							     d->name, d->ports[j].num);
-				}
+		for (int j = 0; ret == 0 && j < d->nports; j++) {
+			struct devinfo_port *p = &d->ports[j];
+
+			/*
+			 * link_layer came with libibverbs 1.1.4: an older one
+			 * prints none, and the link layer is unknown, not an
+			 * error.  Every version prints state, the MTUs and the
+			 * LIDs before it: without those, the output was cut.
+			 */
+			bool old_verbs = p->max_mtu && p->active_mtu && p->sm_lid >= 0 && p->lid >= 0;
+
+			if (p->state < 0 || (!p->link_layer[0] && !old_verbs))
+				ret = rq_parse_error(err, errsz, 0,
+						     "%s port %d: state or link_layer missing (truncated output?)",
+						     d->name, p->num);
+			else if (!p->link_layer[0])
+				rq_missing_add(&p->missing, "link_layer");
 		}
 	}
 	if (ret)
@@ -264,6 +275,7 @@ static int devinfo_adapter(const char *text, size_t len, json_t **out, char *err
 			json_object_set_new(o, "sm_lid", json_integer(p->sm_lid));
 			json_object_set_new(o, "port_lid", json_integer(p->lid));
 			json_object_set_new(o, "link_layer", rq_json_text(p->link_layer));
+			rq_missing_json(o, &p->missing);
 			if (p->phys_state[0])
 				json_object_set_new(o, "phys_state", rq_json_text(p->phys_state));
 			if (p->active_width[0])

@@ -10,6 +10,7 @@
 #define RQ_PARSE_DEVINFO_H
 
 #include <stddef.h>
+#include "parsers/parsers.h"
 
 struct devinfo_gid {
 	int index;
@@ -23,12 +24,13 @@ struct devinfo_port {
 	char state_str[24];	/* "PORT_ACTIVE" */
 	int max_mtu, active_mtu;	/* bytes, 0 unknown */
 	long sm_lid, lid;	/* -1 unknown */
-	char link_layer[16];
+	char link_layer[16];	/* "" unknown (libibverbs before 1.1.4 prints none) */
 	char phys_state[24];	/* "LINK_UP" */
 	char active_width[16];	/* "4X" */
 	char active_speed[24];	/* "25.0 Gbps" */
 	struct devinfo_gid *gids;
 	int ngids;
+	struct rq_missing missing;	/* "link_layer" when it was not printed */
 };
 
 struct devinfo_dev {
@@ -52,7 +54,8 @@ struct devinfo {
 
 /*
  * Parse a whole output.  0, or -EINVAL with err naming the line ("line 3:
- * port line outside a device").  "No IB devices found" parses as 0 devices.
+ * port line outside a device") or the port whose state, MTU or LID lines
+ * are absent (a cut output).  "No IB devices found" parses as 0 devices.
  */
 int ibv_devinfo_parse(const char *text, size_t len, struct devinfo *out, char *err, size_t errsz);
 void devinfo_release(struct devinfo *d);

@@ -66,6 +66,96 @@ const char *ib_sminfo_state_name(int state)
 	return state >= 0 && state < 4 ? n[state] : "UNKNOWN";
 }
 
+/*
+ * A whole token (up to a blank or ',') as an unsigned number in base (0: C
+ * rules, 16: with or without 0x) no larger than max; false when it is not
+ * one, as "0x2cGUID" or "..." are.
+ */
+static bool token_num(const char *t, size_t n, int base, uint64_t max, uint64_t *v)
+{
+	char buf[32], *end;
+	unsigned long long x;
+
+	if (!n || n >= sizeof(buf) || !isxdigit((unsigned char)t[0]))
+		return false;
+	memcpy(buf, t, n);
+	buf[n] = '\0';
+	errno = 0;
+	x = strtoull(buf, &end, base);
+	if (errno || *end || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* The value after key in s: its start and length (to a blank or ','); NULL when key is absent. */
+static const char *after_key(const char *s, const char *key, size_t *n)
+{
+	const char *p = strstr(s, key);
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	*n = strcspn(p, " ,");
+	return p;
+}
+
+static int sminfo_line(const char *s, struct ib_sminfo *si)
+{
+	/* sminfo.c: "sminfo: sm lid %d sm guid 0x%" PRIx64 ", activity count %u priority %d state %d %s" */
+	static const struct { const char *key, *name; int base; uint64_t max; } f[] = {
+		{ "sminfo: sm lid ", "lid", 10, 0xffff },
+		{ " sm guid ", "guid", 16, UINT64_MAX },
+		{ " activity count ", "activity", 10, UINT32_MAX },
+		{ " priority ", "priority", 10, 15 },
+		{ " state ", "state", 10, 3 },
+	};
+	const char *p = s, *v[ARRAY_SIZE(f)];
+	size_t n[ARRAY_SIZE(f)];
+	uint64_t x;
+	bool any = false;
+
+	/* every key, in order: what is not an sminfo line is refused */
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		if (!(v[i] = after_key(p, f[i].key, &n[i])) || (i == 0 && !str_starts(s, f[0].key)))
+			return -EINVAL;
+		p = v[i] + n[i];
+	}
+	si->priority = si->state = -1;
+	snprintf(si->state_name, sizeof(si->state_name), "%.*s", (int)strcspn(skipws(p), " "),
+		 skipws(p));
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		if (!token_num(v[i], n[i], f[i].base, f[i].max, &x)) {
+			if (i == 4)
+				break;	/* the state: below */
+			rq_missing_add(&si->missing, f[i].name);
+			continue;
+		}
+		any = true;
+		switch (i) {
+		case 0: si->lid = (unsigned)x; break;
+		case 1: si->guid = x; break;
+		case 2: si->activity = (unsigned long)x; break;
+		case 3: si->priority = (int)x; break;
+		case 4: si->state = (int)x; break;
+		}
+	}
+	if (si->state < 0) {
+		/* the number was redacted: the name tells it, if it is there */
+		static const char *const names[] = { "SMINFO_NOTACT", "SMINFO_DISCOVER",
+						     "SMINFO_STANDBY", "SMINFO_MASTER" };
+
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(si->state_name, names[i]))
+				si->state = i;
+		if (si->state >= 0)
+			any = true;
+		else
+			rq_missing_add(&si->missing, "state");
+	}
+	return any ? 0 : -EINVAL;
+}
+
 int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz)
 {
 	struct rq_lines l;
@@ -76,11 +166,7 @@ int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, 
 	memset(si, 0, sizeof(*si));
 	rq_lines_init(&l, text, len);
 	while ((s = rq_lines_next(&l))) {
-		unsigned lid;
-		unsigned long long guid;
-		unsigned long act;
-		int prio, state, n = 0;
-		char name[24] = "";
+		struct ib_sminfo one = { .lid = 0 };
 
 		if (noise(s))
 			continue;
@@ -90,8 +176,7 @@ int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, 
 			rq_parse_error(err, errsz, l.no, "no SM answered: %s", s);
 			goto out;
 		}
-		if (sscanf(s, "sminfo: sm lid %u sm guid %llx, activity count %lu priority %d state %d %23s%n",
-			   &lid, &guid, &act, &prio, &state, name, &n) < 5) {
+		if (sminfo_line(s, &one)) {
 			ret = rq_parse_error(err, errsz, l.no, "not an sminfo line: %.80s", s);
 			goto out;
 		}
@@ -99,13 +184,8 @@ int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, 
 			ret = rq_parse_error(err, errsz, l.no, "a second sminfo line");
 			goto out;
 		}
+		*si = one;
 		seen = true;
-		si->lid = lid;
-		si->guid = guid;
-		si->activity = act;
-		si->priority = prio;
-		si->state = state;
-		snprintf(si->state_name, sizeof(si->state_name), "%s", name);
 	}
 	if (!seen) {
 		ret = rq_parse_error(err, errsz, 0, "no sminfo line in the output");
@@ -482,6 +562,29 @@ static bool kv_split(char *s, char **key, char **val)
 	return true;
 }
 
+/* A value someone replaced by "..." (or "0x...") before pasting. */
+static bool elided(const char *v)
+{
+	return strstr(v, "...") != NULL;
+}
+
+/* A text field: copied, or named missing when elided. */
+static void stat_text(char *dst, size_t size, const char *v, struct rq_missing *m, const char *name)
+{
+	if (elided(v))
+		rq_missing_add(m, name);
+	else
+		snprintf(dst, size, "%s", v);
+}
+
+/* A numeric field: read whole, or named missing. */
+static void stat_num(const char *v, int base, uint64_t max, uint64_t *dst, struct rq_missing *m,
+		     const char *name)
+{
+	if (!token_num(v, strlen(v), base, max, dst))
+		rq_missing_add(m, name);
+}
+
 int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz)
 {
 	struct rq_lines l;
@@ -495,10 +598,19 @@ int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, s
 	rq_lines_init(&l, text, len);
 	while ((s = rq_lines_next(&l))) {
 		char *key, *val;
+		uint64_t v;
 		int num;
 
 		if (noise(s))
 			continue;
+		/* ibstat failed on a CA (libibumad's IBPANIC): keep the first, go on */
+		if (str_starts(skipws(s), "ibpanic:")) {
+			if (!out->error[0]) {
+				snprintf(out->error, sizeof(out->error), "%s", skipws(s));
+				out->error_line = l.no;
+			}
+			continue;
+		}
 		/* two quotes: "Switch '" alone would make the name's length -1 */
 		if ((str_starts(s, "CA '") || str_starts(s, "Switch '")) && s[strlen(s) - 1] == '\'' &&
 		    strchr(s, '\'') != strrchr(s, '\'')) {
@@ -519,6 +631,9 @@ int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, s
 			ret = rq_parse_error(err, errsz, l.no, "line outside a CA block: %.60s", s);
 			break;
 		}
+		/* "..." alone: lines left out by whoever pasted the output */
+		if (!strcmp(skipws(s), "..."))
+			continue;
 		if (sscanf(s, " Port %d:", &num) == 1 && str_ends(s, ":")) {
 			ca->ports = xrealloc(ca->ports, (ca->nport_blocks + 1) * sizeof(*ca->ports));
 			pt = &ca->ports[ca->nport_blocks++];
@@ -531,42 +646,52 @@ int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, s
 			break;
 		}
 		if (!pt) {
-			if (!strcmp(key, "CA type") || !strcmp(key, "Switch type"))
-				snprintf(ca->ca_type, sizeof(ca->ca_type), "%s", val);
-			else if (!strcmp(key, "Number of ports"))
-				ca->nports = atoi(val);
-			else if (!strcmp(key, "Firmware version"))
-				snprintf(ca->fw, sizeof(ca->fw), "%s", val);
-			else if (!strcmp(key, "Hardware version"))
-				snprintf(ca->hw, sizeof(ca->hw), "%s", val);
-			else if (!strcmp(key, "Node GUID"))
-				ca->node_guid = strtoull(val, NULL, 16);
-			else if (!strcmp(key, "System image GUID"))
-				ca->sys_guid = strtoull(val, NULL, 16);
+			struct rq_missing *m = &ca->missing;
+
+			if (!strcmp(key, "CA type") || !strcmp(key, "Switch type")) {
+				stat_text(ca->ca_type, sizeof(ca->ca_type), val, m, "ca_type");
+			} else if (!strcmp(key, "Number of ports")) {
+				stat_num(val, 10, 255, &v, m, "nports");
+				ca->nports = rq_missing_has(m, "nports") ? 0 : (int)v;
+			} else if (!strcmp(key, "Firmware version")) {
+				stat_text(ca->fw, sizeof(ca->fw), val, m, "fw");
+			} else if (!strcmp(key, "Hardware version")) {
+				stat_text(ca->hw, sizeof(ca->hw), val, m, "hw");
+			} else if (!strcmp(key, "Node GUID")) {
+				stat_num(val, 16, UINT64_MAX, &ca->node_guid, m, "node_guid");
+			} else if (!strcmp(key, "System image GUID")) {
+				stat_num(val, 16, UINT64_MAX, &ca->sys_guid, m, "sys_guid");
+			}
 			/* Other keys (newer rdma-core) are kept out, not refused. */
 			continue;
 		}
-		if (!strcmp(key, "State"))
-			snprintf(pt->state, sizeof(pt->state), "%s", val);
-		else if (!strcmp(key, "Physical state"))
-			snprintf(pt->phys, sizeof(pt->phys), "%s", val);
-		else if (!strcmp(key, "Rate"))
-			snprintf(pt->rate, sizeof(pt->rate), "%s", val);
-		else if (!strcmp(key, "Base lid"))
-			pt->base_lid = (unsigned)strtoul(val, NULL, 0);
-		else if (!strcmp(key, "LMC"))
-			pt->lmc = (unsigned)strtoul(val, NULL, 0);
-		else if (!strcmp(key, "SM lid"))
-			pt->sm_lid = (unsigned)strtoul(val, NULL, 0);
-		else if (!strcmp(key, "Capability mask"))
-			pt->capmask = (uint32_t)strtoul(val, NULL, 16);
-		else if (!strcmp(key, "Port GUID"))
-			pt->port_guid = strtoull(val, NULL, 16);
-		else if (!strcmp(key, "Link layer"))
-			snprintf(pt->link_layer, sizeof(pt->link_layer), "%s", val);
+		v = 0;
+		if (!strcmp(key, "State")) {
+			stat_text(pt->state, sizeof(pt->state), val, &pt->missing, "state");
+		} else if (!strcmp(key, "Physical state")) {
+			stat_text(pt->phys, sizeof(pt->phys), val, &pt->missing, "phys_state");
+		} else if (!strcmp(key, "Rate")) {
+			stat_text(pt->rate, sizeof(pt->rate), val, &pt->missing, "rate");
+		} else if (!strcmp(key, "Base lid")) {
+			stat_num(val, 0, UINT32_MAX, &v, &pt->missing, "base_lid");
+			pt->base_lid = (unsigned)v;
+		} else if (!strcmp(key, "LMC")) {
+			stat_num(val, 0, UINT32_MAX, &v, &pt->missing, "lmc");
+			pt->lmc = (unsigned)v;
+		} else if (!strcmp(key, "SM lid")) {
+			stat_num(val, 0, UINT32_MAX, &v, &pt->missing, "sm_lid");
+			pt->sm_lid = (unsigned)v;
+		} else if (!strcmp(key, "Capability mask")) {
+			stat_num(val, 16, UINT32_MAX, &v, &pt->missing, "capmask");
+			pt->capmask = (uint32_t)v;
+		} else if (!strcmp(key, "Port GUID")) {
+			stat_num(val, 16, UINT64_MAX, &pt->port_guid, &pt->missing, "port_guid");
+		} else if (!strcmp(key, "Link layer")) {
+			stat_text(pt->link_layer, sizeof(pt->link_layer), val, &pt->missing, "link_layer");
+		}
 	}
 	rq_lines_release(&l);
-	if (!ret && !out->n)
+	if (!ret && !out->n && !out->error[0])
 		ret = rq_parse_error(err, errsz, 0, "no CA block in the output");
 	if (ret)
 		ib_stat_release(out);
@@ -789,6 +914,7 @@ static int sminfo_adapter(const char *text, size_t len, json_t **out, char *err,
 	*out = json_pack("{s:i, s:o, s:I, s:i, s:i, s:s}", "lid", (int)si.lid, "guid", guid_json(si.guid),
 			 "activity", (json_int_t)si.activity, "priority", si.priority, "state", si.state,
 			 "state_name", ib_sminfo_state_name(si.state));
+	rq_missing_json(*out, &si.missing);
 	return 0;
 }
 
@@ -912,22 +1038,32 @@ static int ibstat_adapter(const char *text, size_t len, json_t **out, char *err,
 			const struct ib_stat_port *p = &ca->ports[j];
 			char cm[16];
 
+			json_t *o;
+
 			snprintf(cm, sizeof(cm), "0x%08x", p->capmask);
-			json_array_append_new(ports, json_pack(
-				"{s:i, s:o, s:o, s:o, s:i, s:i, s:i, s:s, s:o, s:o}", "port", p->num,
+			o = json_pack("{s:i, s:o, s:o, s:o, s:i, s:i, s:i, s:s, s:o, s:o}", "port", p->num,
 				"state", rq_json_text(p->state), "phys_state", rq_json_text(p->phys), "rate", rq_json_text(p->rate),
 				"base_lid", (int)p->base_lid, "lmc", (int)p->lmc, "sm_lid", (int)p->sm_lid,
 				"capmask", cm, "port_guid", guid_json(p->port_guid),
-				"link_layer", rq_json_text(p->link_layer)));
+				"link_layer", rq_json_text(p->link_layer));
+			rq_missing_json(o, &p->missing);
+			json_array_append_new(ports, o);
 		}
-		json_array_append_new(a, json_pack("{s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
-						   "name", rq_json_text(ca->name), "node", ca->is_switch ? "switch" : "ca",
-						   "ca_type", rq_json_text(ca->ca_type), "nports", ca->nports,
-						   "fw", rq_json_text(ca->fw), "hw", rq_json_text(ca->hw),
-						   "node_guid", guid_json(ca->node_guid),
-						   "sys_guid", guid_json(ca->sys_guid), "ports", ports));
+		json_t *o = json_pack("{s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
+				      "name", rq_json_text(ca->name), "node", ca->is_switch ? "switch" : "ca",
+				      "ca_type", rq_json_text(ca->ca_type), "nports", ca->nports,
+				      "fw", rq_json_text(ca->fw), "hw", rq_json_text(ca->hw),
+				      "node_guid", guid_json(ca->node_guid),
+				      "sys_guid", guid_json(ca->sys_guid), "ports", ports);
+
+		rq_missing_json(o, &ca->missing);
+		json_array_append_new(a, o);
 	}
 	*out = json_pack("{s:o}", "cas", a);
+	if (st.error[0]) {
+		json_object_set_new(*out, "error", rq_json_text(st.error));
+		json_object_set_new(*out, "error_line", json_integer(st.error_line));
+	}
 	ib_stat_release(&st);
 	return 0;
 }

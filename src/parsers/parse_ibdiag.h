@@ -16,20 +16,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "parsers/parsers.h"
 
 /* ---- sminfo: "sminfo: sm lid 1 sm guid 0x200000, activity count 116 priority 7 state 3 SMINFO_MASTER" */
 enum { SMINFO_NOTACT = 0, SMINFO_DISCOVER = 1, SMINFO_STANDBY = 2, SMINFO_MASTER = 3 };
 
 struct ib_sminfo {
-	unsigned lid;
-	uint64_t guid;
-	unsigned long activity;
-	int priority;
-	int state;		/* SMINFO_* */
+	unsigned lid;		/* 0 when missing */
+	uint64_t guid;		/* 0 when missing */
+	unsigned long activity;	/* 0 when missing */
+	int priority;		/* -1 when missing */
+	int state;		/* SMINFO_*, from the name when the number is unreadable; -1 missing */
 	char state_name[24];	/* "SMINFO_MASTER" */
+	struct rq_missing missing;	/* "lid", "guid", "activity", "priority", "state" */
 };
 
-/* 0; -ENOENT when the output says the query failed (no SM answered); -EINVAL otherwise. */
+/*
+ * 0; -ENOENT when the output says the query failed (no SM answered); -EINVAL
+ * when it is not an sminfo line.  A line whose values were redacted
+ * ("sm guid 0x2cGUID") gives the others and names the unreadable ones in
+ * si->missing.
+ */
 int sminfo_parse(const char *text, size_t len, struct ib_sminfo *si, char *err, size_t errsz);
 const char *ib_sminfo_state_name(int state);	/* "MASTER", "STANDBY", ... */
 
@@ -121,6 +128,8 @@ struct ib_stat_port {
 	uint32_t capmask;
 	uint64_t port_guid;
 	char link_layer[24];	/* "InfiniBand", "Ethernet", "IB" (ibsim) */
+	/* shown but unreadable ("...", "0x..."): the adapter's key names */
+	struct rq_missing missing;
 };
 
 struct ib_stat_ca {
@@ -132,13 +141,24 @@ struct ib_stat_ca {
 	uint64_t node_guid, sys_guid;
 	struct ib_stat_port *ports;
 	size_t nport_blocks;
+	struct rq_missing missing;	/* as for ports */
 };
 
 struct ib_stat {
 	struct ib_stat_ca *v;
 	size_t n;
+	char error[256];	/* the first "ibpanic:" line, or "" */
+	unsigned error_line;
 };
 
+/*
+ * Pasted outputs are often edited: a value replaced by "..." (or "0x..."),
+ * a line "..." standing for lines left out.  What is shown is given; a value
+ * that cannot be read is named in the port's or CA's missing list.  An
+ * "ibpanic:" line (ibstat failed on a later CA) is kept in error, and the
+ * CAs before it are still given.  0, or -EINVAL when the text is no ibstat
+ * output.
+ */
 int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, size_t errsz);
 void ib_stat_release(struct ib_stat *s);
 

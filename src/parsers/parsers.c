@@ -124,7 +124,11 @@ void rq_missing_json(json_t *o, const struct rq_missing *m)
 	if (!m->n)
 		return;
 	a = json_array();
-	for (unsigned i = 0; i < m->n; i++)
+	for (unsigned i = 0; i < m->n; i++) {
 		json_array_append_new(a, json_string(m->name[i]));
+		/* the placeholder the struct holds (0, "") is no reading: null */
+		if (json_object_get(o, m->name[i]))
+			json_object_set_new(o, m->name[i], json_null());
+	}
 	json_object_set_new(o, "missing", a);
 }

@@ -69,7 +69,11 @@ struct rq_missing {
 
 void rq_missing_add(struct rq_missing *m, const char *name);
 bool rq_missing_has(const struct rq_missing *m, const char *name);
-/* Sets "missing": ["name", ...] on o when any field is missing. */
+/*
+ * When any field is missing: sets "missing": ["name", ...] on o, and each
+ * of o's keys of those names to null (the struct holds a placeholder, 0 or
+ * "", which is no reading).
+ */
 void rq_missing_json(struct json_t *o, const struct rq_missing *m);
 
 extern const struct rq_parser *const rq_parsers[];
