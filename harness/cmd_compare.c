@@ -16,7 +16,10 @@
 #include <sys/stat.h>
 #include <jansson.h>
 #include "cli.h"
+#include "compare_cli.h"
+#include "report_html.h"
 #include "core/json_text.h"
+#include "table.h"
 #include "qual/compare.h"
 #include "core/util.h"
 
@@ -32,6 +35,7 @@ static void compare_usage(FILE *fp)
 		"                             repeatable, the last match wins\n"
 		"      --allow-new-skips      PASS -> SKIP is reported but is not a regression\n"
 		"      --json                 print the rdmaqual-compare/1 document instead of tables\n"
+		"      --html FILE            also write the comparison as a page (report.html)\n"
 		"Exit status: 0 no regression, 1 regression(s), 2 usage or unreadable input.\n",
 		RQ_COMPARE_DEFAULT_TOL);
 }
@@ -60,7 +64,7 @@ static int resolve(const char *arg, char *path, size_t size, char *err, size_t e
 	return -ENOENT;
 }
 
-static json_t *load(const char *arg, char *path, size_t size)
+json_t *compare_load(const char *arg, char *path, size_t size)
 {
 	struct sb text = SB_INIT;
 	char err[600];
@@ -96,79 +100,6 @@ static json_t *load(const char *arg, char *path, size_t size)
 		return NULL;
 	}
 	return doc;
-}
-
-/* A small table: cells are owned, columns padded to their widest cell. */
-struct table {
-	char **cells;
-	size_t n, cols;
-};
-
-/* Tool text must not reach a terminal as control sequences. */
-static char *safe(const char *s)
-{
-	char *d = xstrdup(s ? s : "");
-
-	for (char *p = d; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return d;
-}
-
-static void cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cell(struct table *t, const char *fmt, ...)
-{
-	struct sb sb = SB_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	t->cells = xrealloc(t->cells, (t->n + 1) * sizeof(*t->cells));
-	t->cells[t->n++] = safe(sb.buf);
-	sb_release(&sb);
-}
-
-/* Display width: UTF-8 continuation bytes take no column. */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void table_print(struct table *t, FILE *fp)
-{
-	size_t *w = xcalloc(t->cols, sizeof(*w));
-	struct sb line = SB_INIT;
-
-	for (size_t i = 0; i < t->n; i++)
-		if (width(t->cells[i]) > w[i % t->cols])
-			w[i % t->cols] = width(t->cells[i]);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t c = i % t->cols;
-
-		if (c == 0)
-			sb_adds(&line, "  ");
-		sb_adds(&line, t->cells[i]);
-		if (c + 1 < t->cols) {
-			for (size_t k = width(t->cells[i]); k < w[c] + 2; k++)
-				sb_addc(&line, ' ');
-			continue;
-		}
-		sb_rtrim(&line);	/* an empty last cell leaves no trailing blanks */
-		fprintf(fp, "%s\n", line.buf);
-		sb_reset(&line);
-	}
-	sb_release(&line);
-	for (size_t i = 0; i < t->n; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	free(w);
-	t->cells = NULL;
-	t->n = 0;
 }
 
 static bool is_row_type(enum cmp_type t)
@@ -224,8 +155,8 @@ static bool fig_shown(const struct cmp_finding *f)
 
 static void print_run(FILE *fp, const char *label, const char *path, const struct cmp_run *r)
 {
-	char *p = safe(path), *id = safe(r->id ? r->id : "?"), *h = safe(r->hostname ? r->hostname : "?");
-	char *s = safe(r->started ? r->started : "?");
+	char *p = term_safe(path), *id = term_safe(r->id ? r->id : "?"), *h = term_safe(r->hostname ? r->hostname : "?");
+	char *s = term_safe(r->started ? r->started : "?");
 
 	fprintf(fp, "%-7s %s  (run %s on %s, started %s, %zu rows%s)\n", label, p, id, h, s, r->rows,
 		r->complete ? "" : ", INCOMPLETE");
@@ -252,25 +183,25 @@ static void fig_table(FILE *fp, const struct cmp_report *rep, const enum cmp_typ
 				continue;
 			}
 			if (!t.n) {
-				cell(&t, "ROW"); cell(&t, "FIGURE"); cell(&t, "BEFORE"); cell(&t, "AFTER");
-				cell(&t, "CHANGE"); cell(&t, "TOL"); cell(&t, "JUDGED"); cell(&t, "NOTE");
+				table_cell(&t, "ROW"); table_cell(&t, "FIGURE"); table_cell(&t, "BEFORE"); table_cell(&t, "AFTER");
+				table_cell(&t, "CHANGE"); table_cell(&t, "TOL"); table_cell(&t, "JUDGED"); table_cell(&t, "NOTE");
 			}
 			b = f->before ? num(f->vbefore, f->unit) : xstrdup("(none)");
 			a = f->after ? num(f->vafter, f->unit) : xstrdup("(none)");
-			cell(&t, "%s", f->row);
-			cell(&t, "%s", f->name);
-			cell(&t, "%s", b);
-			cell(&t, "%s", a);
+			table_cell(&t, "%s", f->row);
+			table_cell(&t, "%s", f->name);
+			table_cell(&t, "%s", b);
+			table_cell(&t, "%s", a);
 			if (isfinite(f->change_pct))
-				cell(&t, "%+.1f%%", f->change_pct);
+				table_cell(&t, "%+.1f%%", f->change_pct);
 			else
-				cell(&t, "-");
+				table_cell(&t, "-");
 			if (isfinite(f->tol_pct))
-				cell(&t, "%g%%", f->tol_pct);
+				table_cell(&t, "%g%%", f->tol_pct);
 			else
-				cell(&t, "-");
-			cell(&t, "%s", fig_judgement(f));
-			cell(&t, "%s", f->type == CMP_FIG_SAME ? "" : f->msg ? f->msg : "");
+				table_cell(&t, "-");
+			table_cell(&t, "%s", fig_judgement(f));
+			table_cell(&t, "%s", f->type == CMP_FIG_SAME ? "" : f->msg ? f->msg : "");
 			free(b);
 			free(a);
 		}
@@ -281,7 +212,7 @@ static void fig_table(FILE *fp, const struct cmp_report *rep, const enum cmp_typ
 	}
 }
 
-static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, const char *pa)
+void compare_print(FILE *fp, const struct cmp_report *rep, const char *pb, const char *pa)
 {
 	struct table t = { 0 };
 	size_t hidden = 0, nfig_regr = 0, nrow_regr = 0;
@@ -297,8 +228,8 @@ static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, 
 
 			if (f->type != CMP_WARNING)
 				continue;
-			cell(&t, "%s", f->row ? f->row : "(run)");
-			cell(&t, "%s", f->msg);
+			table_cell(&t, "%s", f->row ? f->row : "(run)");
+			table_cell(&t, "%s", f->msg);
 		}
 		table_print(&t, fp);
 	}
@@ -311,11 +242,11 @@ static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, 
 
 			if (f->type != CMP_FACT)
 				continue;
-			cell(&t, "%s", f->row ? f->row : "(run)");
-			cell(&t, "%s", f->name);
-			cell(&t, "%s", f->before ? f->before : "(none)");
-			cell(&t, "->");
-			cell(&t, "%s", f->after ? f->after : "(none)");
+			table_cell(&t, "%s", f->row ? f->row : "(run)");
+			table_cell(&t, "%s", f->name);
+			table_cell(&t, "%s", f->before ? f->before : "(none)");
+			table_cell(&t, "->");
+			table_cell(&t, "%s", f->after ? f->after : "(none)");
 		}
 		table_print(&t, fp);
 	}
@@ -327,10 +258,10 @@ static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, 
 		if (!is_row_type(f->type))
 			continue;
 		nrow_regr += f->regression;
-		cell(&t, "%s", row_label(f));
-		cell(&t, "%s", f->row);
-		cell(&t, "%s -> %s", f->before ? f->before : "(none)", f->after ? f->after : "(none)");
-		cell(&t, "%s", f->msg ? f->msg : "");
+		table_cell(&t, "%s", row_label(f));
+		table_cell(&t, "%s", f->row);
+		table_cell(&t, "%s -> %s", f->before ? f->before : "(none)", f->after ? f->after : "(none)");
+		table_cell(&t, "%s", f->msg ? f->msg : "");
 	}
 	if (t.n) {
 		fputs("\nrows\n", fp);
@@ -363,12 +294,39 @@ static void print_human(FILE *fp, const struct cmp_report *rep, const char *pb, 
 	fprintf(fp, "result: %s\n", rep->regressions ? "REGRESSION" : "no regression");
 }
 
+/* The run directory of a results.json path (its logs are relative to it). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+}
+
+static int write_html(const char *file, const struct cmp_report *rep, const struct cmp_opts *o,
+		      json_t *before, json_t *after, const char *pb, const char *pa)
+{
+	json_t *doc = cmp_report_json(rep, o);
+	char *db = dir_of(pb), *da = dir_of(pa), *title = xasprintf("compare %s %s", pb, pa);
+	struct rq_html_side b = { .label = "before", .doc = before, .run_dir = db };
+	struct rq_html_side a = { .label = "after", .doc = after, .run_dir = da };
+	int rc = rq_html_compare_write(file, title, &b, &a, doc);
+
+	if (rc)
+		fprintf(stderr, "rdmaqual compare: cannot write %s: %s\n", file, strerror(-rc));
+	free(db);
+	free(da);
+	free(title);
+	json_decref(doc);
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "tolerance", required_argument, NULL, 'T' },
 		{ "allow-new-skips", no_argument, NULL, 1 },
 		{ "json", no_argument, NULL, 2 },
+		{ "html", required_argument, NULL, 3 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -377,6 +335,7 @@ int cmd_compare(int argc, char **argv)
 	char err[600], pb[PATH_MAX], pa[PATH_MAX];
 	json_t *before = NULL, *after = NULL;
 	bool json = false;
+	const char *html = NULL;
 	int opt, ret = RQ_EXIT_USAGE;
 
 	cmp_opts_init(&o);
@@ -391,6 +350,7 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 1: o.allow_new_skips = true; break;
 		case 2: json = true; break;
+		case 3: html = optarg; break;
 		case 'h':
 			compare_usage(stdout);
 			cmp_opts_release(&o);
@@ -406,8 +366,8 @@ int cmd_compare(int argc, char **argv)
 		return usage_error("compare", "wants two runs, BEFORE and AFTER (got %d argument%s)",
 				   argc - optind, argc - optind == 1 ? "" : "s");
 	}
-	before = load(argv[optind], pb, sizeof(pb));
-	after = before ? load(argv[optind + 1], pa, sizeof(pa)) : NULL;
+	before = compare_load(argv[optind], pb, sizeof(pb));
+	after = before ? compare_load(argv[optind + 1], pa, sizeof(pa)) : NULL;
 	if (!before || !after)
 		goto out;
 	if (cmp_compare(before, after, &o, &rep, err, sizeof(err))) {
@@ -426,9 +386,11 @@ int cmd_compare(int argc, char **argv)
 		free(s);
 		json_decref(doc);
 	} else {
-		print_human(stdout, &rep, pb, pa);
+		compare_print(stdout, &rep, pb, pa);
 	}
 	ret = rep.regressions ? RQ_EXIT_FAIL : RQ_EXIT_OK;
+	if (html && write_html(html, &rep, &o, before, after, pb, pa))
+		ret = RQ_EXIT_USAGE;
 	cmp_report_release(&rep);
 out:
 	json_decref(before);

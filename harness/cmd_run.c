@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "core/kind.h"
+#include "qual/baseline.h"
 #include "runreport.h"
 #include "sched.h"
 #include "statedir.h"
@@ -53,9 +54,11 @@ static void run_usage(FILE *fp)
 "      --peer HOST          second node for two-sided cases on hca (ssh)\n"
 "      --vm-topology T      vm1 or vm2 (default: vm2)\n"
 "      --accel A            kvm, tcg or auto (default auto)\n"
-"      --kernel PATH --modules DIR   guest kernel for rxe-vm\n"
+"      --kernel SPEC        guest kernel for rxe-vm: debian:SUITE, debian:PKG=VERSION,\n"
+"                           or PATH with --modules DIR\n"
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
 "      --state-dir DIR      run-state and lock directory\n"
+"      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
 "  -v, --verbose            print each case's log on failure\n");
 }
 
@@ -151,6 +154,7 @@ int cmd_run(int argc, char **argv)
 		{ "modules", required_argument, NULL, 11 },
 		{ "allow-sm-takeover", no_argument, NULL, 12 },
 		{ "state-dir", required_argument, NULL, 13 },
+		{ "baseline", required_argument, NULL, 14 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -159,6 +163,8 @@ int cmd_run(int argc, char **argv)
 	struct case_filter f = { 0 };
 	const char *report_dir = "reports";
 	bool fail_on_skip = false, dry = false;
+	const char *baseline_path = NULL;
+	struct rq_baseline baseline = { 0 };
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "k:t:vh", lo, NULL)) != -1) {
@@ -194,6 +200,7 @@ int cmd_run(int argc, char **argv)
 		case 11: o.modules = optarg; break;
 		case 12: o.allow_sm_takeover = true; break;
 		case 13: o.state_dir = optarg; break;
+		case 14: baseline_path = optarg; break;
 		case 'v': o.verbose = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return RQ_EXIT_USAGE;
@@ -255,10 +262,21 @@ int cmd_run(int argc, char **argv)
 		return 0;
 	}
 
+	if (baseline_path) {
+		char err[600];
+
+		if (rq_baseline_load(&baseline, baseline_path, err, sizeof(err))) {
+			free(sel);
+			rq_suite_release(&suite);
+			return usage_error("run", "--baseline: %s", err);
+		}
+	}
+
 	char state_dir[4096];
 	int lockfd = statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
 
 	if (lockfd < 0) {
+		rq_baseline_release(&baseline);
 		free(sel);
 		rq_suite_release(&suite);
 		return RQ_EXIT_FAIL;
@@ -278,6 +296,7 @@ int cmd_run(int argc, char **argv)
 		if (mkdir_p(logs, 0755)) {
 			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", logs, strerror(errno));
 			close(lockfd);
+			rq_baseline_release(&baseline);
 			free(sel);
 			rq_suite_release(&suite);
 			return RQ_EXIT_FAIL;
@@ -299,6 +318,9 @@ int cmd_run(int argc, char **argv)
 
 		sched_run_case(&s, sel[i], &results);
 		for (size_t j = first; j < results.n; j++) {
+			if (baseline.doc)
+				rq_baseline_judge(&baseline, results.v[j],
+						  rq_baseline_model(results.v[j]));
 			write_row_log(run_dir, results.v[j]);
 			runrep_row(&rep, results.v[j]);
 		}
@@ -321,6 +343,7 @@ int cmd_run(int argc, char **argv)
 	rq_results_release(&results);
 	free(sel);
 	rq_suite_release(&suite);
+	rq_baseline_release(&baseline);
 	close(lockfd);
 	return ret;
 }

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "report.h"
+#include "report_html.h"
 
 void rq_run_info_init(struct rq_run_info *ri, const char *version, int argc, char **argv)
 {
@@ -69,6 +71,7 @@ void rq_run_info_release(struct rq_run_info *ri)
 	free(ri->hostname);
 	free(ri->version);
 	free(ri->argv);
+	free(ri->html_extra);
 	for (size_t i = 0; i < ri->nfacts; i++) {
 		free(ri->facts[i].key);
 		free(ri->facts[i].value);
@@ -90,5 +93,18 @@ int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct
 	p = xasprintf("%s/results.json", dir);
 	int r2 = rq_json_write(p, ri, rs);
 	free(p);
-	return ret ? ret : r2;
+	/* The page is drawn from the document results.json holds, as a
+	 * comparison's is, so both read the same fields. */
+	char *text = rq_json_render(ri, rs);
+	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+	int r3 = -ENOMEM;
+
+	if (doc) {
+		p = xasprintf("%s/report.html", dir);
+		r3 = rq_html_run_write(p, doc, dir, ri->html_extra);
+		free(p);
+	}
+	json_decref(doc);
+	free(text);
+	return ret ? ret : r2 ? r2 : r3;
 }

@@ -34,6 +34,7 @@ struct rq_run_info {
 	size_t nfacts;
 	int64_t started_ms;	/* now_ms() at start, for duration */
 	double duration_s;	/* set by rq_run_info_finish(); else time so far */
+	char *html_extra;	/* owned: sections added to report.html (rq_html_heatmap), or NULL */
 };
 
 void rq_run_info_init(struct rq_run_info *ri, const char *version, int argc, char **argv);
@@ -51,7 +52,7 @@ int rq_junit_write(const char *path, const struct rq_run_info *ri, const struct 
 char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs);
 int rq_json_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs);
 
-/* Both into dir (created if missing): dir/junit.xml and dir/results.json. */
+/* All into dir (created if missing): junit.xml, results.json and report.html. */
 int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct rq_results *rs);
 
 /*

@@ -67,7 +67,7 @@ void runrep_end(struct runrep *r, struct rq_results *rs)
 	rq_run_info_finish(&r->info);
 	runrep_flush(r, rs);
 	rq_console_summary(stdout, &r->info, rs);
-	printf("reports: %s/junit.xml %s/results.json\n", r->dir, r->dir);
+	printf("reports: %s/junit.xml %s/results.json %s/report.html\n", r->dir, r->dir, r->dir);
 }
 
 void runrep_release(struct runrep *r)

@@ -99,7 +99,7 @@ static int run_script(const char *const *argv, int64_t timeout_ms, struct proc_r
 		sb_rtrim(&r->err);
 		/* The script's last stderr line says what went wrong. */
 		const char *last = strrchr(r->err.buf, '\n');
-		snprintf(err, errsz, "%s %s: %s", argv[0], how, last ? last + 1 : r->err.buf);
+		snprintf(err, errsz, "%s: %s", how, last ? last + 1 : r->err.buf);
 		return r->timed_out ? -ETIMEDOUT : -EIO;
 	}
 	return 0;

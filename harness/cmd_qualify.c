@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmaqual qualify --before SPEC --after SPEC [CASES...]: the same cases on
+ * two guest kernels (rxe-vm), compared (docs/upgrade.md).
+ *
+ * Each side is an ordinary `rdmaqual run --target rxe-vm --kernel SPEC`,
+ * started as a child of this process (argv, never a shell) with its report
+ * directory under the qualification's: DIR/<qid>/before/<run-id>/ and
+ * DIR/<qid>/after/<run-id>/, so every run can be read, compared and
+ * re-reported on its own.  With --repeat N the sides alternate (before,
+ * after, before, ...), so a host that gets busier half-way slows both
+ * sides alike, and each side's runs are folded into one document of
+ * medians (src/qual/repeat.c) before compare.c judges them.
+ *
+ * Writes DIR/<qid>/qualify.json (rdmaqual-qualify/1), junit.xml (one
+ * testcase per row: a regression is a failure) and report.html.
+ * Exit 0: no regression, 1: regression(s), 2: usage, or a side that
+ * produced no report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "cli.h"
+#include "compare_cli.h"
+#include "core/json_text.h"
+#include "core/proc.h"
+#include "core/target.h"
+#include "core/util.h"
+#include "core/xml.h"
+#include "qual/compare.h"
+#include "qual/repeat.h"
+#include "report_html.h"
+#include "table.h"
+#include "vm/vm.h"
+
+#define QUALIFY_SCHEMA "rdmaqual-qualify/1"
+#define MAX_REPEAT 20
+/* One side's run: boots, a suite; far beyond any sane suite on TCG. */
+#define RUN_DEADLINE_MS (4 * 3600 * 1000LL)
+
+static void qualify_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: rdmaqual qualify --before SPEC --after SPEC [OPTIONS] [FILE|DIR...]\n"
+"Runs the same cases on two rxe-vm guest kernels and compares the runs.\n"
+"SPEC: debian:SUITE (debian:bookworm, debian:bookworm-backports),\n"
+"      debian:PACKAGE=VERSION, or PATH:MODULES_DIR (a kernel image and its\n"
+"      lib/modules/VER directory).\n"
+"  -n, --repeat N           run each side N times, alternating, and judge medians (default 1)\n"
+"  -k, --name GLOB          cases whose name matches GLOB (repeatable)\n"
+"  -t, --tag TAG            cases with TAG (repeatable); !TAG excludes\n"
+"  -T, --tolerance [GLOB=]PCT  as for compare (default %g%%)\n"
+"      --allow-new-skips    PASS -> SKIP is reported but is not a regression\n"
+"      --report-dir DIR     write under DIR/<qualify-id>/ (default reports)\n"
+"      --timeout-mul X      scale every deadline (both sides)\n"
+"      --vm-topology T      vm1 or vm2 (default vm2)\n"
+"      --accel A            kvm, tcg or auto (default auto)\n"
+"      --state-dir DIR      run-state and lock directory\n"
+"Exit status: 0 no regression, 1 regression(s), 2 usage or a side without a report.\n",
+		RQ_COMPARE_DEFAULT_TOL);
+}
+
+static void on_signal(int sig)
+{
+	rq_interrupted = sig;
+}
+
+struct side {
+	const char *label;		/* "before" | "after" */
+	const char *spec;
+	char dir[PATH_MAX];		/* <qdir>/<label> */
+	char **runs;			/* run dirs, one per repeat */
+	size_t nruns;
+	json_t **docs;
+	json_t *doc;			/* the one judged (a merge when nruns > 1) */
+	char doc_path[PATH_MAX];
+};
+
+/* "PATH:DIR" -> --kernel PATH --modules DIR; a Debian spec as it is. */
+static void add_kernel_args(const char **argv, int *n, const char *spec, char *kbuf, size_t ksz)
+{
+	const char *colon = strchr(spec, ':');
+
+	if (!strncmp(spec, "debian:", 7) || !colon) {
+		argv[(*n)++] = "--kernel";
+		argv[(*n)++] = spec;
+		return;
+	}
+	snprintf(kbuf, ksz, "%.*s", (int)(colon - spec), spec);
+	argv[(*n)++] = "--kernel";
+	argv[(*n)++] = kbuf;
+	argv[(*n)++] = "--modules";
+	argv[(*n)++] = colon + 1;
+}
+
+/*
+ * Fetch and unpack both kernels before booting anything, so a spec that
+ * names no package fails in seconds, with apt's reason, and not as a run
+ * of ERROR rows.  The runs find the images cached.
+ */
+static int prepare_side(const struct side *s)
+{
+	struct rq_run_opts o = { .self_exe = rq_self_exe };
+	struct rq_vm_image img;
+	char kbuf[PATH_MAX], err[1024];
+	const char *colon = strchr(s->spec, ':');
+
+	if (!strncmp(s->spec, "debian:", 7)) {
+		o.kernel = s->spec;
+	} else {
+		snprintf(kbuf, sizeof(kbuf), "%.*s", (int)(colon - s->spec), s->spec);
+		o.kernel = kbuf;
+		o.modules = colon + 1;
+	}
+	if (rq_vm_image_prepare(&o, &img, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdmaqual qualify: --%s %s: %s\n", s->label, s->spec, err);
+		return -1;
+	}
+	printf("%-6s  %s: guest kernel %s", s->label, s->spec, img.kver);
+	if (*img.kpkg)
+		printf(", %s %s from %s (%s)", img.kpkg, img.kpkgver, img.korigin, img.kcache);
+	printf("\n");
+	fflush(stdout);
+	return 0;
+}
+
+/* Run one side once; its run dir into s->runs.  0, or -1 after a message. */
+static int run_side(struct side *s, char **base, int nbase, char **cases, int ncases)
+{
+	const char **argv = xcalloc((size_t)(nbase + ncases + 16), sizeof(*argv));
+	char kbuf[PATH_MAX], latest[PATH_MAX + 8], link[256];
+	int n = 0, status = 0;
+	ssize_t ll;
+
+	argv[n++] = rq_self_exe;
+	argv[n++] = "run";
+	argv[n++] = "--target";
+	argv[n++] = "rxe-vm";
+	argv[n++] = "--report-dir";
+	argv[n++] = s->dir;
+	add_kernel_args(argv, &n, s->spec, kbuf, sizeof(kbuf));
+	for (int i = 0; i < nbase; i++)
+		argv[n++] = base[i];
+	for (int i = 0; i < ncases; i++)
+		argv[n++] = cases[i];
+	argv[n] = NULL;
+
+	printf("== %s run %zu: %s\n", s->label, s->nruns + 1, s->spec);
+	fflush(stdout);
+	struct spawn_opts so = { .argv = argv, .stdin_fd = -1, .stdout_fd = 1, .stderr_fd = 2 };
+	pid_t pid = proc_spawn(&so);
+
+	free(argv);
+	if (pid < 0) {
+		fprintf(stderr, "rdmaqual qualify: cannot start %s run: %s\n", rq_self_exe, strerror((int)-pid));
+		return -1;
+	}
+	int64_t deadline = now_ms() + scaled_ms(RUN_DEADLINE_MS);
+	int done = 0;
+
+	while (!done) {
+		int64_t until = now_ms() + 250;
+
+		done = proc_wait_deadline(pid, until < deadline ? until : deadline, &status);
+		if (done < 0)
+			break;
+		if (!done && (rq_interrupted || now_ms() >= deadline)) {
+			/* SIGTERM first: the run stops its guests and writes its reports. */
+			fprintf(stderr, "rdmaqual qualify: %s; stopping the %s run\n",
+				rq_interrupted ? "interrupted" : "the run passed its deadline", s->label);
+			proc_kill_group(pid, 15000);
+			done = -1;
+		}
+	}
+	if (done > 0 && WIFEXITED(status) && WEXITSTATUS(status) > 1) {
+		fprintf(stderr, "rdmaqual qualify: the %s run exited %d (see above)\n", s->label,
+			WEXITSTATUS(status));
+		return -1;
+	}
+	snprintf(latest, sizeof(latest), "%s/latest", s->dir);
+	ll = readlink(latest, link, sizeof(link) - 1);
+	if (ll <= 0) {
+		fprintf(stderr, "rdmaqual qualify: the %s run left no report under %s\n", s->label, s->dir);
+		return -1;
+	}
+	link[ll] = '\0';
+	/* latest names this run's id: a fresh dir each time (the id holds the pid). */
+	for (size_t i = 0; i < s->nruns; i++)
+		if (!strcmp(strrchr(s->runs[i], '/') + 1, link)) {
+			fprintf(stderr, "rdmaqual qualify: the %s run left no new report\n", s->label);
+			return -1;
+		}
+	s->runs = xrealloc(s->runs, (s->nruns + 1) * sizeof(*s->runs));
+	s->runs[s->nruns++] = xasprintf("%s/%s", s->dir, link);
+	return done > 0 ? 0 : -1;
+}
+
+/* Load the side's documents and fold them into s->doc. */
+static int side_doc(struct side *s, const char *qdir)
+{
+	char path[PATH_MAX], err[512];
+
+	s->docs = xcalloc(s->nruns, sizeof(*s->docs));
+	for (size_t i = 0; i < s->nruns; i++) {
+		s->docs[i] = compare_load(s->runs[i], path, sizeof(path));
+		if (!s->docs[i])
+			return -1;
+	}
+	if (s->nruns == 1) {
+		s->doc = json_incref(s->docs[0]);
+		snprintf(s->doc_path, sizeof(s->doc_path), "%s/results.json", s->runs[0]);
+		return 0;
+	}
+	s->doc = rq_repeat_merge(s->docs, s->nruns, err, sizeof(err));
+	if (!s->doc) {
+		fprintf(stderr, "rdmaqual qualify: %s: %s\n", s->label, err);
+		return -1;
+	}
+	snprintf(s->doc_path, sizeof(s->doc_path), "%s/%s-median.json", qdir, s->label);
+	char *text = json_dumps(s->doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+
+	if (!text || write_file_atomic(s->doc_path, text, strlen(text)))
+		fprintf(stderr, "rdmaqual qualify: cannot write %s\n", s->doc_path);
+	free(text);
+	return 0;
+}
+
+static const char *fact(json_t *doc, const char *key)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(doc, "facts"), key));
+
+	return v ? v : "?";
+}
+
+static json_t *row_of(json_t *doc, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "id")), id))
+			return r;
+	return NULL;
+}
+
+/* The rows of both sides by id: before's order, then after's new ones. */
+static json_t *all_ids(json_t *b, json_t *a)
+{
+	json_t *ids = json_array(), *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(b, "results"), i, r)
+		json_array_append(ids, json_object_get(r, "id"));
+	json_array_foreach(json_object_get(a, "results"), i, r)
+		if (!row_of(b, json_string_value(json_object_get(r, "id"))))
+			json_array_append(ids, json_object_get(r, "id"));
+	return ids;
+}
+
+/* Regression findings about one row, joined ("bw_64KiB -23.1% (tol 5%)"). */
+static char *row_regressions(const struct cmp_report *rep, const char *id)
+{
+	struct sb sb = SB_INIT;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct cmp_finding *f = &rep->v[i];
+
+		if (!f->regression || !f->row || strcmp(f->row, id))
+			continue;
+		if (sb.len)
+			sb_adds(&sb, "; ");
+		if (f->name && isfinite(f->change_pct))
+			sb_addf(&sb, "%s %+.1f%% (tolerance %g%%)", f->name, f->change_pct, f->tol_pct);
+		else if (f->name)
+			sb_addf(&sb, "%s: %s", f->name, f->msg ? f->msg : cmp_type_name(f->type));
+		else
+			sb_addf(&sb, "%s: %s -> %s%s%s", cmp_type_name(f->type), f->before ? f->before : "(none)",
+				f->after ? f->after : "(none)", f->msg ? ": " : "", f->msg ? f->msg : "");
+	}
+	if (!sb.len) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb.buf;
+}
+
+static void print_side_by_side(FILE *fp, json_t *b, json_t *a, const struct cmp_report *rep)
+{
+	struct table t = { .cols = 4 };
+	json_t *ids = all_ids(b, a), *id;
+	size_t i;
+
+	table_cell(&t, "ROW");
+	table_cell(&t, "BEFORE");
+	table_cell(&t, "AFTER");
+	table_cell(&t, "REGRESSION");
+	json_array_foreach(ids, i, id) {
+		json_t *rb = row_of(b, json_string_value(id)), *ra = row_of(a, json_string_value(id));
+		char *why = row_regressions(rep, json_string_value(id));
+
+		table_cell(&t, "%s", json_string_value(id));
+		table_cell(&t, "%s", rb ? json_string_value(json_object_get(rb, "verdict")) : "-");
+		table_cell(&t, "%s", ra ? json_string_value(json_object_get(ra, "verdict")) : "-");
+		table_cell(&t, "%s", why ? why : "");
+		free(why);
+	}
+	fputs("\nper row, before and after\n", fp);
+	table_print(&t, fp);
+	json_decref(ids);
+}
+
+/* Medians with their spread, for figures that have one (--repeat). */
+static void print_spread(FILE *fp, json_t *b, json_t *a)
+{
+	struct table t = { .cols = 5 };
+	json_t *r, *f;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(b, "results"), i, r) {
+		const char *id = json_string_value(json_object_get(r, "id"));
+		json_t *ra = row_of(a, id);
+
+		json_array_foreach(json_object_get(r, "figures"), j, f) {
+			json_t *sp = json_object_get(f, "spread"), *fa = NULL, *spa = NULL;
+			const char *name = json_string_value(json_object_get(f, "name"));
+			const char *unit = json_string_value(json_object_get(f, "unit"));
+			size_t k;
+			json_t *g;
+
+			if (!sp || !unit || !*unit)
+				continue;
+			json_array_foreach(ra ? json_object_get(ra, "figures") : NULL, k, g)
+				if (!strcmp(json_string_value(json_object_get(g, "name")), name))
+					fa = g;
+			spa = fa ? json_object_get(fa, "spread") : NULL;
+			if (!t.n) {
+				table_cell(&t, "ROW");
+				table_cell(&t, "FIGURE");
+				table_cell(&t, "BEFORE median [min..max]");
+				table_cell(&t, "AFTER median [min..max]");
+				table_cell(&t, "UNIT");
+			}
+			table_cell(&t, "%s", id);
+			table_cell(&t, "%s", name);
+			table_cell(&t, "%.4g [%.4g..%.4g] n=%d", json_number_value(json_object_get(f, "value")),
+				   json_number_value(json_object_get(sp, "min")),
+				   json_number_value(json_object_get(sp, "max")),
+				   (int)json_integer_value(json_object_get(sp, "n")));
+			if (spa)
+				table_cell(&t, "%.4g [%.4g..%.4g] n=%d",
+					   json_number_value(json_object_get(fa, "value")),
+					   json_number_value(json_object_get(spa, "min")),
+					   json_number_value(json_object_get(spa, "max")),
+					   (int)json_integer_value(json_object_get(spa, "n")));
+			else
+				table_cell(&t, "-");
+			table_cell(&t, "%s", unit);
+		}
+	}
+	if (t.n) {
+		fputs("\nmedians over the repeats, with their spread\n", fp);
+		table_print(&t, fp);
+	}
+}
+
+/* One testcase per row; a regression about it is a <failure>. */
+static int write_junit(const char *path, json_t *b, json_t *a, const struct cmp_report *rep,
+		       double secs)
+{
+	json_t *ids = all_ids(b, a), *id;
+	struct sb x = SB_INIT;
+	size_t i, nfail = 0;
+	int rc;
+
+	json_array_foreach(ids, i, id) {
+		char *why = row_regressions(rep, json_string_value(id));
+
+		nfail += why != NULL;
+		free(why);
+	}
+	sb_addf(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rdmaqual qualify\" "
+		"tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", json_array_size(ids),
+		nfail, secs);
+	sb_addf(&x, "  <testsuite name=\"qualify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		"skipped=\"0\" time=\"%.3f\">\n    <properties>\n", json_array_size(ids), nfail, secs);
+	static const char *const keys[] = { "vm.guest_kernel", "vm.kernel_package_version", "vm.kernel_origin" };
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		sb_addf(&x, "      <property name=\"before.%s\" value=\"", keys[k]);
+		xml_escape_attr(&x, fact(b, keys[k]), strlen(fact(b, keys[k])));
+		sb_addf(&x, "\"/>\n      <property name=\"after.%s\" value=\"", keys[k]);
+		xml_escape_attr(&x, fact(a, keys[k]), strlen(fact(a, keys[k])));
+		sb_adds(&x, "\"/>\n");
+	}
+	sb_adds(&x, "    </properties>\n");
+	json_array_foreach(ids, i, id) {
+		const char *s = json_string_value(id);
+		char *why = row_regressions(rep, s);
+		json_t *rb = row_of(b, s), *ra = row_of(a, s);
+
+		sb_adds(&x, "    <testcase classname=\"qualify\" name=\"");
+		xml_escape_attr(&x, s, strlen(s));
+		sb_addf(&x, "\" time=\"%.3f\">", ra ? json_number_value(json_object_get(ra, "duration_s")) : 0.0);
+		if (why) {
+			sb_adds(&x, "\n      <failure type=\"REGRESSION\" message=\"");
+			xml_escape_attr(&x, why, strlen(why));
+			sb_adds(&x, "\"/>\n    ");
+		}
+		sb_addf(&x, "<system-out>before: %s; after: %s</system-out></testcase>\n",
+			rb ? json_string_value(json_object_get(rb, "verdict")) : "-",
+			ra ? json_string_value(json_object_get(ra, "verdict")) : "-");
+		free(why);
+	}
+	sb_adds(&x, "  </testsuite>\n</testsuites>\n");
+	rc = write_file_atomic(path, x.buf, x.len);
+	sb_release(&x);
+	json_decref(ids);
+	return rc;
+}
+
+static json_t *side_json(const struct side *s)
+{
+	json_t *runs = json_array();
+
+	for (size_t i = 0; i < s->nruns; i++)
+		json_array_append_new(runs, rq_json_text(s->runs[i]));
+	return json_pack("{s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s}", "spec", rq_json_text(s->spec),
+			 "runs", runs, "judged", rq_json_text(s->doc_path),
+			 "guest_kernel", fact(s->doc, "vm.guest_kernel"),
+			 "kernel_package", fact(s->doc, "vm.kernel_package"),
+			 "kernel_package_version", fact(s->doc, "vm.kernel_package_version"),
+			 "kernel_origin", fact(s->doc, "vm.kernel_origin"),
+			 "kernel_cache", fact(s->doc, "vm.kernel_cache"));
+}
+
+static void side_release(struct side *s)
+{
+	for (size_t i = 0; i < s->nruns; i++) {
+		free(s->runs[i]);
+		if (s->docs)
+			json_decref(s->docs[i]);
+	}
+	free(s->runs);
+	free(s->docs);
+	json_decref(s->doc);
+}
+
+int cmd_qualify(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "before", required_argument, NULL, 'b' },
+		{ "after", required_argument, NULL, 'a' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "name", required_argument, NULL, 'k' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "tolerance", required_argument, NULL, 'T' },
+		{ "allow-new-skips", no_argument, NULL, 1 },
+		{ "report-dir", required_argument, NULL, 2 },
+		{ "timeout-mul", required_argument, NULL, 3 },
+		{ "vm-topology", required_argument, NULL, 4 },
+		{ "accel", required_argument, NULL, 5 },
+		{ "state-dir", required_argument, NULL, 6 },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct side sb_ = { .label = "before" }, sa = { .label = "after" };
+	struct cmp_opts co;
+	struct cmp_report rep;
+	const char *report_dir = "reports";
+	char **base = xcalloc((size_t)argc * 2 + 1, sizeof(*base));
+	int nbase = 0, opt, repeat = 1, ret = RQ_EXIT_USAGE;
+	char err[600], qid[64], qdir[PATH_MAX - 16];
+	bool have_rep = false;
+
+	cmp_opts_init(&co);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "b:a:n:k:t:T:h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'b': sb_.spec = optarg; break;
+		case 'a': sa.spec = optarg; break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > MAX_REPEAT) {
+				usage_error("qualify", "--repeat wants 1 to %d, not \"%s\"", MAX_REPEAT, optarg);
+				goto out;
+			}
+			repeat = (int)v;
+			break;
+		}
+		case 'k': base[nbase++] = "-k"; base[nbase++] = optarg; break;
+		case 't': base[nbase++] = "-t"; base[nbase++] = optarg; break;
+		case 'T':
+			if (cmp_opts_tolerance(&co, optarg, err, sizeof(err))) {
+				usage_error("qualify", "%s", err);
+				goto out;
+			}
+			break;
+		case 1: co.allow_new_skips = true; break;
+		case 2: report_dir = optarg; break;
+		case 3: base[nbase++] = "--timeout-mul"; base[nbase++] = optarg; break;
+		case 4: base[nbase++] = "--vm-topology"; base[nbase++] = optarg; break;
+		case 5: base[nbase++] = "--accel"; base[nbase++] = optarg; break;
+		case 6: base[nbase++] = "--state-dir"; base[nbase++] = optarg; break;
+		case 'h': qualify_usage(stdout); ret = RQ_EXIT_OK; goto out;
+		default: qualify_usage(stderr); goto out;
+		}
+	}
+	if (!sb_.spec || !sa.spec) {
+		usage_error("qualify", "--before SPEC and --after SPEC are both required");
+		goto out;
+	}
+	/* A spec the run would refuse is refused here, before any boot. */
+	const char *specs[2] = { sb_.spec, sa.spec };
+
+	for (int i = 0; i < 2; i++)
+		if (strncmp(specs[i], "debian:", 7) && !strchr(specs[i], ':')) {
+			usage_error("qualify", "kernel spec \"%s\": expected debian:SUITE, "
+				    "debian:PACKAGE=VERSION or PATH:MODULES_DIR", specs[i]);
+			goto out;
+		}
+
+	int64_t t0 = now_ms();
+
+	if (prepare_side(&sb_) || prepare_side(&sa)) {
+		ret = RQ_EXIT_USAGE;
+		goto out;
+	}
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		snprintf(qid, sizeof(qid), "qualify-%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+	}
+	snprintf(qdir, sizeof(qdir), "%s/%s", report_dir, qid);
+	snprintf(sb_.dir, sizeof(sb_.dir), "%s/before", qdir);
+	snprintf(sa.dir, sizeof(sa.dir), "%s/after", qdir);
+	if (mkdir_p(sb_.dir, 0755) || mkdir_p(sa.dir, 0755)) {
+		fprintf(stderr, "rdmaqual qualify: cannot create %s: %s\n", qdir, strerror(errno));
+		ret = RQ_EXIT_FAIL;
+		goto out;
+	}
+
+	struct sigaction sa_int = { .sa_handler = on_signal };
+
+	sigemptyset(&sa_int.sa_mask);
+	sigaction(SIGINT, &sa_int, NULL);
+	sigaction(SIGTERM, &sa_int, NULL);
+	sigaction(SIGHUP, &sa_int, NULL);
+
+
+	for (int i = 0; i < repeat && !rq_interrupted; i++)
+		if (run_side(&sb_, base, nbase, argv + optind, argc - optind) ||
+		    run_side(&sa, base, nbase, argv + optind, argc - optind))
+			break;
+	if (rq_interrupted || sb_.nruns != (size_t)repeat || sa.nruns != (size_t)repeat) {
+		fprintf(stderr, "rdmaqual qualify: %s; runs kept under %s\n",
+			rq_interrupted ? "interrupted" : "a side did not finish", qdir);
+		goto out;
+	}
+	if (side_doc(&sb_, qdir) || side_doc(&sa, qdir))
+		goto out;
+	if (cmp_compare(sb_.doc, sa.doc, &co, &rep, err, sizeof(err))) {
+		fprintf(stderr, "rdmaqual qualify: %s\n", err);
+		goto out;
+	}
+	have_rep = true;
+	double secs = (double)(now_ms() - t0) / 1000.0;
+
+	printf("\n== qualify %s\n", qdir);
+	printf("before  %s: guest kernel %s, package %s %s from %s (%s)\n", sb_.spec,
+	       fact(sb_.doc, "vm.guest_kernel"), fact(sb_.doc, "vm.kernel_package"),
+	       fact(sb_.doc, "vm.kernel_package_version"), fact(sb_.doc, "vm.kernel_origin"),
+	       fact(sb_.doc, "vm.kernel_cache"));
+	printf("after   %s: guest kernel %s, package %s %s from %s (%s)\n", sa.spec,
+	       fact(sa.doc, "vm.guest_kernel"), fact(sa.doc, "vm.kernel_package"),
+	       fact(sa.doc, "vm.kernel_package_version"), fact(sa.doc, "vm.kernel_origin"),
+	       fact(sa.doc, "vm.kernel_cache"));
+	if (repeat > 1)
+		printf("each side ran %d times, alternating; figures are medians\n", repeat);
+	print_side_by_side(stdout, sb_.doc, sa.doc, &rep);
+	if (repeat > 1)
+		print_spread(stdout, sb_.doc, sa.doc);
+	putchar('\n');
+	compare_print(stdout, &rep, sb_.doc_path, sa.doc_path);
+
+	json_t *doc = json_pack("{s:s, s:s, s:i, s:f, s:o, s:o, s:o, s:s}", "schema", QUALIFY_SCHEMA,
+				"id", qid, "repeat", repeat, "duration_s", secs,
+				"before", side_json(&sb_), "after", side_json(&sa),
+				"compare", cmp_report_json(&rep, &co),
+				"result", rep.regressions ? "REGRESSION" : "no regression");
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	char *path = xasprintf("%s/qualify.json", qdir);
+
+	if (!text || write_file_atomic(path, text, strlen(text)))
+		fprintf(stderr, "rdmaqual qualify: cannot write %s\n", path);
+	free(text);
+	free(path);
+	path = xasprintf("%s/junit.xml", qdir);
+	if (write_junit(path, sb_.doc, sa.doc, &rep, secs))
+		fprintf(stderr, "rdmaqual qualify: cannot write %s\n", path);
+	free(path);
+	path = xasprintf("%s/report.html", qdir);
+	{
+		char *title = xasprintf("qualify %s -> %s", sb_.spec, sa.spec);
+		struct rq_html_side hb = { .label = "before", .spec = sb_.spec, .doc = sb_.doc,
+					   .run_dir = sb_.runs[sb_.nruns - 1] };
+		struct rq_html_side ha = { .label = "after", .spec = sa.spec, .doc = sa.doc,
+					   .run_dir = sa.runs[sa.nruns - 1] };
+
+		if (rq_html_compare_write(path, title, &hb, &ha, json_object_get(doc, "compare")))
+			fprintf(stderr, "rdmaqual qualify: cannot write %s\n", path);
+		free(title);
+	}
+	free(path);
+	json_decref(doc);
+	printf("reports: %s/report.html %s/junit.xml %s/qualify.json\n", qdir, qdir, qdir);
+	ret = rep.regressions ? RQ_EXIT_FAIL : RQ_EXIT_OK;
+out:
+	if (have_rep)
+		cmp_report_release(&rep);
+	side_release(&sb_);
+	side_release(&sa);
+	cmp_opts_release(&co);
+	free(base);
+	return ret;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The parts of `rdmaqual compare` that `qualify` reuses: reading a run's
+ * results.json, printing findings, and the rdmaqual-compare/1 document.
+ */
+#ifndef RQ_COMPARE_CLI_H
+#define RQ_COMPARE_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "qual/compare.h"
+
+struct json_t;
+
+/* A run directory or a results.json, checked (cmp_check_doc); NULL after a message on stderr. */
+struct json_t *compare_load(const char *arg, char *path, size_t size);
+/* The tables and the result line `compare` prints. */
+void compare_print(FILE *fp, const struct cmp_report *rep, const char *pb, const char *pa);
+
+#endif

@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report.html (report_html.h).  Rendered from the JSON documents only, so
+ * `rdmaqual compare`, `qualify` and the runner draw the same page from the
+ * same files.  Charts are inline SVG drawn here: no script library, no
+ * font or stylesheet from anywhere else (the CSP meta forbids it), so the
+ * page looks the same on a CI server without network.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "core/util.h"
+#include "report_html.h"
+
+#define MAX_LOG_READ (256u << 10)
+
+void rq_html_escape(struct sb *out, const char *s)
+{
+	struct sb u = SB_INIT;
+
+	if (!s)
+		return;
+	sb_add_utf8(&u, s, strlen(s));
+	for (const char *p = u.buf; *p; p++) {
+		switch (*p) {
+		case '&': sb_adds(out, "&amp;"); break;
+		case '<': sb_adds(out, "&lt;"); break;
+		case '>': sb_adds(out, "&gt;"); break;
+		case '"': sb_adds(out, "&quot;"); break;
+		case '\'': sb_adds(out, "&#39;"); break;
+		default:
+			/* Control characters (bar tab/newline) shown as U+FFFD. */
+			if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+				sb_adds(out, "\xef\xbf\xbd");
+			else
+				sb_addc(out, *p);
+		}
+	}
+	sb_release(&u);
+}
+
+static void esc(struct sb *out, const char *s)
+{
+	rq_html_escape(out, s ? s : "");
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static const char *const verdicts[] = { "FAIL", "ERROR", "SKIP", "PASS" };
+
+static const char *style =
+"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1200px}"
+"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
+"table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:2px 8px;"
+"text-align:left;vertical-align:top}th{background:#f3f3f3}"
+".PASS{color:#176f2c}.FAIL,.ERROR,.REGRESSION{color:#b00020;font-weight:bold}.SKIP{color:#8a6d00}"
+".badge{display:inline-block;padding:2px 10px;margin-right:6px;border-radius:10px;background:#eee}"
+".verdict-big{font-size:1.3em;padding:4px 14px;border-radius:6px;display:inline-block}"
+".ok{background:#d9f2de}.bad{background:#fbd5da}"
+"pre{background:#f7f7f7;padding:6px;overflow-x:auto;font-size:12px;max-height:30em}"
+".failure{border-left:4px solid #b00020;padding-left:10px;margin:1em 0}"
+"svg text{font:11px system-ui,sans-serif}.muted{color:#777}"
+"button.filter{margin-right:4px}";
+
+static void page_begin(struct sb *out, const char *kind, const char *title)
+{
+	sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		"style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
+	esc(out, title);
+	sb_addf(out, "</title>\n<style>%s</style></head>\n<body data-kind=\"%s\">\n<h1>", style, kind);
+	esc(out, title);
+	sb_adds(out, "</h1>\n");
+}
+
+/*
+ * The script only reads the page: it counts the rows by verdict into
+ * #dom-counts (what the browser test compares with results.json) and lets
+ * a reader show one verdict at a time.
+ */
+static const char *script =
+"(function(){var c={},rows=document.querySelectorAll('tr.row');"
+"rows.forEach(function(r){var v=r.getAttribute('data-verdict');c[v]=(c[v]||0)+1;});"
+"var d=document.getElementById('dom-counts');if(d){d.textContent='rows '+rows.length+"
+"['PASS','FAIL','SKIP','ERROR'].map(function(v){return ' '+v+' '+(c[v]||0);}).join('');}"
+"document.querySelectorAll('button.filter').forEach(function(b){b.addEventListener('click',"
+"function(){var v=b.getAttribute('data-show');rows.forEach(function(r){r.style.display="
+"(v==='all'||r.getAttribute('data-verdict')===v)?'':'none';});});});})();";
+
+static void page_end(struct sb *out)
+{
+	sb_addf(out, "<p class=\"muted\" id=\"dom-counts\"></p>\n<script>%s</script>\n</body></html>\n",
+		script);
+}
+
+/* ---- pieces ---- */
+
+static void counts_of(json_t *doc, unsigned c[4])
+{
+	size_t i;
+	json_t *r;
+
+	memset(c, 0, 4 * sizeof(*c));
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[k]))
+				c[k]++;
+}
+
+static void summary(struct sb *out, json_t *doc, const char *id)
+{
+	unsigned c[4];
+	json_t *run = json_object_get(doc, "run");
+
+	counts_of(doc, c);
+	sb_addf(out, "<section id=\"%s\" class=\"summary\" data-total=\"%zu\">\n", id,
+		json_array_size(json_object_get(doc, "results")));
+	sb_addf(out, "<span class=\"verdict-big %s\">%s</span>\n", c[0] + c[1] ? "bad" : "ok",
+		c[0] + c[1] ? "FAILED" : "PASSED");
+	for (int k = 0; k < 4; k++)
+		sb_addf(out, "<span class=\"badge count %s\" data-verdict=\"%s\" data-n=\"%u\">%u %s</span>",
+			c[k] ? verdicts[k] : "muted", verdicts[k], c[k], c[k], verdicts[k]);
+	sb_adds(out, "\n<p class=\"muted\">run ");
+	esc(out, jstr(run, "id"));
+	sb_adds(out, " on ");
+	esc(out, jstr(run, "hostname"));
+	sb_adds(out, ", started ");
+	esc(out, jstr(run, "started"));
+	sb_addf(out, ", %.1f s", json_number_value(json_object_get(run, "duration_s")));
+	if (!json_is_true(json_object_get(run, "complete")))
+		sb_adds(out, ", <b>INCOMPLETE</b> (interrupted or still running)");
+	if (json_integer_value(json_object_get(run, "repeats")) > 1)
+		sb_addf(out, ", medians over %d runs", (int)json_integer_value(json_object_get(run, "repeats")));
+	sb_adds(out, "<br>");
+	esc(out, jstr(run, "argv"));
+	sb_adds(out, "</p>\n</section>\n");
+}
+
+/* The last n lines of a row's log file, escaped, into out. */
+static void log_tail(struct sb *out, const char *run_dir, const char *log_path)
+{
+	struct sb text = SB_INIT;
+	char *path;
+	size_t lines = 0, start;
+
+	if (!run_dir || !log_path || strstr(log_path, ".."))
+		return;
+	path = xasprintf("%s/%s", run_dir, log_path);
+	if (read_file(path, &text, MAX_LOG_READ) || !text.len) {
+		free(path);
+		sb_release(&text);
+		return;
+	}
+	sb_rtrim(&text);
+	for (start = text.len; start > 0; start--)
+		if (text.buf[start - 1] == '\n' && ++lines >= RQ_HTML_LOG_TAIL_LINES)
+			break;
+	sb_addf(out, "<details open><summary>log tail (%s)</summary><pre class=\"log-tail\">",
+		start ? "last lines" : "whole log");
+	esc(out, text.buf + start);
+	sb_adds(out, "</pre></details>\n");
+	free(path);
+	sb_release(&text);
+}
+
+/* FAIL and ERROR rows of doc first, with reason and log tail. */
+static void failures(struct sb *out, json_t *doc, const char *run_dir, const char *label)
+{
+	size_t i, n = 0;
+	json_t *r;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r) {
+		const char *v = jstr(r, "verdict");
+
+		if (!v || (strcmp(v, "FAIL") && strcmp(v, "ERROR")))
+			continue;
+		if (!n++) {
+			sb_adds(out, "<section id=\"failures\"><h2>Failures");
+			if (label) {
+				sb_adds(out, " (");
+				esc(out, label);
+				sb_adds(out, ")");
+			}
+			sb_adds(out, "</h2>\n");
+		}
+		sb_addf(out, "<div class=\"failure\" data-verdict=\"%s\" data-id=\"", v);
+		esc(out, jstr(r, "id"));
+		sb_addf(out, "\"><b class=\"%s\">%s</b> <b>", v, v);
+		esc(out, jstr(r, "id"));
+		sb_adds(out, "</b> on ");
+		esc(out, jstr(r, "target"));
+		sb_adds(out, "<br><span class=\"reason\">");
+		esc(out, jstr(r, "reason"));
+		sb_adds(out, "</span>\n");
+		log_tail(out, run_dir, jstr(r, "log_path"));
+		sb_adds(out, "</div>\n");
+	}
+	if (n)
+		sb_adds(out, "</section>\n");
+}
+
+static void figure_text(struct sb *out, json_t *f)
+{
+	json_t *v = json_object_get(f, "value");
+	json_t *sp = json_object_get(f, "spread");
+
+	esc(out, jstr(f, "name"));
+	if (json_is_number(v))
+		sb_addf(out, "=%.4g", json_number_value(v));
+	else
+		sb_adds(out, "=?");
+	if (jstr(f, "unit") && *jstr(f, "unit")) {
+		sb_adds(out, " ");
+		esc(out, jstr(f, "unit"));
+	}
+	if (sp)
+		sb_addf(out, " [%.4g..%.4g]", json_number_value(json_object_get(sp, "min")),
+			json_number_value(json_object_get(sp, "max")));
+}
+
+static void filter_buttons(struct sb *out)
+{
+	sb_adds(out, "<p><button class=\"filter\" data-show=\"all\">all</button>");
+	for (int k = 0; k < 4; k++)
+		sb_addf(out, "<button class=\"filter\" data-show=\"%s\">%s</button>", verdicts[k], verdicts[k]);
+	sb_adds(out, "</p>\n");
+}
+
+/* Every row: failures first (FAIL, ERROR, SKIP, PASS), then file order. */
+static void rows_table(struct sb *out, json_t *doc)
+{
+	size_t i;
+	json_t *r;
+
+	sb_adds(out, "<section><h2>Rows</h2>\n");
+	filter_buttons(out);
+	sb_adds(out, "<table id=\"rows\"><tr><th>verdict</th><th>row</th><th>target</th>"
+		"<th>time</th><th>reason</th><th>figures</th></tr>\n");
+	for (int k = 0; k < 4; k++)
+		json_array_foreach(json_object_get(doc, "results"), i, r) {
+			size_t j;
+			json_t *f;
+
+			if (strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[k]))
+				continue;
+			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-id=\"", verdicts[k]);
+			esc(out, jstr(r, "id"));
+			sb_addf(out, "\"><td class=\"%s\">%s</td><td>", verdicts[k], verdicts[k]);
+			esc(out, jstr(r, "id"));
+			sb_adds(out, "</td><td>");
+			esc(out, jstr(r, "target"));
+			sb_addf(out, "</td><td>%.2f s</td><td>", json_number_value(json_object_get(r, "duration_s")));
+			esc(out, jstr(r, "reason"));
+			sb_adds(out, "</td><td>");
+			json_array_foreach(json_object_get(r, "figures"), j, f) {
+				if (j)
+					sb_adds(out, "<br>");
+				figure_text(out, f);
+			}
+			sb_adds(out, "</td></tr>\n");
+		}
+	sb_adds(out, "</table></section>\n");
+}
+
+static void facts_table(struct sb *out, json_t *doc, const char *id, const char *title)
+{
+	const char *k;
+	json_t *v;
+
+	sb_addf(out, "<section><h2>%s</h2><table id=\"%s\">\n", title, id);
+	json_object_foreach(json_object_get(doc, "facts"), k, v) {
+		sb_adds(out, "<tr><th>");
+		esc(out, k);
+		sb_adds(out, "</th><td>");
+		esc(out, json_string_value(v));
+		sb_adds(out, "</td></tr>\n");
+	}
+	sb_adds(out, "</table></section>\n");
+}
+
+/* ---- charts ---- */
+
+/* "64KiB" -> 65536; 0 when s is not a size. */
+static double parse_size(const char *s)
+{
+	static const struct { const char *u; double m; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", 1024 }, { "k", 1024 }, { "KB", 1024 }, { "KiB", 1024 },
+		{ "M", 1 << 20 }, { "MB", 1 << 20 }, { "MiB", 1 << 20 }, { "G", 1 << 30 }, { "GiB", 1 << 30 },
+	};
+	char *end;
+	double v;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	v = strtod(s, &end);
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(end, units[i].u))
+			return v * units[i].m;
+	return 0;
+}
+
+static void size_label(char *buf, size_t n, double b)
+{
+	if (b >= (1 << 20) && fmod(b, 1 << 20) == 0)
+		snprintf(buf, n, "%gM", b / (1 << 20));
+	else if (b >= 1024 && fmod(b, 1024) == 0)
+		snprintf(buf, n, "%gK", b / 1024);
+	else
+		snprintf(buf, n, "%g", b);
+}
+
+struct point {
+	char *series;		/* "before: bw.write_64k[rxe0/1]" */
+	int side;		/* 0 single/before, 1 after */
+	double x, y;
+};
+
+struct chart {
+	char *family, *unit;	/* "bw", "Gb/s" */
+	struct point *p;
+	size_t n;
+};
+
+struct charts {
+	struct chart *c;
+	size_t n;
+};
+
+/* Figures named FAMILY_SIZE ("bw_64KiB", "msg_rate_4KiB") become points. */
+static void collect(struct charts *cs, json_t *doc, int side, const char *label)
+{
+	size_t i, j;
+	json_t *r, *f;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+		json_array_foreach(json_object_get(r, "figures"), j, f) {
+			const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
+			const char *us = name ? strrchr(name, '_') : NULL;
+			json_t *v = json_object_get(f, "value");
+			double x;
+			struct chart *c = NULL;
+
+			if (!us || us == name || !json_is_number(v) || !(x = parse_size(us + 1)))
+				continue;
+			for (size_t k = 0; k < cs->n; k++)
+				if (!strncmp(cs->c[k].family, name, (size_t)(us - name)) &&
+				    !cs->c[k].family[us - name] && !strcmp(cs->c[k].unit, unit ? unit : ""))
+					c = &cs->c[k];
+			if (!c) {
+				cs->c = xrealloc(cs->c, (cs->n + 1) * sizeof(*cs->c));
+				c = &cs->c[cs->n++];
+				memset(c, 0, sizeof(*c));
+				c->family = xstrndup(name, (size_t)(us - name));
+				c->unit = xstrdup(unit ? unit : "");
+			}
+			c->p = xrealloc(c->p, (c->n + 1) * sizeof(*c->p));
+			c->p[c->n++] = (struct point){
+				.series = label ? xasprintf("%s: %s", label, jstr(r, "id")) : xstrdup(jstr(r, "id")),
+				.side = side, .x = x, .y = json_number_value(v) };
+		}
+}
+
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+				       "#17becf", "#8c564b", "#e377c2" };
+
+/* A line chart by message size (log2 x axis); after series solid, before dashed. */
+static int point_cmp(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+static void line_chart(struct sb *out, struct chart *c, bool overlay)
+{
+	const double W = 680, H = 300, L = 70, R = 230, T = 20, B = 40;
+	double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+	char **series = NULL;
+	size_t ns = 0;
+
+	qsort(c->p, c->n, sizeof(*c->p), point_cmp);	/* polylines left to right */
+	for (size_t i = 0; i < c->n; i++) {
+		bool seen = false;
+
+		xmin = fmin(xmin, c->p[i].x);
+		xmax = fmax(xmax, c->p[i].x);
+		ymax = fmax(ymax, c->p[i].y);
+		for (size_t k = 0; k < ns; k++)
+			seen = seen || !strcmp(series[k], c->p[i].series);
+		if (!seen) {
+			series = xrealloc(series, (ns + 1) * sizeof(*series));
+			series[ns++] = c->p[i].series;
+		}
+	}
+	if (ymax <= 0)
+		ymax = 1;
+	ymax *= 1.1;
+	double lx0 = log2(xmin), lx1 = log2(xmax);
+
+	if (lx1 - lx0 < 1) {
+		lx0 -= 1;
+		lx1 += 1;
+	}
+#define PX(x) (L + (log2(x) - lx0) / (lx1 - lx0) * (W - L - R))
+#define PY(y) (T + (1 - (y) / ymax) * (H - T - B))
+	sb_adds(out, "<figure class=\"chart\" data-family=\"");
+	esc(out, c->family);
+	sb_addf(out, "\" data-points=\"%zu\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
+		"height=\"%g\" role=\"img\">\n", c->n, W, H);
+	sb_addf(out, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n",
+		L, T, W - L - R, H - T - B);
+	for (int k = 0; k <= 4; k++) {
+		double y = ymax / 1.1 * k / 4;
+
+		sb_addf(out, "<line x1=\"%g\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+			"<text x=\"%g\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
+			L, W - R, PY(y), PY(y), L - 4, PY(y) + 4, y);
+	}
+	/* x ticks at every size present */
+	for (size_t i = 0; i < c->n; i++) {
+		char lab[32];
+		bool dup = false;
+
+		for (size_t k = 0; k < i; k++)
+			dup = dup || c->p[k].x == c->p[i].x;
+		if (dup)
+			continue;
+		size_label(lab, sizeof(lab), c->p[i].x);
+		sb_addf(out, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>\n", PX(c->p[i].x),
+			H - B + 16, lab);
+	}
+	sb_addf(out, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">message size (bytes)</text>\n",
+		L + (W - L - R) / 2, H - 6);
+	sb_addf(out, "<text x=\"12\" y=\"%g\" transform=\"rotate(-90 12 %g)\" text-anchor=\"middle\">",
+		T + (H - T - B) / 2, T + (H - T - B) / 2);
+	esc(out, c->family);
+	sb_adds(out, " (");
+	esc(out, c->unit);
+	sb_adds(out, ")</text>\n");
+	for (size_t s = 0; s < ns; s++) {
+		const char *col = palette[s % ARRAY_SIZE(palette)];
+		struct sb pts = SB_INIT;
+		int side = 0;
+		size_t np = 0;
+
+		for (size_t i = 0; i < c->n; i++) {
+			if (strcmp(c->p[i].series, series[s]))
+				continue;
+			side = c->p[i].side;
+			sb_addf(&pts, "%s%.1f,%.1f", np++ ? " " : "", PX(c->p[i].x), PY(c->p[i].y));
+			sb_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" class=\"point\" "
+				"data-side=\"%d\"><title>", PX(c->p[i].x), PY(c->p[i].y), col, side);
+			esc(out, series[s]);
+			sb_addf(out, ": %.4g ", c->p[i].y);
+			esc(out, c->unit);
+			sb_adds(out, "</title></circle>\n");
+		}
+		if (np > 1)
+			sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>\n",
+				col, overlay && side == 0 ? " stroke-dasharray=\"6 4\"" : "", pts.buf);
+		sb_addf(out, "<rect x=\"%g\" y=\"%.0f\" width=\"12\" height=\"%s\" fill=\"%s\"/>"
+			"<text x=\"%g\" y=\"%.0f\">", W - R + 10, T + 14.0 * (double)s, "3", col,
+			W - R + 26, T + 14.0 * (double)s + 5);
+		esc(out, series[s]);
+		sb_adds(out, "</text>\n");
+		sb_release(&pts);
+	}
+#undef PX
+#undef PY
+	sb_adds(out, "</svg><figcaption>");
+	esc(out, c->family);
+	sb_adds(out, " by message size");
+	if (overlay)
+		sb_adds(out, ": before dashed, after solid");
+	sb_adds(out, "</figcaption></figure>\n");
+	free(series);
+}
+
+struct bar {
+	char *label;
+	int side;
+	double v;
+};
+
+/* Latency figures (unit us) as horizontal bars, before and after side by side. */
+static void latency_chart(struct sb *out, json_t *const *docs, const char *const *labels, int ndocs)
+{
+	struct bar *b = NULL;
+	size_t n = 0;
+	double vmax = 0;
+
+	for (int d = 0; d < ndocs; d++) {
+		size_t i, j;
+		json_t *r, *f;
+
+		json_array_foreach(json_object_get(docs[d], "results"), i, r)
+			json_array_foreach(json_object_get(r, "figures"), j, f) {
+				const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
+				json_t *v = json_object_get(f, "value");
+
+				if (!unit || strcmp(unit, "us") || !json_is_number(v) ||
+				    !(str_starts(name, "lat") || str_starts(name, "t_")))
+					continue;
+				b = xrealloc(b, (n + 1) * sizeof(*b));
+				b[n++] = (struct bar){ .label = xasprintf("%s%s%s %s", labels[d] ? labels[d] : "",
+									  labels[d] ? ": " : "", jstr(r, "id"), name),
+						       .side = d, .v = json_number_value(v) };
+				vmax = fmax(vmax, json_number_value(v));
+			}
+	}
+	if (!n)
+		return;
+	const double L = 330, W = 680, rowh = 16;
+	double H = 30 + rowh * (double)n;
+
+	sb_addf(out, "<figure class=\"chart\" data-family=\"latency\" data-points=\"%zu\">"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" role=\"img\">\n", n, W, H);
+	if (vmax <= 0)
+		vmax = 1;
+	for (size_t i = 0; i < n; i++) {
+		double y = 10 + rowh * (double)i, w = b[i].v / vmax * (W - L - 60);
+
+		sb_addf(out, "<text x=\"%g\" y=\"%.0f\" text-anchor=\"end\">", L - 6, y + 11);
+		esc(out, b[i].label);
+		sb_addf(out, "</text><rect class=\"point\" data-side=\"%d\" x=\"%g\" y=\"%.0f\" width=\"%.1f\" "
+			"height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.0f\">%.4g us</text>\n", b[i].side, L, y,
+			w, b[i].side ? "#1f77b4" : "#9e9e9e", L + w + 4, y + 11, b[i].v);
+		free(b[i].label);
+	}
+	sb_adds(out, "</svg><figcaption>latency (us)");
+	if (ndocs > 1)
+		sb_adds(out, ": before grey, after blue");
+	sb_adds(out, "</figcaption></figure>\n");
+	free(b);
+}
+
+static void charts(struct sb *out, json_t *const *docs, const char *const *labels, int ndocs)
+{
+	struct charts cs = { 0 };
+	size_t before = out->len;
+
+	sb_adds(out, "<section id=\"charts\"><h2>Figures by message size</h2>\n");
+	size_t mark = out->len;
+
+	for (int d = 0; d < ndocs; d++)
+		collect(&cs, docs[d], d, labels[d]);
+	for (size_t k = 0; k < cs.n; k++) {
+		line_chart(out, &cs.c[k], ndocs > 1);
+		for (size_t i = 0; i < cs.c[k].n; i++)
+			free(cs.c[k].p[i].series);
+		free(cs.c[k].p);
+		free(cs.c[k].family);
+		free(cs.c[k].unit);
+	}
+	free(cs.c);
+	latency_chart(out, docs, labels, ndocs);
+	if (out->len == mark) {		/* nothing to draw: no section */
+		out->len = before;
+		out->buf[before] = '\0';
+		return;
+	}
+	sb_adds(out, "</section>\n");
+}
+
+/* ---- heat map ---- */
+
+void rq_html_heatmap(struct sb *out, const char *title, const char *const *labels, size_t n,
+		     const double *cells, const char *unit, bool higher_better)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	const double cw = 48, L = 120, T = 110;
+
+	for (size_t i = 0; i < n * n; i++)
+		if (isfinite(cells[i])) {
+			lo = fmin(lo, cells[i]);
+			hi = fmax(hi, cells[i]);
+		}
+	sb_addf(out, "<section class=\"heatmap\" data-nodes=\"%zu\"><h2>", n);
+	esc(out, title);
+	sb_addf(out, "</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n",
+		L + cw * (double)n + 10, T + cw * (double)n + 10);
+	for (size_t j = 0; j < n; j++) {
+		sb_addf(out, "<text transform=\"translate(%.0f %.0f) rotate(-60)\">", L + cw * (double)j + cw / 2, T - 6);
+		esc(out, labels[j]);
+		sb_adds(out, "</text>\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		sb_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", L - 6, T + cw * (double)i + cw / 2 + 4);
+		esc(out, labels[i]);
+		sb_adds(out, "</text>\n");
+		for (size_t j = 0; j < n; j++) {
+			double v = cells[i * n + j];
+			double t = hi > lo ? (v - lo) / (hi - lo) : 1;
+			char fill[16];
+
+			if (!higher_better)
+				t = 1 - t;
+			/* red (worst) to green (best) through yellow */
+			if (!isfinite(v))
+				snprintf(fill, sizeof(fill), "#eeeeee");
+			else
+				snprintf(fill, sizeof(fill), "#%02x%02x40", (int)(t < .5 ? 220 : 220 - (t - .5) * 2 * 170),
+					 (int)(t < .5 ? 60 + t * 2 * 160 : 220));
+			sb_addf(out, "<rect class=\"cell\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+				"fill=\"%s\" stroke=\"#fff\"><title>", L + cw * (double)j, T + cw * (double)i, cw, cw, fill);
+			esc(out, labels[i]);
+			sb_adds(out, " -> ");
+			esc(out, labels[j]);
+			if (isfinite(v)) {
+				sb_addf(out, ": %.4g ", v);
+				esc(out, unit);
+			} else {
+				sb_adds(out, ": no figure");
+			}
+			sb_adds(out, "</title></rect>\n");
+			if (isfinite(v))
+				sb_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%.3g</text>\n",
+					L + cw * (double)j + cw / 2, T + cw * (double)i + cw / 2 + 4, v);
+		}
+	}
+	sb_adds(out, "</svg><p class=\"muted\">");
+	esc(out, unit);
+	sb_addf(out, "; %s is better; grey: no figure</p></section>\n", higher_better ? "higher" : "lower");
+}
+
+/* ---- pages ---- */
+
+void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *extra_html)
+{
+	json_t *run = json_object_get(doc, "run");
+	char *title = xasprintf("rdmaqual run %s", jstr(run, "id") ? jstr(run, "id") : "?");
+	const char *lab[1] = { NULL };
+
+	page_begin(out, "run", title);
+	summary(out, doc, "summary");
+	failures(out, doc, run_dir, NULL);
+	rows_table(out, doc);
+	charts(out, &doc, lab, 1);
+	if (extra_html)
+		sb_adds(out, extra_html);
+	facts_table(out, doc, "facts", "Environment");
+	page_end(out);
+	free(title);
+}
+
+static int write_html(const char *path, struct sb *html)
+{
+	int rc = write_file_atomic(path, html->buf, html->len);
+
+	sb_release(html);
+	return rc;
+}
+
+int rq_html_run_write(const char *path, json_t *doc, const char *run_dir, const char *extra_html)
+{
+	struct sb html = SB_INIT;
+
+	rq_html_run(&html, doc, run_dir, extra_html);
+	return write_html(path, &html);
+}
+
+static json_t *row_of(json_t *doc, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+		if (!strcmp(jstr(r, "id"), id))
+			return r;
+	return NULL;
+}
+
+/* Findings of one type class as a table; returns how many. */
+static size_t findings_rows(struct sb *out, json_t *cmp, const char *row, bool figures)
+{
+	size_t i, n = 0;
+	json_t *f;
+
+	json_array_foreach(json_object_get(cmp, "findings"), i, f) {
+		const char *type = jstr(f, "type");
+		bool is_fig = type && str_starts(type, "figure_");
+
+		if (is_fig != figures || !jstr(f, "row") || strcmp(jstr(f, "row"), row))
+			continue;
+		if (type && !strcmp(type, "figure_unjudged") && jstr(f, "before") && jstr(f, "after") &&
+		    !strcmp(jstr(f, "before"), jstr(f, "after")))
+			continue;	/* unchanged figures of unknown direction: noise here */
+		bool regr = json_is_true(json_object_get(f, "regression"));
+
+		if (n++)
+			sb_adds(out, "<br>");
+		sb_addf(out, "<span class=\"finding%s\" data-type=\"%s\" data-regression=\"%d\">",
+			regr ? " REGRESSION" : "", type ? type : "?", regr);
+		if (figures) {
+			json_t *bv = json_object_get(f, "before_value"), *av = json_object_get(f, "after_value");
+
+			esc(out, jstr(f, "name"));
+			sb_adds(out, ": ");
+			if (json_is_number(bv))
+				sb_addf(out, "%.4g", json_number_value(bv));
+			else
+				esc(out, jstr(f, "before") ? jstr(f, "before") : "(none)");
+			sb_adds(out, " &rarr; ");
+			if (json_is_number(av))
+				sb_addf(out, "%.4g", json_number_value(av));
+			else
+				esc(out, jstr(f, "after") ? jstr(f, "after") : "(none)");
+			if (jstr(f, "unit") && *jstr(f, "unit")) {
+				sb_adds(out, " ");
+				esc(out, jstr(f, "unit"));
+			}
+			json_t *ch = json_object_get(f, "change_pct");
+
+			if (json_is_number(ch))
+				sb_addf(out, " (%+.1f%%)", json_number_value(ch));
+			if (regr)
+				sb_adds(out, " WORSE");
+		} else {
+			esc(out, type);
+			if (jstr(f, "name")) {
+				sb_adds(out, " ");
+				esc(out, jstr(f, "name"));
+			}
+			if (jstr(f, "message")) {
+				sb_adds(out, ": ");
+				esc(out, jstr(f, "message"));
+			}
+		}
+		sb_adds(out, "</span>");
+	}
+	return n;
+}
+
+void rq_html_compare(struct sb *out, const char *title, const struct rq_html_side *b,
+		     const struct rq_html_side *a, json_t *cmp)
+{
+	json_t *sum = json_object_get(cmp, "summary"), *ids = json_array(), *r, *f;
+	json_int_t regressions = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(cmp, "findings"), i, f)
+		regressions += json_is_true(json_object_get(f, "regression"));
+	(void)sum;
+	page_begin(out, "compare", title);
+	sb_addf(out, "<section id=\"verdict\" data-regressions=\"%lld\"><span class=\"verdict-big %s\">%s</span> "
+		"%lld regression finding%s</section>\n", (long long)regressions, regressions ? "bad" : "ok",
+		regressions ? "REGRESSION" : "no regression", (long long)regressions,
+		regressions == 1 ? "" : "s");
+	/* The two sides */
+	sb_adds(out, "<section><h2>Sides</h2><table id=\"sides\"><tr><th></th><th>spec</th><th>run</th>"
+		"<th>guest kernel</th><th>package</th><th>counts</th></tr>\n");
+	const struct rq_html_side *sides[2] = { b, a };
+
+	for (int s = 0; s < 2; s++) {
+		json_t *facts = json_object_get(sides[s]->doc, "facts");
+		unsigned c[4];
+
+		counts_of(sides[s]->doc, c);
+		sb_addf(out, "<tr class=\"side\" data-side=\"%s\"><th>", sides[s]->label);
+		esc(out, sides[s]->label);
+		sb_adds(out, "</th><td>");
+		esc(out, sides[s]->spec ? sides[s]->spec : "");
+		sb_adds(out, "</td><td>");
+		esc(out, sides[s]->run_dir ? sides[s]->run_dir : jstr(json_object_get(sides[s]->doc, "run"), "id"));
+		sb_adds(out, "</td><td>");
+		esc(out, jstr(facts, "vm.guest_kernel") ? jstr(facts, "vm.guest_kernel") : jstr(facts, "host.kernel"));
+		sb_adds(out, "</td><td>");
+		esc(out, jstr(facts, "vm.kernel_package"));
+		sb_adds(out, " ");
+		esc(out, jstr(facts, "vm.kernel_package_version"));
+		sb_adds(out, "<br><span class=\"muted\">");
+		esc(out, jstr(facts, "vm.kernel_origin"));
+		sb_adds(out, "</span></td><td>");
+		for (int k = 0; k < 4; k++)
+			sb_addf(out, "<span class=\"count %s\" data-verdict=\"%s\" data-n=\"%u\">%u %s</span> ",
+				c[k] ? verdicts[k] : "muted", verdicts[k], c[k], c[k], verdicts[k]);
+		sb_adds(out, "</td></tr>\n");
+	}
+	sb_adds(out, "</table></section>\n");
+
+	/* Facts that changed (kernel, rdma-core, ...) */
+	sb_adds(out, "<section><h2>Environment changes</h2><table id=\"fact-changes\">"
+		"<tr><th>fact</th><th>before</th><th>after</th></tr>\n");
+	json_array_foreach(json_object_get(cmp, "findings"), i, f) {
+		if (!jstr(f, "type") || strcmp(jstr(f, "type"), "fact_changed"))
+			continue;
+		sb_adds(out, "<tr class=\"fact-change\"><td>");
+		if (jstr(f, "row")) {
+			esc(out, jstr(f, "row"));
+			sb_adds(out, " ");
+		}
+		esc(out, jstr(f, "name"));
+		sb_adds(out, "</td><td>");
+		esc(out, jstr(f, "before") ? jstr(f, "before") : "(none)");
+		sb_adds(out, "</td><td>");
+		esc(out, jstr(f, "after") ? jstr(f, "after") : "(none)");
+		sb_adds(out, "</td></tr>\n");
+	}
+	sb_adds(out, "</table></section>\n");
+
+	/* Failures of the after side first: what the upgrade broke or kept broken. */
+	failures(out, a->doc, a->run_dir, a->label);
+
+	/* Per row side by side; rows with a regression first. */
+	json_array_foreach(json_object_get(b->doc, "results"), i, r)
+		json_array_append(ids, json_object_get(r, "id"));
+	json_array_foreach(json_object_get(a->doc, "results"), i, r)
+		if (!row_of(b->doc, jstr(r, "id")))
+			json_array_append(ids, json_object_get(r, "id"));
+	sb_adds(out, "<section><h2>Rows, before and after</h2>\n");
+	filter_buttons(out);
+	sb_adds(out, "<table id=\"rows\"><tr><th>row</th><th>before</th><th>after</th><th>findings</th>"
+		"<th>figures</th></tr>\n");
+	for (int pass = 0; pass < 2; pass++) {
+		json_t *id;
+
+		json_array_foreach(ids, i, id) {
+			const char *s = json_string_value(id);
+			json_t *rb = row_of(b->doc, s), *ra = row_of(a->doc, s);
+			bool regr = false;
+			size_t j;
+
+			json_array_foreach(json_object_get(cmp, "findings"), j, f)
+				regr = regr || (jstr(f, "row") && !strcmp(jstr(f, "row"), s) &&
+						json_is_true(json_object_get(f, "regression")));
+			if (regr != (pass == 0))
+				continue;
+			const char *vb = rb ? jstr(rb, "verdict") : "-", *va = ra ? jstr(ra, "verdict") : "-";
+
+			/* data-verdict is the after side's: what the DOM counts match. */
+			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-regression=\"%d\" data-id=\"",
+				ra ? va : "GONE", regr);
+			esc(out, s);
+			sb_adds(out, "\"><td>");
+			esc(out, s);
+			sb_addf(out, "</td><td class=\"%s\">%s</td><td class=\"%s\">%s</td><td>", vb, vb, va, va);
+			findings_rows(out, cmp, s, false);
+			sb_adds(out, "</td><td>");
+			findings_rows(out, cmp, s, true);
+			sb_adds(out, "</td></tr>\n");
+		}
+	}
+	sb_adds(out, "</table></section>\n");
+	json_decref(ids);
+
+	json_t *docs[2] = { b->doc, a->doc };
+	const char *labels[2] = { b->label, a->label };
+
+	charts(out, docs, labels, 2);
+	facts_table(out, b->doc, "facts-before", "Environment before");
+	facts_table(out, a->doc, "facts-after", "Environment after");
+	page_end(out);
+}
+
+int rq_html_compare_write(const char *path, const char *title, const struct rq_html_side *b,
+			  const struct rq_html_side *a, json_t *cmp)
+{
+	struct sb html = SB_INIT;
+
+	rq_html_compare(&html, title, b, a, cmp);
+	return write_html(path, &html);
+}

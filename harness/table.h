@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Plain-text tables for the console (table.c). */
+#ifndef RQ_TABLE_H
+#define RQ_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* A small table: cells are owned, columns padded to their widest cell. */
+struct table {
+	char **cells;
+	size_t n, cols;
+};
+
+/* Tool text must not reach a terminal as control sequences: a copy with them as '?'. */
+char *term_safe(const char *s);
+void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print (cols cells a line) and empty the table. */
+void table_print(struct table *t, FILE *fp);
+
+#endif

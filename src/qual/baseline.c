@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Baselines (baseline.h).  The file:
+ *
+ *   { "schema": "rdmaqual-baseline/1", "source": "<run id>", "created": "...",
+ *     "tolerance_pct": 5, "tolerances": [ { "glob": "lat_*", "pct": 10 } ],
+ *     "entries": [ { "case": "bw.write_64k", "target": "rxe-vm", "hca_model": "rxe",
+ *                    "rows": 1,
+ *                    "figures": [ { "name": "bw_64KiB", "value": 1.9, "unit": "Gb/s" } ] } ] }
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "core/json_text.h"
+#include "core/result.h"
+#include "core/util.h"
+#include "qual/baseline.h"
+#include "qual/repeat.h"
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+const char *rq_baseline_model(const struct rq_result *r)
+{
+	static const char *const keys[] = { "hca_model", "model", "board_id" };
+
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < r->nfacts; i++)
+			if (!strcmp(r->facts[i].key, keys[k]) && *r->facts[i].value)
+				return r->facts[i].value;
+	if (r->device && str_starts(r->device, "rxe"))
+		return "rxe";
+	return NULL;
+}
+
+/* The same from a results.json row (figures skipped). */
+static const char *json_model(json_t *row)
+{
+	static const char *const keys[] = { "hca_model", "model", "board_id" };
+	json_t *facts = json_object_get(row, "facts");
+	const char *dev = jstr(row, "device");
+
+	for (size_t k = 0; k < 3; k++)
+		if (jstr(facts, keys[k]) && *jstr(facts, keys[k]))
+			return jstr(facts, keys[k]);
+	if (dev && str_starts(dev, "rxe"))
+		return "rxe";
+	return NULL;
+}
+
+static json_t *entry_find(json_t *entries, const char *c, const char *target, const char *model)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(entries, i, e)
+		if (!strcmp(jstr(e, "case"), c) && !strcmp(jstr(e, "target"), target) &&
+		    !strcmp(jstr(e, "hca_model"), model))
+			return e;
+	return NULL;
+}
+
+json_t *rq_baseline_from_results(json_t *results, const struct cmp_opts *tol, const char *source)
+{
+	json_t *entries = json_array(), *r, *tols = json_array();
+	char ts[32];
+	size_t i;
+
+	/* Group rows by key first: a figure's value is the median over the group. */
+	json_array_foreach(json_object_get(results, "results"), i, r) {
+		const char *c = jstr(r, "case"), *target = jstr(r, "target"), *model = json_model(r);
+		json_t *e, *f;
+		size_t j;
+
+		if (!c || strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "", "PASS"))
+			continue;	/* only known-good figures */
+		target = target ? target : "-";
+		model = model ? model : "-";
+		e = entry_find(entries, c, target, model);
+		if (!e) {
+			e = json_pack("{s:o, s:o, s:o, s:i, s:o}", "case", rq_json_text(c),
+				      "target", rq_json_text(target), "hca_model", rq_json_text(model),
+				      "rows", 0, "values", json_object());
+			json_array_append_new(entries, e);
+		}
+		json_object_set_new(e, "rows", json_integer(json_integer_value(json_object_get(e, "rows")) + 1));
+		json_array_foreach(json_object_get(r, "figures"), j, f) {
+			json_t *v = json_object_get(f, "value"), *vals = json_object_get(e, "values");
+			const char *name = jstr(f, "name");
+
+			if (!name || !json_is_number(v) || !isfinite(json_number_value(v)))
+				continue;
+			json_t *slot = json_object_get(vals, name);
+
+			if (!slot) {
+				slot = json_pack("{s:o, s:[]}", "unit", rq_json_text(jstr(f, "unit")), "v");
+				json_object_set_new(vals, name, slot);
+			}
+			json_array_append_new(json_object_get(slot, "v"), json_real(json_number_value(v)));
+		}
+	}
+	/* values -> figures (medians) */
+	json_t *e;
+
+	json_array_foreach(entries, i, e) {
+		json_t *figs = json_array(), *slot;
+		const char *name;
+
+		json_object_foreach(json_object_get(e, "values"), name, slot) {
+			json_t *arr = json_object_get(slot, "v");
+			size_t n = json_array_size(arr);
+			double *v = xcalloc(n, sizeof(*v));
+
+			for (size_t k = 0; k < n; k++)
+				v[k] = json_number_value(json_array_get(arr, k));
+			json_array_append_new(figs, json_pack("{s:o, s:f, s:O}", "name", rq_json_text(name),
+							      "value", rq_median(v, n), "unit",
+							      json_object_get(slot, "unit")));
+			free(v);
+		}
+		json_object_del(e, "values");
+		json_object_set_new(e, "figures", figs);
+	}
+	for (size_t k = 0; tol && k < tol->ntols; k++)
+		json_array_append_new(tols, json_pack("{s:o, s:f}", "glob", rq_json_text(tol->tols[k].glob),
+						      "pct", tol->tols[k].pct));
+	iso8601_now(ts, sizeof(ts));
+	return json_pack("{s:s, s:o, s:s, s:f, s:o, s:o}", "schema", RQ_BASELINE_SCHEMA,
+			 "source", rq_json_text(source), "created", ts,
+			 "tolerance_pct", tol ? tol->tol_pct : RQ_COMPARE_DEFAULT_TOL,
+			 "tolerances", tols, "entries", entries);
+}
+
+int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t errsz)
+{
+	json_error_t je;
+	json_t *doc, *e, *t;
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	cmp_opts_init(&b->tol);
+	doc = json_load_file(path, 0, &je);
+	if (!doc) {
+		snprintf(err, errsz, "%s:%d:%d: not a baseline: %s", path, je.line, je.column, je.text);
+		return -EINVAL;
+	}
+	if (!jstr(doc, "schema") || strcmp(jstr(doc, "schema"), RQ_BASELINE_SCHEMA)) {
+		snprintf(err, errsz, "%s: \"schema\" is not \"%s\" (make one with 'rdmaqual baseline save RUN FILE')",
+			 path, RQ_BASELINE_SCHEMA);
+		json_decref(doc);
+		return -EINVAL;
+	}
+	json_array_foreach(json_object_get(doc, "entries"), i, e) {
+		size_t j;
+		json_t *f;
+
+		if (!jstr(e, "case") || !jstr(e, "target") || !jstr(e, "hca_model") ||
+		    !json_is_array(json_object_get(e, "figures"))) {
+			snprintf(err, errsz, "%s: entries[%zu] needs string case, target, hca_model and a figures array",
+				 path, i);
+			json_decref(doc);
+			return -EINVAL;
+		}
+		json_array_foreach(json_object_get(e, "figures"), j, f)
+			if (!jstr(f, "name") || !json_is_number(json_object_get(f, "value"))) {
+				snprintf(err, errsz, "%s: entries[%zu].figures[%zu] needs a name and a number value",
+					 path, i, j);
+				json_decref(doc);
+				return -EINVAL;
+			}
+	}
+	if (json_is_number(json_object_get(doc, "tolerance_pct")))
+		b->tol.tol_pct = json_number_value(json_object_get(doc, "tolerance_pct"));
+	json_array_foreach(json_object_get(doc, "tolerances"), i, t) {
+		char arg[300], e2[200];
+
+		snprintf(arg, sizeof(arg), "%s=%g", jstr(t, "glob") ? jstr(t, "glob") : "*",
+			 json_number_value(json_object_get(t, "pct")));
+		if (cmp_opts_tolerance(&b->tol, arg, e2, sizeof(e2))) {
+			snprintf(err, errsz, "%s: tolerances[%zu]: %s", path, i, e2);
+			json_decref(doc);
+			cmp_opts_release(&b->tol);
+			return -EINVAL;
+		}
+	}
+	b->doc = doc;
+	b->path = xstrdup(path);
+	return 0;
+}
+
+void rq_baseline_release(struct rq_baseline *b)
+{
+	json_decref(b->doc);
+	cmp_opts_release(&b->tol);
+	free(b->path);
+	memset(b, 0, sizeof(*b));
+}
+
+unsigned rq_baseline_judge(const struct rq_baseline *b, struct rq_result *r, const char *model)
+{
+	json_t *e = entry_find(json_object_get(b->doc, "entries"), r->case_name ? r->case_name : r->id,
+			       r->target ? r->target : "-", model ? model : "-");
+	unsigned judged = 0, worse = 0;
+	size_t j;
+	json_t *f;
+
+	if (!e)
+		return 0;
+	json_array_foreach(json_object_get(e, "figures"), j, f) {
+		const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
+		double base = json_number_value(json_object_get(f, "value"));
+
+		for (size_t i = 0; i < r->nfigs; i++) {
+			const struct rq_figure *g = &r->figs[i];
+			enum cmp_dir d = cmp_direction(g->name, g->unit);
+			double tol = cmp_tolerance_for(&b->tol, g->name), change;
+
+			if (strcmp(g->name, name) || !isfinite(g->value) || d == CMP_DIR_UNKNOWN ||
+			    strcmp(g->unit ? g->unit : "", unit ? unit : "") || base == 0)
+				continue;
+			change = (g->value - base) / fabs(base) * 100;
+			judged++;
+			bool bad = (d == CMP_HIGHER && change < -tol) || (d == CMP_LOWER && change > tol);
+
+			sb_addf(&r->log, "baseline %s: %s %.4g %s vs %.4g (%+.1f%%, tolerance %g%%, %s is better): %s\n",
+				b->path, g->name, g->value, g->unit ? g->unit : "", base, change, tol,
+				cmp_dir_name(d), bad ? "WORSE" : "ok");
+			r->judged++;
+			if (!bad)
+				continue;
+			r->failed++;
+			if (!worse++ && r->verdict == RQ_PASS) {
+				r->verdict = RQ_FAIL;
+				free(r->reason);
+				r->reason = xasprintf("%s %.4g %s is %.1f%% %s than the baseline %.4g (tolerance %g%%)",
+						      g->name, g->value, g->unit ? g->unit : "", fabs(change),
+						      d == CMP_HIGHER ? "lower" : "higher", base, tol);
+			}
+		}
+	}
+	if (judged) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "%u figure%s judged, %u worse", judged, judged == 1 ? "" : "s", worse);
+		rq_fact_add(r, "baseline", buf);
+	}
+	return judged;
+}

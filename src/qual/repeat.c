@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Folding the repeats of one run into one document (repeat.h).  Medians,
+ * not means: one TCG hiccup in five runs moves a mean by 20 % of its size
+ * and a median not at all.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "core/util.h"
+#include "qual/compare.h"
+#include "qual/repeat.h"
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double rq_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), dcmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int verdict_rank(const char *v)
+{
+	static const char *const order[] = { "PASS", "SKIP", "FAIL", "ERROR" };
+
+	for (int i = 0; i < 4; i++)
+		if (v && !strcmp(v, order[i]))
+			return i;
+	return 3;
+}
+
+static json_t *row_by_id(json_t *doc, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "id")), id))
+			return r;
+	return NULL;
+}
+
+static json_t *fig_by_name(json_t *row, const char *name)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(json_object_get(row, "figures"), i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "name")), name))
+			return f;
+	return NULL;
+}
+
+/* Fold the figures of one row id over every document into out (a copy). */
+static void merge_figures(json_t *out, json_t *const *docs, size_t n, const char *id)
+{
+	json_t *figs = json_object_get(out, "figures");
+	double *v = xcalloc(n, sizeof(*v));
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(figs, i, f) {
+		const char *name = json_string_value(json_object_get(f, "name"));
+		size_t k = 0;
+
+		for (size_t d = 0; d < n; d++) {
+			json_t *r = row_by_id(docs[d], id);
+			json_t *g = r ? fig_by_name(r, name) : NULL;
+			json_t *val = g ? json_object_get(g, "value") : NULL;
+
+			if (json_is_number(val) && isfinite(json_number_value(val)))
+				v[k++] = json_number_value(val);
+		}
+		if (!k)
+			continue;
+		double med = rq_median(v, k);
+
+		json_object_set_new(f, "value", json_real(med));
+		json_object_set_new(f, "spread", json_pack("{s:i, s:f, s:f}", "n", (json_int_t)k,
+							    "min", v[0], "max", v[k - 1]));
+	}
+	free(v);
+}
+
+json_t *rq_repeat_merge(json_t *const *docs, size_t n, char *err, size_t errsz)
+{
+	json_t *out, *rows, *ids = json_array();
+	bool complete = true;
+	size_t i;
+	json_t *r;
+
+	if (!n) {
+		snprintf(err, errsz, "no runs to merge");
+		json_decref(ids);
+		return NULL;
+	}
+	for (size_t d = 0; d < n; d++) {
+		char e[300];
+
+		if (cmp_check_doc(docs[d], e, sizeof(e))) {
+			snprintf(err, errsz, "run %zu of %zu: %s", d + 1, n, e);
+			json_decref(ids);
+			return NULL;
+		}
+		complete = complete && json_is_true(json_object_get(json_object_get(docs[d], "run"),
+								    "complete"));
+		/* Every id, first-seen order: a row may be missing from a killed run. */
+		json_array_foreach(json_object_get(docs[d], "results"), i, r) {
+			const char *id = json_string_value(json_object_get(r, "id"));
+			size_t j;
+			json_t *x;
+			bool seen = false;
+
+			json_array_foreach(ids, j, x)
+				seen = seen || !strcmp(json_string_value(x), id);
+			if (!seen)
+				json_array_append_new(ids, json_string(id));
+		}
+	}
+
+	out = json_deep_copy(docs[0]);
+	rows = json_array();
+	json_array_foreach(ids, i, r) {
+		const char *id = json_string_value(r);
+		json_t *worst = NULL, *row;
+		unsigned cnt[4] = { 0 }, kinds = 0;
+
+		for (size_t d = 0; d < n; d++) {
+			json_t *x = row_by_id(docs[d], id);
+
+			if (!x)
+				continue;
+			int rank = verdict_rank(json_string_value(json_object_get(x, "verdict")));
+
+			if (!cnt[rank]++)
+				kinds++;
+			if (!worst || rank > verdict_rank(json_string_value(json_object_get(worst, "verdict"))))
+				worst = x;
+		}
+		row = json_deep_copy(worst);
+		merge_figures(row, docs, n, id);
+		if (kinds > 1) {
+			static const char *const names[] = { "PASS", "SKIP", "FAIL", "ERROR" };
+			const char *why = json_string_value(json_object_get(row, "reason"));
+			struct sb sb = SB_INIT;
+
+			sb_addf(&sb, "%s (over %zu runs:", why ? why : "", n);
+			for (int k = 0, first = 1; k < 4; k++)
+				if (cnt[k]) {
+					sb_addf(&sb, "%s %u %s", first ? "" : ",", cnt[k], names[k]);
+					first = 0;
+				}
+			sb_addf(&sb, ")");
+			json_object_set_new(row, "reason", json_string(sb.buf));
+			sb_release(&sb);
+		}
+		json_array_append_new(rows, row);
+	}
+	json_object_set_new(out, "results", rows);
+	{
+		json_int_t c[4] = { 0 };
+
+		json_array_foreach(rows, i, r)
+			c[verdict_rank(json_string_value(json_object_get(r, "verdict")))]++;
+		json_object_set_new(out, "counts",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I}", "total",
+					      (json_int_t)json_array_size(rows), "pass", c[0],
+					      "fail", c[2], "skip", c[1], "error", c[3]));
+	}
+	json_t *run = json_object_get(out, "run");
+
+	json_object_set_new(run, "complete", json_boolean(complete));
+	json_object_set_new(run, "repeats", json_integer((json_int_t)n));
+	json_decref(ids);
+	return out;
+}

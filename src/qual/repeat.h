@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Repeats of one run, folded into one results document, so `qualify
+ * --repeat N` can hand compare.c one document per side and TCG noise does
+ * not pass for a regression.  Pure logic on parsed results.json documents.
+ */
+#ifndef RQ_REPEAT_H
+#define RQ_REPEAT_H
+
+#include <stddef.h>
+
+struct json_t;
+
+/*
+ * Merge n >= 1 results.json documents (schema "rdmaqual-results/1", each
+ * checked with cmp_check_doc) of the same cases.  The result has the rows of
+ * every document by id, in first-seen order:
+ *   - the verdict is the worst one seen (ERROR > FAIL > SKIP > PASS), its
+ *     reason that run's, plus " (over N runs: 2 PASS, 1 FAIL)" when the
+ *     runs disagreed;
+ *   - a numeric figure's value is the median of the runs that have it, and
+ *     the figure gains "spread": {"n": k, "min": x, "max": y};
+ *   - run-wide facts are the first document's; "run" is the first's with
+ *     "repeats": n and "complete" true only when every run was complete.
+ * Returns a new document, or NULL with err when a document is unreadable.
+ */
+struct json_t *rq_repeat_merge(struct json_t *const *docs, size_t n, char *err, size_t errsz);
+
+/* The median of v[0..n-1] (sorts v in place); NAN when n == 0. */
+double rq_median(double *v, size_t n);
+
+#endif

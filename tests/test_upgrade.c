@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the upgrade-qualification parts: folding repeats into
+ * medians (src/qual/repeat.c), baselines (src/qual/baseline.c) and the
+ * HTML page (harness/report_html.c): escaping, counts, no external asset,
+ * the heat map's cells.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "core/result.h"
+#include "core/util.h"
+#include "qual/baseline.h"
+#include "qual/repeat.h"
+#include "report_html.h"
+
+static json_t *doc(const char *rows)
+{
+	char *text = NULL;
+	json_error_t je;
+	json_t *d;
+
+	ck_assert(asprintf(&text, "{\"schema\": \"rdmaqual-results/1\", "
+			   "\"run\": {\"id\": \"r\", \"complete\": true, \"duration_s\": 1.0}, "
+			   "\"facts\": {\"vm.guest_kernel\": \"6.1.0-57-amd64\"}, \"results\": [%s]}", rows) > 0);
+	d = json_loads(text, 0, &je);
+	if (!d)
+		ck_abort_msg("bad test JSON: %s: %s", je.text, text);
+	free(text);
+	return d;
+}
+
+/* A bandwidth row on rxe0 with one figure. */
+static char *bwrow(const char *verdict, double gbps)
+{
+	char *s = NULL;
+
+	ck_assert(asprintf(&s, "{\"id\": \"bw.w[rxe0/1]\", \"case\": \"bw.w\", \"kind\": \"bandwidth\", "
+			   "\"device\": \"rxe0\", \"port\": 1, \"verdict\": \"%s\", \"reason\": %s, "
+			   "\"target\": \"rxe-vm\", \"target_why\": \"t\", \"judged\": 1, \"failed\": 0, "
+			   "\"figures\": [{\"name\": \"bw_64KiB\", \"value\": %g, \"unit\": \"Gb/s\"}], "
+			   "\"facts\": {}, \"duration_s\": 3.0, \"log_path\": \"logs/x.log\", \"file\": \"f\"}",
+			   verdict, strcmp(verdict, "PASS") ? "\"slow <x>\"" : "null", gbps) > 0);
+	return s;
+}
+
+static json_t *fig(json_t *d, const char *name)
+{
+	json_t *r = json_array_get(json_object_get(d, "results"), 0), *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "figures"), i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "name")), name))
+			return f;
+	return NULL;
+}
+
+START_TEST(median)
+{
+	double a[] = { 5, 1, 3 }, b[] = { 4, 1, 3, 2 };
+
+	ck_assert(rq_median(a, 3) == 3);
+	ck_assert(rq_median(b, 4) == 2.5);
+	ck_assert(isnan(rq_median(a, 0)));
+}
+END_TEST
+
+START_TEST(merge_repeats)
+{
+	char *r1 = bwrow("PASS", 1.0), *r2 = bwrow("PASS", 9.0), *r3 = bwrow("FAIL", 2.0);
+	json_t *d[3] = { doc(r1), doc(r2), doc(r3) };
+	char err[256];
+	json_t *m = rq_repeat_merge(d, 3, err, sizeof(err));
+	json_t *row, *f, *sp;
+
+	ck_assert_msg(m, "%s", err);
+	row = json_array_get(json_object_get(m, "results"), 0);
+	/* The worst verdict wins and the reason says the runs disagreed. */
+	ck_assert_str_eq(json_string_value(json_object_get(row, "verdict")), "FAIL");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(row, "reason")),
+				     "over 3 runs: 2 PASS, 1 FAIL"));
+	f = fig(m, "bw_64KiB");
+	ck_assert(json_number_value(json_object_get(f, "value")) == 2.0);	/* median of 1, 9, 2 */
+	sp = json_object_get(f, "spread");
+	ck_assert(json_number_value(json_object_get(sp, "min")) == 1.0);
+	ck_assert(json_number_value(json_object_get(sp, "max")) == 9.0);
+	ck_assert_int_eq(json_integer_value(json_object_get(sp, "n")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "counts"), "fail")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "run"), "repeats")), 3);
+	/* Inputs untouched */
+	ck_assert(json_number_value(json_object_get(fig(d[1], "bw_64KiB"), "value")) == 9.0);
+	json_decref(m);
+
+	/* A document that is not a results.json is named. */
+	json_t *bad = json_pack("{s:s}", "schema", "nope");
+	json_t *d2[2] = { d[0], bad };
+
+	ck_assert_ptr_null(rq_repeat_merge(d2, 2, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "run 2 of 2"));
+	json_decref(bad);
+	for (int i = 0; i < 3; i++)
+		json_decref(d[i]);
+	free(r1);
+	free(r2);
+	free(r3);
+}
+END_TEST
+
+static struct rq_result *result_row(double gbps)
+{
+	struct rq_result *r = rq_result_new("bw.w", "rxe0", 1);
+
+	r->target = xstrdup("rxe-vm");
+	rq_figure_add(r, "bw_64KiB", gbps, "Gb/s");
+	rq_figure_add(r, "runner_peak_rss", 3, "MiB");
+	rq_judge(r, true, "ran");
+	rq_result_finish(r);
+	return r;
+}
+
+START_TEST(baseline)
+{
+	char *r1 = bwrow("PASS", 10.0), path[] = "/tmp/rq-test-baseline.XXXXXX", err[512];
+	json_t *d = doc(r1), *bl = rq_baseline_from_results(d, NULL, "r");
+	struct rq_baseline b;
+	int fd = mkstemp(path);
+	struct rq_result *ok, *slow, *other;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(json_array_size(json_object_get(bl, "entries")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(bl, "entries"), 0),
+							    "hca_model")), "rxe");
+	ck_assert_int_eq(json_dump_file(bl, path, 0), 0);
+	ck_assert_int_eq(rq_baseline_load(&b, path, err, sizeof(err)), 0);
+
+	ok = result_row(9.8);		/* -2 %: within 5 % */
+	ck_assert_uint_eq(rq_baseline_judge(&b, ok, rq_baseline_model(ok)), 1);	/* MiB: not judged */
+	ck_assert_int_eq(ok->verdict, RQ_PASS);
+	slow = result_row(8.0);		/* -20 % */
+	ck_assert_uint_eq(rq_baseline_judge(&b, slow, rq_baseline_model(slow)), 1);
+	ck_assert_int_eq(slow->verdict, RQ_FAIL);
+	ck_assert_ptr_nonnull(strstr(slow->reason, "bw_64KiB 8 Gb/s is 20.0% lower than the baseline 10"));
+	other = result_row(1.0);	/* another HCA model: no entry, nothing judged */
+	ck_assert_uint_eq(rq_baseline_judge(&b, other, "MT4123"), 0);
+	ck_assert_int_eq(other->verdict, RQ_PASS);
+	rq_result_free(ok);
+	rq_result_free(slow);
+	rq_result_free(other);
+	rq_baseline_release(&b);
+
+	/* Not a baseline: the file is named with what is wrong. */
+	ck_assert_int_eq(json_dump_file(d, path, 0), 0);
+	ck_assert_int_lt(rq_baseline_load(&b, path, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "rdmaqual-baseline/1"));
+	unlink(path);
+	json_decref(bl);
+	json_decref(d);
+	free(r1);
+}
+END_TEST
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+START_TEST(html_run)
+{
+	char *r1 = bwrow("FAIL", 1.5), *rows = NULL;
+	struct sb out = SB_INIT;
+	json_t *d;
+
+	ck_assert(asprintf(&rows, "%s, %s", r1, r1) > 0);
+	d = doc(rows);
+	rq_html_run(&out, d, NULL, NULL);
+	ck_assert_uint_eq(count(out.buf, "<tr class=\"row\" data-verdict=\"FAIL\""), 2);
+	ck_assert_uint_eq(count(out.buf, "<div class=\"failure\""), 2);
+	/* The reason's markup is escaped, the chart is drawn, nothing is fetched. */
+	ck_assert_ptr_nonnull(strstr(out.buf, "slow &lt;x&gt;"));
+	ck_assert_ptr_null(strstr(out.buf, "slow <x>"));
+	ck_assert_ptr_nonnull(strstr(out.buf, "data-family=\"bw\""));
+	ck_assert_ptr_nonnull(strstr(out.buf, "Content-Security-Policy"));
+	ck_assert_ptr_null(strstr(out.buf, "src="));
+	ck_assert_ptr_null(strstr(out.buf, "href="));
+	sb_release(&out);
+	json_decref(d);
+	free(rows);
+	free(r1);
+}
+END_TEST
+
+START_TEST(html_heatmap)
+{
+	const char *labels[] = { "node01", "node02", "<n3>" };
+	double m[9] = { NAN, 90, 88, 91, NAN, 45, 89, 44, NAN };
+	struct sb out = SB_INIT;
+
+	rq_html_heatmap(&out, "bw node x node", labels, 3, m, "Gb/s", true);
+	ck_assert_uint_eq(count(out.buf, "<rect class=\"cell\""), 9);
+	ck_assert_uint_eq(count(out.buf, ": no figure</title>"), 3);
+	ck_assert_ptr_nonnull(strstr(out.buf, "&lt;n3&gt;"));
+	ck_assert_ptr_nonnull(strstr(out.buf, "data-nodes=\"3\""));
+	sb_release(&out);
+}
+END_TEST
+
+START_TEST(html_escape)
+{
+	struct sb out = SB_INIT;
+
+	rq_html_escape(&out, "a&b\"c'<\x01\xff");
+	ck_assert_str_eq(out.buf, "a&amp;b&quot;c&#39;&lt;\xef\xbf\xbd\xef\xbf\xbd");
+	sb_release(&out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("upgrade");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, median);
+	tcase_add_test(tc, merge_repeats);
+	tcase_add_test(tc, baseline);
+	tcase_add_test(tc, html_run);
+	tcase_add_test(tc, html_heatmap);
+	tcase_add_test(tc, html_escape);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
