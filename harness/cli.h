@@ -29,6 +29,11 @@ void filter_release(struct case_filter *f);
  */
 int load_cases(char **paths, int npaths, struct rq_suite *suite);
 
+/* Is this `CMD --help` (or -h)?  The usage then goes to stdout, exit 0. */
+bool wants_help(int argc, char **argv);
+/* The usage on stdout (exit 0) for --help, else on stderr (RQ_EXIT_USAGE). */
+int usage_out(int argc, char **argv, void (*print)(FILE *fp));
+
 /* "usage: ..." on stderr, returns RQ_EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -11,6 +11,12 @@
 #include "qual/capture.h"
 #include "cli.h"
 
+static void capture_usage(FILE *fp)
+{
+	fprintf(fp, "usage: rdmaqual capture DIR [--redact] [--root SRC] [-v]\n"
+		"Copies this node's RDMA state and tool outputs into DIR, for --target sysroot:DIR.\n");
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct capture_opts o = { .src = "" };
@@ -20,6 +26,8 @@ int cmd_capture(int argc, char **argv)
 	bool verbose = false;
 	int ret;
 
+	if (wants_help(argc, argv))
+		return usage_out(argc, argv, capture_usage);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--redact"))
 			o.redact = true;

@@ -67,6 +67,8 @@ static void markdown(void)
 
 int cmd_help(int argc, char **argv)
 {
+	if (wants_help(argc, argv))
+		argc = 1;	/* the usage and the list of kinds, on stdout */
 	if (argc == 2 && !strcmp(argv[1], "--markdown")) {
 		markdown();
 		return 0;

@@ -115,6 +115,12 @@ int cmd_lint(int argc, char **argv)
 	return ret < 0 ? 0 : ret;
 }
 
+static void agent_usage(FILE *fp)
+{
+	fprintf(fp, "usage: rdmaqual agent --stdio | --port DEVICE\n"
+		"Serves the agent protocol (docs/agent.md); listens on no network port.\n");
+}
+
 int cmd_agent(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--stdio"))
@@ -129,9 +135,21 @@ int cmd_agent(int argc, char **argv)
 		}
 		return rq_agent_serve(fd, fd) ? RQ_EXIT_FAIL : 0;
 	}
-	fprintf(stderr, "usage: rdmaqual agent --stdio | --port DEVICE\n"
-		"Serves the agent protocol (docs/agent.md); listens on no network port.\n");
-	return RQ_EXIT_USAGE;
+	return usage_out(argc, argv, agent_usage);
+}
+
+static void cleanup_usage(FILE *fp)
+{
+	fprintf(fp, "usage: rdmaqual cleanup [--state-dir DIR]\n"
+		"Stops the VMs and daemons and undoes the settings a killed run left behind.\n");
+}
+
+static void parse_usage(FILE *fp)
+{
+	fprintf(fp, "usage: rdmaqual parse TOOL FILE   (FILE - reads stdin)\ntools:");
+	for (size_t i = 0; rq_parsers[i]; i++)
+		fprintf(fp, " %s", rq_parsers[i]->name);
+	fprintf(fp, "\n");
 }
 
 int cmd_cleanup(int argc, char **argv)
@@ -142,10 +160,8 @@ int cmd_cleanup(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--state-dir"))
 		o.state_dir = argv[2];
-	else if (argc != 1) {
-		fprintf(stderr, "usage: rdmaqual cleanup [--state-dir DIR]\n");
-		return RQ_EXIT_USAGE;
-	}
+	else if (argc != 1)
+		return usage_out(argc, argv, cleanup_usage);
 	fd = statedir_lock(o.state_dir, dir, sizeof(dir));
 	if (fd < 0)
 		return RQ_EXIT_FAIL;
@@ -164,13 +180,8 @@ int cmd_parse(int argc, char **argv)
 	json_t *out = NULL;
 	int ret;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: rdmaqual parse TOOL FILE   (FILE - reads stdin)\ntools:");
-		for (size_t i = 0; rq_parsers[i]; i++)
-			fprintf(stderr, " %s", rq_parsers[i]->name);
-		fprintf(stderr, "\n");
-		return RQ_EXIT_USAGE;
-	}
+	if (argc != 3)
+		return usage_out(argc, argv, parse_usage);
 	p = rq_parser_find(argv[1]);
 	if (!p)
 		return usage_error("parse", "no parser for \"%s\"", argv[1]);

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "core/kind.h"
 #include "qual/baseline.h"
+#include "progress.h"
 #include "runreport.h"
 #include "sched.h"
 #include "statedir.h"
@@ -312,22 +313,34 @@ int cmd_run(int argc, char **argv)
 	runrep_init(&rep, run_dir, run_id, argc, argv);
 	runrep_begin(&rep, &results);
 	size_t ran = 0;
+	unsigned nbad = 0;
 
+	progress_start(nsel);
 	for (size_t i = 0; i < nsel && !rq_interrupted; i++, ran++) {
 		size_t first = results.n;
 
+		if (progress_active()) {
+			char tn[256], why[512];
+
+			progress_case(i, sel[i]->name, sched_choose(&s, sel[i], tn, sizeof(tn), why,
+								    sizeof(why)) ? tn : NULL);
+		}
 		sched_run_case(&s, sel[i], &results);
+		progress_hold();
 		for (size_t j = first; j < results.n; j++) {
 			if (baseline.doc)
 				rq_baseline_judge(&baseline, results.v[j],
 						  rq_baseline_model(results.v[j]));
 			write_row_log(run_dir, results.v[j]);
 			runrep_row(&rep, results.v[j]);
+			nbad += results.v[j]->verdict == RQ_FAIL || results.v[j]->verdict == RQ_ERROR;
 		}
+		progress_release(nbad);
 		/* Facts of targets opened by this case join the report now. */
 		runrep_facts(&rep, &s);
 		runrep_flush(&rep, &results);
 	}
+	progress_stop();
 	if (rq_interrupted)
 		fprintf(stderr, "rdmaqual run: stopped by signal %d; %zu of %zu cases ran\n",
 			(int)rq_interrupted, ran, nsel);

@@ -385,6 +385,12 @@ int cmd_vm(int argc, char **argv)
 	return RQ_EXIT_USAGE;
 }
 
+static void rxe_usage(FILE *fp)
+{
+	fprintf(fp, "usage: rdmaqual rxe add NAME NETDEV | rdmaqual rxe del NAME\n"
+		"Creates or deletes a soft-RoCE link over RDMA netlink.\n");
+}
+
 int cmd_rxe(int argc, char **argv)
 {
 	char err[256];
@@ -394,11 +400,8 @@ int cmd_rxe(int argc, char **argv)
 		rc = rq_rxe_add(argv[2], argv[3], scaled_ms(10000), err, sizeof(err));
 	else if (argc == 3 && (!strcmp(argv[1], "del") || !strcmp(argv[1], "delete")))
 		rc = rq_rxe_del(argv[2], scaled_ms(10000), err, sizeof(err));
-	else {
-		fprintf(stderr, "usage: rdmaqual rxe add NAME NETDEV | rdmaqual rxe del NAME\n"
-			"Creates or deletes a soft-RoCE link over RDMA netlink.\n");
-		return RQ_EXIT_USAGE;
-	}
+	else
+		return usage_out(argc, argv, rxe_usage);
 	if (rc < 0) {
 		fprintf(stderr, "rdmaqual rxe: %s\n", err);
 		return RQ_EXIT_FAIL;

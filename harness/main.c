@@ -40,6 +40,21 @@ static void usage(FILE *fp)
 	fprintf(fp, "\n'%s COMMAND --help' describes a command's options.\n", rq_prog);
 }
 
+bool wants_help(int argc, char **argv)
+{
+	return argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+}
+
+int usage_out(int argc, char **argv, void (*print)(FILE *fp))
+{
+	if (wants_help(argc, argv)) {
+		print(stdout);
+		return 0;
+	}
+	print(stderr);
+	return RQ_EXIT_USAGE;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
