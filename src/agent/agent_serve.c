@@ -596,11 +596,15 @@ static void feed(struct agent *ag, const char *buf, size_t n)
 				ag->discarding = false;
 			} else {
 				char *line = xstrndup(ag->in.buf, ag->in.len);
+				size_t len = strlen(line);
 
 				/* A serial console may send \r\n. */
-				if (ag->in.len && line[ag->in.len - 1] == '\r')
-					line[ag->in.len - 1] = '\0';
-				if (*strtrim(line))
+				if (len && line[len - 1] == '\r')
+					line[len - 1] = '\0';
+				/* JSON text never holds a raw NUL: a line cut there is not the request sent */
+				if (len != ag->in.len)
+					answer_err(ag, NULL, "request line holds a NUL byte: discarded");
+				else if (*strtrim(line))
 					handle_line(ag, line);
 				free(line);
 			}
