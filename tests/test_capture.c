@@ -214,6 +214,27 @@ START_TEST(redact_text)
 }
 END_TEST
 
+/* What fuzz_inputs found the redaction missing (tests/fuzz/corpus-inputs/regress-redact-*). */
+START_TEST(redact_text_edges)
+{
+	struct sb s = SB_INIT;
+	static const char in[] =
+		"gid FE80::FDFF:FEB4:C2D0 upper case, zeros compressed\n"
+		"port GID fe80:0000:0000:0000:c123:4560:1234:ffa3. Then\n"
+		"mac 10:70:fd:b4:c2:d1.\n"
+		"pci 0000:3b:00.0 fw 20.35.1012\n";
+
+	sb_adds(&s, in);
+	capture_redact(&s, NULL);
+	ck_assert_ptr_null(strcasestr(s.buf, "fdff:feb4"));
+	ck_assert_ptr_null(strstr(s.buf, "c123:4560"));
+	ck_assert_ptr_null(strstr(s.buf, "10:70:fd:b4"));
+	/* a dot inside a token still keeps it whole */
+	ck_assert_ptr_nonnull(strstr(s.buf, "pci 0000:3b:00.0 fw 20.35.1012"));
+	sb_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capture");
@@ -226,6 +247,7 @@ int main(void)
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);
+	tcase_add_test(tc, redact_text_edges);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

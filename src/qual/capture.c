@@ -722,8 +722,10 @@ void capture_redact(struct sb *text, const char *hostname)
 			else
 				break;
 		}
-		if (j < text->len && (isalnum((unsigned char)s[j]) || s[j] == '.')) {
-			i = j;		/* part of a longer token (BDF "0000:3b:00.0", versions) */
+		/* part of a longer token (BDF "0000:3b:00.0", versions); a full stop ends one */
+		if (j < text->len && (isalnum((unsigned char)s[j]) ||
+				      (s[j] == '.' && j + 1 < text->len && isalnum((unsigned char)s[j + 1])))) {
+			i = j;
 			continue;
 		}
 		if (groups == 8 && ming == 4 && maxg == 4) {
@@ -743,8 +745,8 @@ void capture_redact(struct sb *text, const char *hostname)
 		}
 		i = j;
 	}
-	/* "fe80::..." has an empty group: catch the compressed form separately. */
-	for (char *p = strstr(text->buf, "fe80::"); p; p = strstr(p + 6, "fe80::")) {
+	/* "fe80::..." has an empty group: catch the compressed form separately (any case). */
+	for (char *p = strcasestr(text->buf, "fe80::"); p; p = strcasestr(p + 6, "fe80::")) {
 		size_t k = 6;
 
 		while (p[k] && (ishex(p[k]) || p[k] == ':'))
