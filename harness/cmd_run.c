@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "agent/agent.h"
 #include "core/kind.h"
 #include "qual/baseline.h"
 #include "progress.h"
@@ -186,7 +187,13 @@ int cmd_run(int argc, char **argv)
 		case 4: report_dir = optarg; break;
 		case 5: fail_on_skip = true; break;
 		case 6: dry = true; break;
-		case 7: o.peer = optarg; break;
+		case 7:
+			/* A leading '-' would reach ssh as an option (-oProxyCommand=...). */
+			if (!rq_ssh_host_ok(optarg))
+				return usage_error("run", "--peer wants a host name (no leading '-', "
+						   "no blanks or quotes), not \"%s\"", optarg);
+			o.peer = optarg;
+			break;
 		case 8:
 			if (strcmp(optarg, "vm1") && strcmp(optarg, "vm2"))
 				return usage_error("run", "--vm-topology is vm1 or vm2, not \"%s\"", optarg);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "core/sha256.h"
 #include "core/util.h"
 
 static char tmpdir[64];
@@ -204,6 +205,43 @@ START_TEST(utf8)
 }
 END_TEST
 
+/* FIPS 180-4 example vectors, plus one that spans a block boundary in pieces. */
+START_TEST(sha256_vectors)
+{
+	static const char *const in[] = {
+		"", "abc", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+	};
+	static const char *const want[] = {
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+	};
+	struct sha256 s;
+	char hex[65];
+
+	for (size_t i = 0; i < 3; i++) {
+		sha256_init(&s);
+		for (const char *p = in[i]; *p; p++)
+			sha256_update(&s, p, 1);
+		sha256_hex(&s, hex);
+		ck_assert_str_eq(hex, want[i]);
+	}
+	/* One million 'a' (FIPS 180-2 appendix B.3), in odd-sized pieces. */
+	char a[999];
+
+	memset(a, 'a', sizeof(a));
+	sha256_init(&s);
+	for (size_t left = 1000000; left; ) {
+		size_t n = left < sizeof(a) ? left : sizeof(a);
+
+		sha256_update(&s, a, n);
+		left -= n;
+	}
+	sha256_hex(&s, hex);
+	ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -219,6 +257,7 @@ int main(void)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, time_funcs);
 	tcase_add_test(tc, utf8);
+	tcase_add_test(tc, sha256_vectors);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

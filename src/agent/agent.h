@@ -84,6 +84,8 @@ void rq_agent_local_close(void);
  * `ssh HOST .../rdmaqual agent --stdio` and greet it (agent_ssh.c).
  */
 struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err, size_t errsz);
+/* Nonzero when HOST can go to ssh as a host (no leading '-', no blanks or quotes). */
+int rq_ssh_host_ok(const char *host);
 /* The IPv4 address ssh would connect to for HOST (ssh_config aliases applied). */
 int rq_ssh_resolve4(const char *host, char *buf, size_t size);
 /* Cancel a request: the agent kills its worker and answers it with an error. */

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A second node over ssh: the same agent protocol on `ssh HOST rdmaqual
- * agent --stdio`.  The controller first puts its own build on the peer
- * (a copy named by size and mtime under /tmp/rdmaqual-peer/), so both sides
- * run the same code; the remote agent ends when ssh's stdin closes.
+ * agent --stdio`.  The controller first puts its own build on the peer, so
+ * both sides run the same code; the remote agent ends when ssh's stdin
+ * closes.
+ *
+ * The peer's /tmp is shared with every local user there and the copy runs
+ * as the ssh user (often root), so nothing in it is reused: each open makes
+ * a fresh `mktemp -d` (0700, owned by the ssh user), writes the copy there
+ * with noclobber under the name of its SHA-256, checks that hash again on
+ * the peer right before running it, and removes the directory when the
+ * agent exits.  A host that starts with '-' is refused and "--" goes
+ * before it, so --peer cannot turn into an ssh option.
  *
  * ssh runs in batch mode (never prompts) with connect and keep-alive
  * deadlines; $RDMAQUAL_SSH_CONFIG names an ssh_config file (ssh -F) for
@@ -21,6 +29,7 @@
 #include <jansson.h>
 #include "agent/agent.h"
 #include "core/proc.h"
+#include "core/sha256.h"
 #include "core/util.h"
 
 #define SSH_OPTS_MAX 16
@@ -43,18 +52,27 @@ static int ssh_argv(const char **argv, const char *host)
 	argv[n++] = "ServerAliveInterval=5";
 	argv[n++] = "-o";
 	argv[n++] = "ServerAliveCountMax=3";
+	argv[n++] = "--";
 	argv[n++] = host;
 	return n;
 }
 
+int rq_ssh_host_ok(const char *host)
+{
+	return host && *host && host[0] != '-' && !strpbrk(host, " \t\n'\"\\");
+}
+
 /* Run one ssh command on the peer with a deadline; 0 when it exited 0. */
 static int ssh_run(const char *host, const char *const *cmd, const char *stdin_path,
-		   char *err, size_t errsz)
+		   char *out, size_t outsz, char *err, size_t errsz)
 {
 	const char *argv[SSH_OPTS_MAX + 16];
 	struct proc_result r;
 	struct sb in = SB_INIT;
 	int n = ssh_argv(argv, host), ret;
+
+	if (out)
+		*out = '\0';
 
 	for (int i = 0; cmd[i]; i++)
 		argv[n++] = cmd[i];
@@ -76,6 +94,9 @@ static int ssh_run(const char *host, const char *const *cmd, const char *stdin_p
 		sb_rtrim(&r.err);
 		snprintf(err, errsz, "ssh %s: %s%s%s", host, how, r.err.len ? ": " : "", r.err.buf);
 		ret = -1;
+	} else if (out) {
+		sb_rtrim(&r.out);
+		snprintf(out, outsz, "%s", r.out.len ? r.out.buf : "");
 	}
 	proc_result_release(&r);
 	sb_release(&in);
@@ -87,9 +108,13 @@ int rq_ssh_resolve4(const char *host, char *buf, size_t size)
 	const char *argv[SSH_OPTS_MAX + 8];
 	struct proc_result r;
 	char name[256] = "";
-	int n = ssh_argv(argv, host) - 1;	/* options only: -G takes the host last */
+	int n;
 
+	if (!rq_ssh_host_ok(host))
+		return -1;
+	n = ssh_argv(argv, host) - 2;	/* options only: -G goes before "--" HOST */
 	argv[n++] = "-G";
+	argv[n++] = "--";
 	argv[n++] = host;
 	argv[n] = NULL;
 	proc_result_init(&r);
@@ -117,54 +142,103 @@ int rq_ssh_resolve4(const char *host, char *buf, size_t size)
 	return 0;
 }
 
+/* What mktemp printed must be a fresh dir of our pattern, nothing else. */
+static bool peer_dir_ok(const char *d)
+{
+	static const char pre[] = "/tmp/rdmaqual-peer.";
+
+	if (strncmp(d, pre, sizeof(pre) - 1) || strlen(d) != sizeof(pre) - 1 + 10)
+		return false;
+	for (const char *p = d + sizeof(pre) - 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
+/*
+ * Copy self_exe into a fresh private dir on the peer; fills dir.  One sh
+ * script (plain words, no quote of ours inside) whatever the login shell.
+ */
+static int peer_copy(const char *host, const char *self_exe, const char *hash,
+		     char *dir, size_t dirsz, char *err, size_t errsz)
+{
+	char *script = xasprintf(
+		"sh -c 'umask 077; d=$(mktemp -d /tmp/rdmaqual-peer.XXXXXXXXXX) || exit 1; "
+		"set -C; f=$d/rdmaqual-%s; cat >\"$f\" && chmod 700 \"$f\" || { rm -rf \"$d\"; exit 1; }; "
+		"echo \"$d\"'", hash);
+	const char *cmd[] = { script, NULL };
+	int ret = ssh_run(host, cmd, self_exe, dir, dirsz, err, errsz);
+
+	free(script);
+	if (ret == 0 && !peer_dir_ok(dir)) {
+		snprintf(err, errsz, "peer %s: mktemp gave \"%.64s\", not a /tmp/rdmaqual-peer.* dir",
+			 host, dir);
+		ret = -1;
+	}
+	return ret;
+}
+
+/* Best effort, when the agent never ran (it removes the dir itself). */
+static void peer_remove(const char *host, const char *dir)
+{
+	char e[256];
+	const char *cmd[] = { "rm", "-rf", dir, NULL };
+
+	ssh_run(host, cmd, NULL, NULL, 0, e, sizeof(e));
+}
+
 struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err, size_t errsz)
 {
-	struct stat st;
-	char remote[256], tmp[300];
+	char hash[65], dir[128], *script;
 	const char *argv[SSH_OPTS_MAX + 8];
-	int n;
+	int n, rc;
 
-	if (stat(self_exe, &st)) {
-		snprintf(err, errsz, "cannot stat %s: %s", self_exe, strerror(errno));
+	if (!rq_ssh_host_ok(host)) {
+		snprintf(err, errsz, "peer \"%s\" is not a host name (no leading '-', no spaces or quotes)",
+			 host ? host : "");
 		return NULL;
 	}
-	/* Same build on both sides: named by size and mtime, copied once. */
-	snprintf(remote, sizeof(remote), "/tmp/rdmaqual-peer/rdmaqual-%llx-%llx",
-		 (unsigned long long)st.st_size, (unsigned long long)st.st_mtime);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", remote);
-	const char *test[] = { "test", "-x", remote, NULL };
-
-	if (ssh_run(host, test, NULL, err, errsz)) {
-		/* The remote side runs argv words through its login shell: use plain words only. */
-		const char *mk[] = { "mkdir", "-p", "-m", "700", "/tmp/rdmaqual-peer", NULL };
-		const char *cp[] = { "cat", ">", tmp, NULL };
-		const char *fin[] = { "chmod", "755", tmp, "&&", "mv", "-f", tmp, remote, NULL };
-
-		if (ssh_run(host, mk, NULL, err, errsz) || ssh_run(host, cp, self_exe, err, errsz) ||
-		    ssh_run(host, fin, NULL, err, errsz))
-			return NULL;
+	rc = sha256_file(self_exe, hash);
+	if (rc) {
+		snprintf(err, errsz, "cannot read %s: %s", self_exe, strerror(-rc));
+		return NULL;
 	}
+	if (peer_copy(host, self_exe, hash, dir, sizeof(dir), err, errsz))
+		return NULL;
+	/*
+	 * The dir must still be ours and not a link, and the copy must still
+	 * hash to its name, right before it runs; whatever happens, the dir
+	 * goes when the agent ends (its stdin, the ssh channel, closes).
+	 */
+	script = xasprintf(
+		"sh -c 'd=%s; f=$d/rdmaqual-%s; "
+		"if [ -O \"$d\" ] && [ ! -L \"$d\" ] && [ \"$(sha256sum <\"$f\")\" = \"%s  -\" ]; "
+		"then \"$f\" agent --stdio; s=$?; "
+		"else echo \"rdmaqual: the copy in $d fails its hash check\" >&2; s=1; fi; "
+		"rm -rf \"$d\"; exit $s'", dir, hash, hash);
 	n = ssh_argv(argv, host);
-	argv[n++] = remote;
-	argv[n++] = "agent";
-	argv[n++] = "--stdio";
+	argv[n++] = script;
 	argv[n] = NULL;
 
 	int to[2], from[2];
 
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
 		snprintf(err, errsz, "pipe: %s", strerror(errno));
+		free(script);
+		peer_remove(host, dir);
 		return NULL;
 	}
 	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2 };
 	pid_t pid = proc_spawn(&so);
 
+	free(script);
 	close(to[0]);
 	close(from[1]);
 	if (pid < 0) {
 		snprintf(err, errsz, "cannot start ssh: %s", strerror(-pid));
 		close(to[1]);
 		close(from[0]);
+		peer_remove(host, dir);
 		return NULL;
 	}
 	char label[300];
@@ -180,6 +254,7 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 			snprintf(err, errsz, "peer %s: agent did not greet", host);
 		json_decref(ans);
 		rq_agent_close(a);
+		peer_remove(host, dir);
 		return NULL;
 	}
 	json_decref(ans);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Two-node mode without a second machine: a private sshd on a loopback
 # port stands in for the peer.  Checks that the controller copies its own
-# build to the peer, the peer's agent answers over ssh, the peer's facts
+# build to the peer (a fresh private dir, never a pre-made one), the peer's
+# agent answers over ssh, the peer's facts
 # reach the report, and nothing (sshd, agent, copy) is left afterwards.
 set -u
 cd "$(dirname "$0")/../.."
@@ -52,16 +53,30 @@ export RDMAQUAL_SSH_CONFIG="$T/ssh_config"
 export RDMAQUAL_STATE_DIR="$T/state"
 rm -rf /tmp/rdmaqual-peer
 
+# A hostile user on the peer pre-made the old fixed cache dir, world-writable,
+# with a script under the predictable name (size + mtime) of this build.
+old=$(printf 'rdmaqual-%x-%x' "$(stat -c %s "$RQ")" "$(stat -c %Y "$RQ")")
+mkdir -m 1777 /tmp/rdmaqual-peer
+printf '#!/bin/sh\ntouch %s/pwned\n' "$T" >"/tmp/rdmaqual-peer/$old"
+chmod 755 "/tmp/rdmaqual-peer/$old"
+
 "$RQ" run --report-dir "$T/rep" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run.out" 2>&1
 expect_eq "run with a peer" 0 $?
-expect_true "the build was copied to the peer" sh -c 'ls /tmp/rdmaqual-peer/rdmaqual-* >/dev/null'
 expect_grep "peer facts are in the report" 'name="peer.kernel"' "$T/rep/latest/junit.xml"
-expect_true "no peer agent left running" no_proc "/tmp/rdmaqual-peer/rdmaqual-.* agent"
+expect_true "a planted file in a pre-made cache dir never runs" test ! -e "$T/pwned"
+expect_true "no peer agent left running" no_proc "/tmp/rdmaqual-peer.*/rdmaqual-.* agent"
+wait_for "the peer's private copy dir is removed" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
+
+# --peer never becomes an ssh option.
+"$RQ" run --report-dir "$T/rep3" --target local --peer "-oProxyCommand=touch $T/pwned2" \
+	-k runner.pass tests/cases/runner >"$T/run3.out" 2>&1
+expect_eq "a --peer with a leading '-' is a usage error" 2 $?
+expect_true "and no ProxyCommand ran" test ! -e "$T/pwned2"
 
 # A peer that does not answer is an ERROR with the reason, within its deadline.
 sed -i "s/Port $port/Port 1/" "$T/ssh_config"
 "$RQ" run --report-dir "$T/rep2" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run2.out" 2>&1
 expect_eq "unreachable peer fails the run" 1 $?
 expect_grep "the reason names ssh" 'ERROR.*ssh rq-peer' "$T/run2.out"
-rm -rf /tmp/rdmaqual-peer
+rm -rf /tmp/rdmaqual-peer /tmp/rdmaqual-peer.*
 finish
