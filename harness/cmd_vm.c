@@ -191,6 +191,8 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 		rq_state_dir(NULL, state_dir, sizeof(state_dir));
 		o.state_dir = state_dir;
 	}
+	if (statedir_check(o.state_dir))
+		return RQ_EXIT_FAIL;
 	/* Signals are taken synchronously so the guests are always stopped. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -219,7 +221,7 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 	for (size_t i = 0; i < facts->nfacts; i++)
 		printf("  %-18s %s\n", facts->facts[i].key, facts->facts[i].value);
 	rq_result_free(facts);
-	printf("Guests: vm0 10.77.0.1%s; rxe0 on eth0 in each; consoles and sockets in /tmp/rq-%d-*/\n"
+	printf("Guests: vm0 10.77.0.1%s; rxe0 on eth0 in each; consoles and sockets in /tmp/rq-%d-*.*/\n"
 	       "Type agent requests (JSON lines); EOF or Ctrl-C stops the guests.\n",
 	       strcmp(o.topology, "vm2") ? "" : ", vm1 10.77.0.2", (int)getpid());
 	fflush(stdout);

@@ -5,9 +5,57 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "statedir.h"
 #include "core/util.h"
+
+int statedir_check(const char *dir)
+{
+	struct stat st;
+	int rc;
+
+	/* Only the last component is made here with 0700; parents are the admin's. */
+	if (lstat(dir, &st) < 0 && errno == ENOENT) {
+		char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
+
+		if (slash && slash != parent) {
+			*slash = '\0';
+			rc = mkdir_p(parent, 0755);
+			if (rc) {
+				fprintf(stderr, "rdmaqual: cannot create %s: %s\n", parent, strerror(-rc));
+				free(parent);
+				return -1;
+			}
+		}
+		free(parent);
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			fprintf(stderr, "rdmaqual: cannot create state dir %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+	}
+	/*
+	 * Whoever owns the state dir decides what cleanup kills and removes and
+	 * what undo writes back as root: a dir another user made in /tmp (or a
+	 * link to one) would hand them that.
+	 */
+	if (lstat(dir, &st) < 0) {
+		fprintf(stderr, "rdmaqual: state dir %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rdmaqual: state dir %s is %s, not a directory; refusing to use it\n",
+			dir, S_ISLNK(st.st_mode) ? "a symlink" : "something else");
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		fprintf(stderr, "rdmaqual: state dir %s is owned by uid %u with mode %04o; it must be "
+			"owned by uid %u with mode 0700 (remove it or use another --state-dir)\n", dir,
+			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
 
 int statedir_lock(const char *want, char *dir, size_t dirsz)
 {
@@ -18,14 +66,22 @@ int statedir_lock(const char *want, char *dir, size_t dirsz)
 		snprintf(dir, dirsz, "%s", want);
 	else
 		rq_state_dir(NULL, dir, dirsz);
-	if (mkdir_p(dir, 0700)) {
-		fprintf(stderr, "rdmaqual: cannot create state dir %s: %s\n", dir, strerror(errno));
+	if (statedir_check(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	/* Never through a link: the pid written below would land in its target. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "rdmaqual: cannot open %s: %s%s\n", path, strerror(errno),
+			errno == ELOOP ? " (a symlink; refusing to follow it)" : "");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "rdmaqual: cannot open %s: %s\n", path, strerror(errno));
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		fprintf(stderr, "rdmaqual: %s is not a regular file of uid %u; refusing to use it\n",
+			path, (unsigned)geteuid());
+		close(fd);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {

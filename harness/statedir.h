@@ -14,6 +14,11 @@
 #include "core/target.h"
 
 /*
+ * Make dir (0700) if missing; refuse (after saying why) one that is a
+ * link, not a directory, not owned by the euid or open to group/others.
+ */
+int statedir_check(const char *dir);
+/*
  * Take the node lock (non-blocking).  Fills dir (the chosen dir).  Returns
  * the lock fd, or -1 after printing who holds it.
  */

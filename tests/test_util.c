@@ -83,8 +83,12 @@ START_TEST(files_roundtrip)
 	ck_assert_int_eq(read_file(p, &sb, 0), 0);
 	ck_assert_str_eq(sb.buf, "hello\n");
 	sb_reset(&sb);
-	ck_assert_int_eq(read_file(p, &sb, 3), 0);	/* max bounds the read */
+	/* over max is an error (a cut case file lost its end), the head kept */
+	ck_assert_int_eq(read_file(p, &sb, 3), -EFBIG);
 	ck_assert_str_eq(sb.buf, "hel");
+	sb_reset(&sb);
+	ck_assert_int_eq(read_file(p, &sb, 6), 0);	/* exactly max is fine */
+	ck_assert_str_eq(sb.buf, "hello\n");
 	ck_assert_int_eq(read_line(p, line, sizeof(line)), 0);
 	ck_assert_str_eq(line, "hello");
 	ck_assert_int_eq(read_line(p, line, 4), -EOVERFLOW);
@@ -153,6 +157,66 @@ START_TEST(mkdir_and_rm_rf)
 	free(link);
 	free(flink);
 	free(top);
+}
+END_TEST
+
+/* Planted temp names (hard links to a victim) are skipped, never written. */
+START_TEST(atomic_write_excl)
+{
+	char *p = xasprintf("%s/target", tmpdir);
+	char *victim = xasprintf("%s/victim", tmpdir);
+	struct sb sb = SB_INIT;
+
+	ck_assert_int_eq(write_file_atomic(victim, "precious", 8), 0);
+	for (unsigned i = 0; i < 40; i++) {
+		char *t = xasprintf("%s.tmp.%ld.%u", p, (long)getpid(), i);
+
+		ck_assert_int_eq(link(victim, t), 0);
+		free(t);
+	}
+	ck_assert_int_eq(write_file_atomic(p, "new", 3), 0);
+	ck_assert_int_eq(read_file(victim, &sb, 0), 0);
+	ck_assert_str_eq(sb.buf, "precious");
+	sb_reset(&sb);
+	ck_assert_int_eq(read_file(p, &sb, 0), 0);
+	ck_assert_str_eq(sb.buf, "new");
+	sb_release(&sb);
+	free(p);
+	free(victim);
+}
+END_TEST
+
+/* Cleanup records name dirs to remove: only one component of ours. */
+START_TEST(rm_rf_scratch_checks)
+{
+	static const char *const pre[] = { "/tmp/rq-", NULL };
+	char dir[64] = "/tmp/rq-scratch-XXXXXX";
+	char *victim = xasprintf("%s/victim", tmpdir);
+	char *dotdot, *sub, *tail = strrchr(tmpdir, '/') + 1;
+	struct stat st;
+
+	ck_assert_int_eq(mkdir_p(victim, 0700), 0);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dotdot = xasprintf("%s/../%s/victim", dir, tail);
+	sub = xasprintf("%s/victim", tmpdir);	/* tmpdir is /tmp/rq-util-* */
+	ck_assert_int_eq(stat(dotdot, &st), 0);	/* the path does reach the victim */
+	ck_assert_int_eq(rm_rf_scratch(dotdot, pre), -EPERM);
+	ck_assert_int_eq(rm_rf_scratch(sub, pre), -EPERM);
+	ck_assert_int_eq(rm_rf_scratch("/tmp/rq-", pre), -EPERM);
+	ck_assert_int_eq(rm_rf_scratch("/etc", pre), -EPERM);
+	ck_assert_int_eq(stat(victim, &st), 0);
+	if (geteuid() == 0) {		/* a dir of another owner stays */
+		ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+		ck_assert_int_eq(rm_rf_scratch(dir, pre), -EPERM);
+		ck_assert_int_eq(stat(dir, &st), 0);
+		ck_assert_int_eq(chown(dir, 0, 0), 0);
+	}
+	ck_assert_int_eq(rm_rf_scratch(dir, pre), 0);
+	ck_assert_int_ne(stat(dir, &st), 0);
+	ck_assert_int_eq(rm_rf_scratch(dir, pre), 0);	/* gone already: fine */
+	free(dotdot);
+	free(sub);
+	free(victim);
 }
 END_TEST
 
@@ -254,6 +318,8 @@ int main(void)
 	tcase_add_test(tc, alloc_helpers);
 	tcase_add_test(tc, files_roundtrip);
 	tcase_add_test(tc, mkdir_and_rm_rf);
+	tcase_add_test(tc, atomic_write_excl);
+	tcase_add_test(tc, rm_rf_scratch_checks);
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, time_funcs);
 	tcase_add_test(tc, utf8);

@@ -217,6 +217,9 @@ static int worker_run(json_t *req, const char *dir)
 				env[j++] = json_string_value(json_array_get(jenv, i));
 	}
 	const char *root = jstr(req, "root", "");
+
+	/* A node tree (sysroot) is read inside itself: its links cannot reach this node. */
+	read_confine(root);
 	json_t *jparam = json_object_get(req, "param");
 	char *param = jparam ? json_dumps(jparam, JSON_COMPACT) : NULL;
 	json_t *jt = json_object_get(req, "timeout_ms");

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include "core/util.h"
 
 static char sb_empty[1];
@@ -196,10 +198,74 @@ char *xasprintf(const char *fmt, ...)
 	return sb_detach(&sb);
 }
 
+/* Reads under this tree resolve inside it (see read_confine()). */
+static char *confine_root;
+static size_t confine_len;
+
+void read_confine(const char *root)
+{
+	free(confine_root);
+	confine_root = NULL;
+	confine_len = 0;
+	if (!root || !*root || !strcmp(root, "/"))
+		return;
+	confine_root = xstrdup(root);
+	confine_len = strlen(root);
+	while (confine_len > 1 && confine_root[confine_len - 1] == '/')
+		confine_root[--confine_len] = '\0';
+}
+
+int open_in_root(const char *root, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int dfd, fd, e;
+
+	while (*rel == '/')
+		rel++;
+	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_openat2, dfd, *rel ? rel : ".", &how, sizeof(how));
+	e = errno;
+	if (fd < 0 && e == ENOSYS) {
+		/* Kernels before 5.6: resolve, then refuse anything outside. */
+		char *full = xasprintf("%s/%s", root, rel), rroot[PATH_MAX], rfull[PATH_MAX];
+		size_t rl;
+
+		fd = -1;
+		e = ENOENT;
+		if (realpath(root, rroot) && realpath(full, rfull)) {
+			rl = strlen(rroot);
+			if (!strncmp(rfull, rroot, rl) && (rfull[rl] == '/' || !rfull[rl] || rl == 1)) {
+				fd = open(rfull, flags | O_CLOEXEC | O_NOFOLLOW);
+				e = errno;
+			} else {
+				e = EXDEV;
+			}
+		}
+		free(full);
+	}
+	close(dfd);
+	return fd < 0 ? -e : fd;
+}
+
 int read_file(const char *path, struct sb *sb, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret = 0;
+	int fd, ret = 0;
+
+	if (confine_root && !strncmp(path, confine_root, confine_len) &&
+	    (path[confine_len] == '/' || !path[confine_len])) {
+		fd = open_in_root(confine_root, path + confine_len, O_RDONLY);
+		if (fd < 0) {
+			errno = -fd;
+			fd = -1;
+		}
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 
 	if (fd < 0)
 		return -errno;
@@ -222,6 +288,16 @@ int read_file(const char *path, struct sb *sb, size_t max)
 		sb->len += n;
 		sb->buf[sb->len] = '\0';
 		got += n;
+	}
+	/* More than max is an error, never a silent cut (a case file lost its end). */
+	if (!ret && got == max) {
+		char extra;
+		ssize_t n;
+
+		while ((n = read(fd, &extra, 1)) < 0 && errno == EINTR)
+			;
+		if (n > 0)
+			ret = -EFBIG;
 	}
 	close(fd);
 	return ret;
@@ -268,12 +344,22 @@ static int write_all(int fd, const void *data, size_t len)
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	static unsigned seq;
-	/* Unique per writer, so two threads writing one path cannot collide. */
-	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(),
-			      __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	int ret, fd;
+	char *tmp = NULL;
+	int ret, fd = -1;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/*
+	 * Unique per writer, so two threads writing one path cannot collide;
+	 * O_EXCL so a name someone planted (a file, a hard link, a symlink) is
+	 * skipped, never written through.
+	 */
+	for (int tries = 0; fd < 0 && tries < 64; tries++) {
+		free(tmp);
+		tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(),
+				__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
 		ret = -errno;
 		free(tmp);
@@ -422,6 +508,24 @@ int rm_rf(const char *path)
 	if (rmdir(path) < 0 && errno != ENOENT && !ret)
 		ret = -errno;
 	return ret;
+}
+
+int rm_rf_scratch(const char *path, const char *const *prefixes)
+{
+	const char *rest = NULL;
+	struct stat st;
+
+	for (size_t i = 0; prefixes[i] && !rest; i++)
+		if (str_starts(path, prefixes[i]))
+			rest = path + strlen(prefixes[i]);
+	/* Exactly one component: "/tmp/rq-x/../victim" or "/tmp/rq-x/sub" are not ours. */
+	if (!rest || !*rest || strchr(rest, '/'))
+		return -EPERM;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	return rm_rf(path);
 }
 
 int64_t now_ms(void)

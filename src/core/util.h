@@ -52,9 +52,19 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Read a whole file (at most max bytes; 0 = 16 MiB) into sb.  Returns 0 or
- * -errno.  Trailing newline is kept; use sb_rtrim() for sysfs values.
+ * -errno; -EFBIG when the file holds more than max (sb then has the first
+ * max bytes).  Trailing newline is kept; use sb_rtrim() for sysfs values.
  */
 int read_file(const char *path, struct sb *sb, size_t max);
+/*
+ * From now on in this process, read_file()/read_line() of a path under
+ * root resolve inside root: links, absolute ones included, and ".." stay
+ * in the tree (openat2 RESOLVE_IN_ROOT), so a captured node tree cannot
+ * point a read at this node's files.  NULL, "" or "/" ends it.
+ */
+void read_confine(const char *root);
+/* open(root/rel, flags) resolved inside root; the fd or -errno. */
+int open_in_root(const char *root, const char *rel, int flags);
 /* Read one sysfs-style value into buf (trailing whitespace stripped). */
 int read_line(const char *path, char *buf, size_t size);
 /* Write data to path via temp file + fsync + rename, so readers never see a torn file. */
@@ -65,6 +75,13 @@ int write_str(const char *path, const char *s);
 int mkdir_p(const char *path, unsigned mode);
 /* rm -rf without following symlinks; 0 or -errno of the first failure. */
 int rm_rf(const char *path);
+/*
+ * rm -rf of a scratch dir named in a run-state record: only when path is
+ * one of prefixes (e.g. "/tmp/rq-") plus exactly one path component, and
+ * is a directory (not a link) owned by the euid.  0 (also when already
+ * gone), -EPERM when refused, or -errno.
+ */
+int rm_rf_scratch(const char *path, const char *const *prefixes);
 
 /* Monotonic milliseconds, for deadlines. */
 int64_t now_ms(void);

@@ -390,11 +390,17 @@ int ibsm_cleanup_stale(const char *state_dir, struct sb *msgs)
 								sb_addf(msgs, "killed pid %d left by run %d\n", pid, (int)writer);
 						}
 						sb_release(&now);
-					} else if (pass == 1 && str_starts(l, "dir /tmp/rq-")) {
-						if (rm_rf(l + 4) == 0) {
+					} else if (pass == 1 && str_starts(l, "dir ")) {
+						static const char *const pre[] = { "/tmp/rq-", NULL };
+						int rc = rm_rf_scratch(l + 4, pre);
+
+						if (rc == 0) {
 							done++;
 							if (msgs)
 								sb_addf(msgs, "removed %s\n", l + 4);
+						} else if (rc == -EPERM && msgs) {
+							sb_addf(msgs, "left %s: not one dir of ours under /tmp/rq-*\n",
+								l + 4);
 						}
 					}
 				}

@@ -130,11 +130,15 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 
 	x->gen++;
 	x->boots++;
-	snprintf(x->dir, sizeof(x->dir), "/tmp/rq-%d-%d", (int)getpid(), x->gen);
-	rm_rf(x->dir);
-	rc = mkdir_p(x->dir, 0700);
-	if (rc < 0) {
-		snprintf(err, errsz, "%s: %s", x->dir, strerror(-rc));
+	/*
+	 * mkdtemp, never a name made and removed by hand: another user could
+	 * have put a link or dir there.  The pid stays in the name so a
+	 * person (and the tests) can tell whose guests these are.
+	 */
+	snprintf(x->dir, sizeof(x->dir), "/tmp/rq-%d-%d.XXXXXX", (int)getpid(), x->gen);
+	if (!mkdtemp(x->dir)) {
+		rc = -errno;
+		snprintf(err, errsz, "cannot create a directory %s: %s", x->dir, strerror(-rc));
 		*x->dir = '\0';
 		return rc;
 	}

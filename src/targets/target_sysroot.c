@@ -7,11 +7,13 @@
  * how checks of real ConnectX nodes run in CI, where there is no hardware.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "qual/sysroot.h"
@@ -105,18 +107,33 @@ static void sysroot_close(struct rq_target *t)
 	t->priv = NULL;
 }
 
+/* One value of the tree, resolved inside it (a link cannot point out). */
+static int tree_line(const char *root, const char *rel, char *v, size_t size)
+{
+	int fd = open_in_root(root, rel, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, v, size - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	v[n] = '\0';
+	memmove(v, strtrim(v), strlen(strtrim(v)) + 1);
+	return 0;
+}
+
 /* Facts of the captured node, not of this one. */
 static void sysroot_facts(struct rq_target *t, struct rq_result *sink)
 {
 	const char *root = t->arg ? t->arg : "";
-	char path[PATH_MAX], v[256];
+	char v[256];
 
 	rq_fact_add(sink, "sysroot", root);
-	snprintf(path, sizeof(path), "%s/proc/sys/kernel/osrelease", root);
-	if (!read_line(path, v, sizeof(v)))
+	if (!tree_line(root, "proc/sys/kernel/osrelease", v, sizeof(v)))
 		rq_fact_add(sink, "kernel", v);
-	snprintf(path, sizeof(path), "%s/proc/sys/kernel/hostname", root);
-	if (!read_line(path, v, sizeof(v)))
+	if (!tree_line(root, "proc/sys/kernel/hostname", v, sizeof(v)))
 		rq_fact_add(sink, "captured_host", v);
 }
 

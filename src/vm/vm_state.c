@@ -151,6 +151,8 @@ static int kill_qemus_of(const char *dir, struct sb *msgs)
 	return killed;
 }
 
+static const char *const scratch_prefixes[] = { "/tmp/rq-", "/run/rq-", NULL };
+
 int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 {
 	DIR *d = opendir(state_dir);
@@ -181,15 +183,19 @@ int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 					continue;
 				dir++;
 				/* Only our own temp dirs are removed (never a path we did not make). */
-				if (!str_starts(dir, "/tmp/rq-") && !str_starts(dir, "/run/rq-"))
+				if (strncmp(dir, "/tmp/rq-", 8) && strncmp(dir, "/run/rq-", 8))
 					continue;
 				/* One line per QEMU, one dir per boot: handle each dir once. */
 				if (!strcmp(dir, last))
 					continue;
 				snprintf(last, sizeof(last), "%s", dir);
 				killed += kill_qemus_of(dir, msgs);
-				if (rm_rf(dir) == 0 && msgs)
+				int rc = rm_rf_scratch(dir, scratch_prefixes);
+
+				if (msgs && rc == 0)
 					sb_addf(msgs, "removed %s\n", dir);
+				else if (msgs && rc == -EPERM)
+					sb_addf(msgs, "left %s: not one dir of ours under /tmp/rq-* or /run/rq-*\n", dir);
 			}
 		}
 		sb_release(&f);

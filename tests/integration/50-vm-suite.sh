@@ -27,7 +27,7 @@ for d in cases/driver cases/mtu cases/verbs; do [ -d "$d" ] && suites="$suites $
 "$RQ" run --target rxe-vm --report-dir "$T/rep" tests/integration/vm-cases $suites tests/integration/vm-faults \
 	>"$T/run.out" 2>&1 &
 runner=$!
-# The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N: learn
+# The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N.XXXXXX: learn
 # that pid from the run-state record while the run is going.
 owner=
 while kill -0 "$runner" 2>/dev/null && [ -z "$owner" ]; do
@@ -57,7 +57,7 @@ expect_grep "a second boot after the panic (a third when KVM was probed)" '"vm\.
 expect_true "consoles kept in the run dir" sh -c "ls $T/rep/latest/console-vm1-boot*.log"
 expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
 # Only this run's QEMUs (other runs may have guests up).
-expect_true "no QEMU of the run left" no_proc "/tmp/rq-${owner:-none}-[0-9]+/vm"
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-${owner:-none}-[0-9]+\.[^/]+/vm"
 expect_true "no temp dir of the run left" sh -c "! ls -d /tmp/rq-${owner:-none}-* 2>/dev/null | grep -q ."
 expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
 finish

@@ -21,7 +21,7 @@ RQ_VM_INIT_MODE=hang RQ_VM_READY_TIMEOUT_MS=4000 \
 	"$RQ" run --target rxe-vm --accel tcg --vm-topology vm1 --report-dir "$T/rep" \
 	tests/integration/vm-cases >"$T/run.out" 2>&1 &
 runner=$!
-# The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N: learn
+# The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N.XXXXXX: learn
 # that pid from the run-state record while the run is going.
 owner=
 while kill -0 "$runner" 2>/dev/null && [ -z "$owner" ]; do
@@ -38,7 +38,7 @@ expect_grep "the reason quotes the console" 'console: .*rq\.mode=hang' "$T/run.o
 expect_grep "the second case is not retried into another boot" '^ERROR +vm\.devinfo_rxe0 .*not ready within the deadline' "$T/run.out"
 expect_true "failed within its 4 s deadline plus image check (${took}s < 12s)" [ "$took" -lt 12 ]
 # Only this run's QEMUs (other runs may have guests up).
-expect_true "no QEMU of the run left" no_proc "/tmp/rq-${owner:-none}-[0-9]+/vm"
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-${owner:-none}-[0-9]+\.[^/]+/vm"
 expect_true "no temp dir of the run left" sh -c "! ls -d /tmp/rq-${owner:-none}-* 2>/dev/null | grep -q ."
 expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
 

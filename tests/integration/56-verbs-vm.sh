@@ -48,5 +48,5 @@ expect_grep "no ACTIVE port selected is a SKIP that says so, on both sides" \
 expect_grep "perftest versions recorded as facts" '"perftest_version"' "$R"
 expect_true "suite took under 4 minutes (${took}s)" [ "$took" -lt 240 ]
 # other runs may share this machine: look for this run's own QEMUs only
-expect_true "no QEMU of the run left" no_proc "/tmp/rq-$pid-[0-9]+/vm"
+expect_true "no QEMU of the run left" no_proc "/tmp/rq-$pid-[0-9]+\.[^/]+/vm"
 finish
