@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,8 @@ static void run_usage(FILE *fp)
 "  -t, --tag TAG            run cases with TAG (repeatable); !TAG excludes\n"
 "      --target T           force a target: local, hca, rxe-vm, rxe-host, ibsim, sysroot:DIR\n"
 "      --require-target T   fail the run if auto would pick another target\n"
-"      --timeout-mul X      scale every deadline (default 1; TCG guests are slow)\n"
+"      --timeout-mul X      scale every deadline, 0.1..100 (default 1; TCG guests\n"
+"                           are slow); a scaled deadline is capped at one week\n"
 "      --report-dir DIR     write reports under DIR/<run-id>/ (default reports)\n"
 "      --fail-on-skip       a skipped case fails the run\n"
 "      --dry-run            print each case's target, why, and its requirements\n"
@@ -64,14 +66,35 @@ static void run_usage(FILE *fp)
 "  -v, --verbose            print each case's log on failure\n");
 }
 
-static void make_run_id(char *buf, size_t size)
+/*
+ * Made with mkdir, never just named: two runs in one second with one pid
+ * (PID namespaces, containers) get -2, -3, ... instead of one report.
+ */
+static int make_run_dir(const char *report_dir, char *id, size_t idsz, char *dir, size_t dirsz)
 {
 	time_t t = time(NULL);
 	struct tm tm;
+	char base[64];
+	int rc;
 
 	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+	snprintf(base, sizeof(base), "%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+	rc = mkdir_p(report_dir, 0755);
+	if (rc)
+		return rc;
+	for (int n = 1; n < 1000; n++) {
+		if (n == 1)
+			snprintf(id, idsz, "%s", base);
+		else
+			snprintf(id, idsz, "%s-%d", base, n);
+		snprintf(dir, dirsz, "%s/%s", report_dir, id);
+		if (mkdir(dir, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
 }
 
 /* reports/latest -> <run-id>, replaced atomically. */
@@ -99,13 +122,16 @@ static void sanitize(const char *in, char *out, size_t size)
 	out[j] = '\0';
 }
 
-static void write_row_log(const char *run_dir, struct rq_result *r)
+static void write_row_log(struct runrep *rep, const char *run_dir, struct rq_result *r)
 {
 	char name[256], *path;
+	int rc;
 
 	sanitize(r->id, name, sizeof(name));
 	path = xasprintf("%s/logs/%s.log", run_dir, name);
-	write_file_atomic(path, r->log.buf, r->log.len);
+	rc = write_file_atomic(path, r->log.buf, r->log.len);
+	if (rc)
+		runrep_write_failed(rep, path, rc);
 	free(path);
 	free(r->log_path);
 	r->log_path = xasprintf("logs/%s.log", name);
@@ -179,8 +205,11 @@ int cmd_run(int argc, char **argv)
 			char *end;
 			double m = strtod(optarg, &end);
 
-			if (*end || m <= 0 || m > 100)
-				return usage_error("run", "--timeout-mul wants a number in (0, 100], not \"%s\"", optarg);
+			/* nan, inf and 1e-300 would make every deadline meaningless (or UB). */
+			if (end == optarg || *end || !isfinite(m) || m < RQ_TIMEOUT_MUL_MIN ||
+			    m > RQ_TIMEOUT_MUL_MAX)
+				return usage_error("run", "--timeout-mul wants a number from %g to %g, not \"%s\"",
+						   RQ_TIMEOUT_MUL_MIN, RQ_TIMEOUT_MUL_MAX, optarg);
 			rq_timeout_mul = m;
 			break;
 		}
@@ -279,6 +308,29 @@ int cmd_run(int argc, char **argv)
 			return usage_error("run", "--baseline: %s", err);
 		}
 	}
+	/* Usage errors are found before the lock is taken and cleanup runs. */
+	if (!strncmp(o.target, "sysroot:", 8)) {
+		char why[512];
+
+		if (!rq_target_ops_find("sysroot")->available(&o, o.target + 8, why, sizeof(why))) {
+			rq_baseline_release(&baseline);
+			free(sel);
+			rq_suite_release(&suite);
+			return usage_error("run", "--target %s: %s", o.target, why);
+		}
+	}
+	{
+		struct stat st;
+		int rc = mkdir_p(report_dir, 0755);
+
+		if (rc || stat(report_dir, &st) || access(report_dir, W_OK | X_OK)) {
+			rq_baseline_release(&baseline);
+			free(sel);
+			rq_suite_release(&suite);
+			return usage_error("run", "--report-dir %s: %s", report_dir,
+					   strerror(rc ? -rc : errno));
+		}
+	}
 
 	char state_dir[4096];
 	int lockfd = statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
@@ -293,16 +345,16 @@ int cmd_run(int argc, char **argv)
 	/* Whatever a killed run left (VMs, daemons, settings) goes first. */
 	statedir_cleanup(&o, false);
 
-	char run_id[64], run_dir[4096];
+	char run_id[80], run_dir[4096];
+	int rc = make_run_dir(report_dir, run_id, sizeof(run_id), run_dir, sizeof(run_dir));
 
-	make_run_id(run_id, sizeof(run_id));
-	snprintf(run_dir, sizeof(run_dir), "%s/%s", report_dir, run_id);
 	{
 		char logs[4200];
 
 		snprintf(logs, sizeof(logs), "%s/logs", run_dir);
-		if (mkdir_p(logs, 0755)) {
-			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", logs, strerror(errno));
+		if (rc || (rc = mkdir_p(logs, 0755))) {
+			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", rc ? run_dir : logs,
+				strerror(-rc));
 			close(lockfd);
 			rq_baseline_release(&baseline);
 			free(sel);
@@ -338,7 +390,7 @@ int cmd_run(int argc, char **argv)
 			if (baseline.doc)
 				rq_baseline_judge(&baseline, results.v[j],
 						  rq_baseline_model(results.v[j]));
-			write_row_log(run_dir, results.v[j]);
+			write_row_log(&rep, run_dir, results.v[j]);
 			runrep_row(&rep, results.v[j]);
 			nbad += results.v[j]->verdict == RQ_FAIL || results.v[j]->verdict == RQ_ERROR;
 		}
@@ -359,6 +411,12 @@ int cmd_run(int argc, char **argv)
 	rq_results_count(&results, &cnt);
 	ret = (cnt.fail || cnt.error || rq_interrupted || (fail_on_skip && cnt.skip)) ?
 	      RQ_EXIT_FAIL : RQ_EXIT_OK;
+	/* A report that could not be written is not a green run (a full disk said tests="0"). */
+	if (rep.write_errors) {
+		fprintf(stderr, "rdmaqual run: %d report or log writes failed under %s; "
+			"the reports there are incomplete\n", rep.write_errors, run_dir);
+		ret = RQ_EXIT_FAIL;
+	}
 	runrep_release(&rep);
 	rq_results_release(&results);
 	free(sel);

@@ -58,8 +58,18 @@ void runrep_flush(struct runrep *r, struct rq_results *rs)
 {
 	int ret = rq_reports_write(r->dir, &r->info, rs);
 
-	if (ret)
-		fprintf(stderr, "rdmaqual: cannot write reports to %s: %s\n", r->dir, strerror(-ret));
+	if (ret) {
+		char *what = xasprintf("reports (junit.xml, results.json) in %s", r->dir);
+
+		runrep_write_failed(r, what, ret);
+		free(what);
+	}
+}
+
+void runrep_write_failed(struct runrep *r, const char *what, int err)
+{
+	r->write_errors++;
+	fprintf(stderr, "rdmaqual: cannot write %s: %s\n", what, strerror(-err));
 }
 
 void runrep_end(struct runrep *r, struct rq_results *rs)

@@ -14,6 +14,7 @@
 struct runrep {
 	char *dir;
 	struct rq_run_info info;
+	int write_errors;	/* report or log writes that failed: the run exits 1 */
 };
 
 void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc, char **argv);
@@ -24,5 +25,7 @@ void runrep_facts(struct runrep *r, struct sched *s);
 void runrep_flush(struct runrep *r, struct rq_results *rs);
 void runrep_end(struct runrep *r, struct rq_results *rs);
 void runrep_release(struct runrep *r);
+/* Count (and say) a failed write of what (a path) with -errno err. */
+void runrep_write_failed(struct runrep *r, const char *what, int err);
 
 #endif

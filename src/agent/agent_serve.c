@@ -403,8 +403,10 @@ static void start_worker(struct agent *ag, json_t *id, const char *op, json_t *r
 		answer_err(ag, id, "agent busy: %d requests in flight", MAX_WORKERS);
 		return;
 	}
-	if (timeout <= 0 || timeout > 24LL * 3600 * 1000) {
-		answer_err(ag, id, "%s needs a timeout_ms between 1 and 86400000", op);
+	/* The run's combined cap on any scaled deadline (proc.h). */
+	if (timeout <= 0 || timeout > RQ_DEADLINE_MAX_MS) {
+		answer_err(ag, id, "%s needs a timeout_ms between 1 and %lld", op,
+			   (long long)RQ_DEADLINE_MAX_MS);
 		return;
 	}
 	memset(w, 0, sizeof(*w));

@@ -85,6 +85,19 @@ extern double rq_timeout_mul;
  * every wait loop checks it so a run stops promptly wherever it waits.
  */
 extern volatile sig_atomic_t rq_interrupted;
-static inline int64_t scaled_ms(int64_t ms) { return (int64_t)(ms * rq_timeout_mul); }
+/*
+ * --timeout-mul takes RQ_TIMEOUT_MUL_MIN..MAX.  A scaled deadline is capped
+ * at RQ_DEADLINE_MAX_MS (one week), so a case's timeout (at most 24 h) times
+ * any accepted multiplier is always a deadline the agent takes.
+ */
+#define RQ_TIMEOUT_MUL_MIN 0.1
+#define RQ_TIMEOUT_MUL_MAX 100.0
+#define RQ_DEADLINE_MAX_MS (7LL * 24 * 3600 * 1000)
+static inline int64_t scaled_ms(int64_t ms)
+{
+	double v = (double)ms * rq_timeout_mul;
+
+	return v >= (double)RQ_DEADLINE_MAX_MS ? RQ_DEADLINE_MAX_MS : v <= 0 ? 0 : (int64_t)v;
+}
 
 #endif

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 
 RQ=${RQ:-build/san/rdmaqual}
 T=$(mktemp -d /tmp/rq-it-harden.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/full" 2>/dev/null; rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
 PASS="-k runner.pass tests/cases/runner"
 
@@ -71,4 +71,55 @@ ln -sf "$T/secret-fw" "$fw"
 expect_true "the tree's run made a report" test -s "$T/rep-tree/latest/results.json"
 expect_true "no file outside the tree reaches the report" \
 	sh -c "! grep -rq SECRET- '$T/rep-tree' '$T/tree.out'"
+
+# 4. Options: nonsense multipliers and usage errors exit 2, before the lock
+# is taken (the state dir is not even made); a 20 h case scaled by 2 runs.
+for m in nan inf 1e-300 -1 0 101 2x; do
+	"$RQ" run --timeout-mul "$m" --report-dir "$T/rep" $PASS >/dev/null 2>&1
+	expect_eq "--timeout-mul $m is a usage error" 2 $?
+done
+cat >"$T/long.yaml" <<CASE
+cases:
+  - name: harden.long
+    kind: command
+    targets: [local]
+    timeout: 20h
+    argv: ["true"]
+CASE
+"$RQ" run --timeout-mul 2 --report-dir "$T/rep" "$T/long.yaml" >"$T/long.out" 2>&1
+expect_eq "a 20 h case with --timeout-mul 2 runs" 0 $?
+echo file >"$T/notadir"
+"$RQ" run --state-dir "$T/state-usage" --report-dir "$T/notadir/x" $PASS >"$T/rd.out" 2>&1
+expect_eq "a --report-dir that cannot be made is a usage error" 2 $?
+expect_grep "which names it" 'report-dir .*notadir/x' "$T/rd.out"
+"$RQ" run --state-dir "$T/state-usage" --target "sysroot:$T/no-such-tree" --report-dir "$T/rep" \
+	$PASS >"$T/sr.out" 2>&1
+expect_eq "a missing sysroot dir is a usage error" 2 $?
+expect_true "neither took the lock (no state dir made)" test ! -e "$T/state-usage"
+
+# 5. Run ids are made with mkdir: a run whose id (second + pid) is taken,
+# as two runs in PID namespaces get, writes beside it, not into it.
+if unshare -pf true 2>/dev/null; then
+	mkdir -p "$T/ids"
+	now=$(date +%s)
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		mkdir "$T/ids/$(date -u -d "@$((now + i))" +%Y%m%d-%H%M%S)-1"
+	done
+	unshare -pf "$RQ" run --report-dir "$T/ids" $PASS >"$T/ids.out" 2>&1
+	expect_eq "a run whose id is taken" 0 $?
+	expect_true "leaves the taken dirs alone" sh -c "! ls '$T'/ids/*-1/junit.xml 2>/dev/null"
+	expect_true "and reports under a suffixed id" test -s "$T/ids/latest/junit.xml"
+	expect_true "latest names the suffixed id" sh -c "readlink '$T/ids/latest' | grep -q -- '-1-2\$'"
+fi
+
+# 6. A full report disk is a failed run that says where, never exit 0.
+mkdir "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
+	mkdir "$T/full/rep"
+	dd if=/dev/zero of="$T/full/fill" bs=4k >/dev/null 2>&1
+	"$RQ" run --report-dir "$T/full/rep" $PASS >"$T/full.out" 2>&1
+	expect_eq "a run whose reports cannot be written exits 1" 1 $?
+	expect_grep "and names where" 'cannot write .*full/rep/.*(No space|junit)' "$T/full.out"
+	umount "$T/full"
+fi
 finish
