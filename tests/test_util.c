@@ -220,6 +220,52 @@ START_TEST(rm_rf_scratch_checks)
 }
 END_TEST
 
+/* A tree's links resolve inside it: absolute ones and ".." cannot leave. */
+START_TEST(confined_reads)
+{
+	char *root = xasprintf("%s/tree", tmpdir), *p, *secret = xasprintf("%s/secret", tmpdir);
+	struct sb sb = SB_INIT;
+
+	ck_assert_int_eq(mkdir_p(root, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(secret, "SECRET", 6), 0);
+	p = xasprintf("%s/inside", root);
+	ck_assert_int_eq(write_file_atomic(p, "in", 2), 0);
+	free(p);
+	p = xasprintf("%s/abs", root);
+	ck_assert_int_eq(symlink(secret, p), 0);
+	free(p);
+	p = xasprintf("%s/up", root);
+	ck_assert_int_eq(symlink("../../../../../../../../secret", p), 0);
+	free(p);
+	p = xasprintf("%s/rel", root);
+	ck_assert_int_eq(symlink("./inside", p), 0);
+	free(p);
+
+	p = xasprintf("%s/abs", root);
+	ck_assert_int_eq(read_file(p, &sb, 0), 0);	/* not confined yet: the link is followed */
+	ck_assert_str_eq(sb.buf, "SECRET");
+	sb_reset(&sb);
+	read_confine(root);
+	ck_assert_int_lt(read_file(p, &sb, 0), 0);
+	ck_assert_uint_eq(sb.len, 0);
+	free(p);
+	p = xasprintf("%s/up", root);
+	ck_assert_int_lt(read_file(p, &sb, 0), 0);
+	ck_assert_uint_eq(sb.len, 0);
+	free(p);
+	p = xasprintf("%s/rel", root);
+	ck_assert_int_eq(read_file(p, &sb, 0), 0);
+	ck_assert_str_eq(sb.buf, "in");
+	sb_reset(&sb);
+	free(p);
+	ck_assert_int_eq(read_file(secret, &sb, 0), 0);	/* outside the tree: as ever */
+	read_confine(NULL);
+	sb_release(&sb);
+	free(secret);
+	free(root);
+}
+END_TEST
+
 START_TEST(strings)
 {
 	char buf[] = "  \t mid dle \n";
@@ -320,6 +366,7 @@ int main(void)
 	tcase_add_test(tc, mkdir_and_rm_rf);
 	tcase_add_test(tc, atomic_write_excl);
 	tcase_add_test(tc, rm_rf_scratch_checks);
+	tcase_add_test(tc, confined_reads);
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, time_funcs);
 	tcase_add_test(tc, utf8);

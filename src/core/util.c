@@ -228,8 +228,17 @@ int open_in_root(const char *root, const char *rel, int flags)
 	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	fd = (int)syscall(SYS_openat2, dfd, *rel ? rel : ".", &how, sizeof(how));
-	e = errno;
+	/*
+	 * openat2 answers EAGAIN when a rename or mount anywhere on the system
+	 * raced a ".." it resolved (sysfs links are all ../../devices/...):
+	 * try again; on a busy machine that is common.
+	 */
+	for (int tries = 0; ; tries++) {
+		fd = (int)syscall(SYS_openat2, dfd, *rel ? rel : ".", &how, sizeof(how));
+		e = errno;
+		if (fd >= 0 || e != EAGAIN || tries == 1000)
+			break;
+	}
 	if (fd < 0 && e == ENOSYS) {
 		/* Kernels before 5.6: resolve, then refuse anything outside. */
 		char *full = xasprintf("%s/%s", root, rel), rroot[PATH_MAX], rfull[PATH_MAX];

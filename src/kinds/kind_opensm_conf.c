@@ -111,13 +111,25 @@ static const char *closest(const char *k)
 	return best;
 }
 
+/*
+ * opensm's numbers go up to 64 bits unsigned (sm_key 0xdeadbeefcafe1234 is
+ * >= 2^63, which strtoll refused): strtoull, and strtoll only for the
+ * negative ones the template has (qos_*_high_limit -1).  A value past
+ * LLONG_MAX is kept as LLONG_MAX: above every range below.
+ */
 static bool is_number(const char *s, long long *v)
 {
 	char *end;
 
 	errno = 0;
-	*v = strtoll(s, &end, 0);
-	return end != s && !*end && !errno;
+	if (*s == '-') {
+		*v = strtoll(s, &end, 0);
+	} else {
+		unsigned long long u = strtoull(s, &end, 0);
+
+		*v = u > LLONG_MAX ? LLONG_MAX : (long long)u;
+	}
+	return end != s && !*end && !errno && !isspace((unsigned char)*s);
 }
 
 static bool numeric_default(const char *d)
@@ -125,6 +137,12 @@ static bool numeric_default(const char *d)
 	long long v;
 
 	return is_number(d, &v);
+}
+
+/* sm_key, sa_key, m_key, ...: secrets; reports are world-readable, so never echoed. */
+static const char *shown(const char *key, const char *value)
+{
+	return str_ends(key, "_key") ? "(value hidden)" : value;
 }
 
 static bool in_choices(const char *v, const char *choices)
@@ -207,7 +225,8 @@ static void oc_run(struct rq_ctx *ctx, const void *vcfg)
 						"second opensm with its own -g (or config file)", base, line, seen[i].line);
 				else
 					PROBLEM("%s:%u: '%s' repeated (first at line %u, value %s): opensm takes the "
-						"last value, %s", base, line, k, seen[i].line, seen[i].value, v);
+						"last value, %s", base, line, k, seen[i].line,
+						shown(k, seen[i].value), shown(k, v));
 				break;
 			}
 		if (nseen == cap) {
@@ -223,12 +242,13 @@ static void oc_run(struct rq_ctx *ctx, const void *vcfg)
 		}
 		if (!strcasecmp(ok->def, "TRUE") || !strcasecmp(ok->def, "FALSE")) {
 			if (strcasecmp(v, "TRUE") && strcasecmp(v, "FALSE"))
-				PROBLEM("%s:%u: '%s' takes TRUE or FALSE, not '%s'", base, line, k, v);
+				PROBLEM("%s:%u: '%s' takes TRUE or FALSE, not '%s'", base, line, k, shown(k, v));
 			continue;
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(enums); i++)
 			if (!strcmp(enums[i].key, k) && !in_choices(v, enums[i].choices))
-				PROBLEM("%s:%u: '%s' takes one of %s, not '%s'", base, line, k, enums[i].choices, v);
+				PROBLEM("%s:%u: '%s' takes one of %s, not '%s'", base, line, k, enums[i].choices,
+					shown(k, v));
 		if (!strcmp(k, "routing_engine")) {
 			char buf[256], *sv = NULL;
 
@@ -245,13 +265,13 @@ static void oc_run(struct rq_ctx *ctx, const void *vcfg)
 		/* Per-SL lists ("0 0") and masks are numbers of another shape: checked only as below. */
 		if (numeric_default(ok->def) && !strchr(ok->def, ' ')) {
 			if (!is_number(v, &num)) {
-				PROBLEM("%s:%u: '%s' takes a number, not '%s'", base, line, k, v);
+				PROBLEM("%s:%u: '%s' takes a number, not '%s'", base, line, k, shown(k, v));
 				continue;
 			}
 			for (size_t i = 0; i < ARRAY_SIZE(ranges); i++)
 				if (!strcmp(ranges[i].key, k) && (num < ranges[i].min || num > ranges[i].max))
-					PROBLEM("%s:%u: '%s' %s is out of range %lld-%lld", base, line, k, v,
-						ranges[i].min, ranges[i].max);
+					PROBLEM("%s:%u: '%s' %s is out of range %lld-%lld", base, line, k,
+						shown(k, v), ranges[i].min, ranges[i].max);
 		}
 	}
 #undef PROBLEM

@@ -122,4 +122,27 @@ if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
 	expect_grep "and names where" 'cannot write .*full/rep/.*(No space|junit)' "$T/full.out"
 	umount "$T/full"
 fi
+
+# 7. opensm.conf: 64-bit keys (>= 2^63) are valid; key values never reach
+# the (world-readable) reports, even in the message about a repeat.
+printf 'sm_key 0xdeadbeefcafe1234\nsa_key 0xfeedfacecafe5678\n' >"$T/keys-ok.conf"
+printf 'sm_key 0xdeadbeefcafe1234\nsm_key 0x1111222233334444\nm_key nonsense77\n' >"$T/keys-bad.conf"
+cat >"$T/keys.yaml" <<CASE
+cases:
+  - name: harden.keys_ok
+    kind: opensm-conf
+    file: $T/keys-ok.conf
+  - name: harden.keys_bad
+    kind: opensm-conf
+    file: $T/keys-bad.conf
+CASE
+"$RQ" run --target local --report-dir "$T/rep-keys" "$T/keys.yaml" >"$T/keys.out" 2>&1
+R="$T/rep-keys/latest/results.json"
+expect_eq "sm_key 0xdeadbeefcafe1234 (>= 2^63) is valid" PASS \
+	"$(jq -r '.results[] | select(.id == "harden.keys_ok") | .verdict' "$R")"
+expect_eq "a repeated key still FAILs" FAIL \
+	"$(jq -r '.results[] | select(.id == "harden.keys_bad") | .verdict' "$R")"
+expect_grep "and says it is repeated" "'sm_key' repeated" "$R"
+expect_true "no key value is in the reports or the console" \
+	sh -c "! grep -rqi -e deadbeef -e 11112222 -e nonsense77 '$T/rep-keys' '$T/keys.out'"
 finish
