@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cluster.h"
 #include "agent/agent.h"
 #include "core/kind.h"
 #include "qual/baseline.h"
@@ -63,7 +64,14 @@ static void run_usage(FILE *fp)
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
 "      --state-dir DIR      run-state and lock directory\n"
 "      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
-"  -v, --verbose            print each case's log on failure\n");
+"  -v, --verbose            print each case's log on failure\n"
+"lab runs (docs/cluster.md):\n"
+"      --nodes LIST         qualify these nodes: node[01-16,20], @FILE, or slurm\n"
+"      --launcher L         ssh (default), slurm (srun in the allocation) or local\n"
+"      --fanout K           nodes started and units in flight at once (default 32)\n"
+"      --pairs P            two-sided cases: ring (default), all, or A:B,C:D\n"
+"      --drain-list FILE    write NODE REASON lines for the suspects\n"
+"      --resume RUN         finish an interrupted lab run in its report dir\n");
 }
 
 /*
@@ -164,7 +172,71 @@ static void print_dry(struct sched *s, const struct rq_case *c)
 			ok && !strcmp(tname, "rxe-vm") ? " (checked in the guest)" : "");
 }
 
+struct run_sink {
+	const char *run_dir;
+	struct runrep *rep;
+	struct sched *s;
+	struct rq_results *results;
+	struct rq_baseline *baseline;
+};
+
+static void sink_row(void *arg, struct rq_result *r)
+{
+	struct run_sink *rs = arg;
+
+	if (rs->baseline->doc)
+		rq_baseline_judge(rs->baseline, r, rq_baseline_model(r));
+	write_row_log(rs->rep, rs->run_dir, r);
+	runrep_row(rs->rep, r);
+}
+
+static void sink_flush(void *arg)
+{
+	struct run_sink *rs = arg;
+
+	runrep_facts(rs->rep, rs->s);
+	runrep_flush(rs->rep, rs->results);
+}
+
+static int run_main(int argc, char **argv, const char *resume);
+
+/*
+ * --resume RUN alone: the command comes from RUN's journal, so the
+ * continued run selects the same cases, nodes and pairs.
+ */
 int cmd_run(int argc, char **argv)
+{
+	const char *resume = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--resume") && i + 1 < argc)
+			resume = argv[i + 1];
+		else if (str_starts(argv[i], "--resume="))
+			resume = argv[i] + 9;
+	}
+	if (!resume)
+		return run_main(argc, argv, NULL);
+	if (argc != (str_starts(argv[argc - 1], "--resume=") ? 2 : 3))
+		return usage_error("run", "--resume RUN takes no other options: the run's own "
+				   "command comes from RUN/journal.jsonl");
+
+	int sargc;
+	char **sargv, err[512];
+
+	if (cluster_journal_argv(resume, &sargc, &sargv, err, sizeof(err))) {
+		fprintf(stderr, "rdmaqual run: %s\n", err);
+		return RQ_EXIT_USAGE;
+	}
+	optind = 0;	/* glibc: parse the stored command from scratch */
+	int ret = run_main(sargc, sargv, resume);
+
+	for (int i = 0; i < sargc; i++)
+		free(sargv[i]);
+	free(sargv);
+	return ret;
+}
+
+static int run_main(int argc, char **argv, const char *resume)
 {
 	static const struct option lo[] = {
 		{ "name", required_argument, NULL, 'k' },
@@ -183,11 +255,19 @@ int cmd_run(int argc, char **argv)
 		{ "allow-sm-takeover", no_argument, NULL, 12 },
 		{ "state-dir", required_argument, NULL, 13 },
 		{ "baseline", required_argument, NULL, 14 },
+		{ "nodes", required_argument, NULL, 15 },
+		{ "launcher", required_argument, NULL, 16 },
+		{ "fanout", required_argument, NULL, 17 },
+		{ "pairs", required_argument, NULL, 18 },
+		{ "drain-list", required_argument, NULL, 19 },
+		{ "resume", required_argument, NULL, 20 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct rq_run_opts o = { .target = "auto", .topology = "vm2", .accel = "auto" };
+	struct cluster_opts co = { .resume = resume };
+	struct cluster *cl = NULL;
 	struct case_filter f = { 0 };
 	const char *report_dir = "reports";
 	bool fail_on_skip = false, dry = false;
@@ -238,11 +318,29 @@ int cmd_run(int argc, char **argv)
 		case 12: o.allow_sm_takeover = true; break;
 		case 13: o.state_dir = optarg; break;
 		case 14: baseline_path = optarg; break;
+		case 15: co.nodes = optarg; break;
+		case 16: co.launcher = optarg; break;
+		case 17: {
+			char *end;
+			long k = strtol(optarg, &end, 10);
+
+			if (*end || k < 1 || k > 4096)
+				return usage_error("run", "--fanout wants a number in [1, 4096], not \"%s\"", optarg);
+			co.fanout = (unsigned)k;
+			break;
+		}
+		case 18: co.pairs = optarg; break;
+		case 19: co.drain_list = optarg; break;
+		case 20: break;		/* taken by cmd_run */
 		case 'v': o.verbose = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return RQ_EXIT_USAGE;
 		}
 	}
+	if (!co.nodes && (co.launcher || co.fanout || co.pairs || co.drain_list))
+		return usage_error("run", "--launcher, --fanout, --pairs and --drain-list go with --nodes");
+	if (co.nodes && o.peer)
+		return usage_error("run", "--peer and --nodes do not mix: a peer is one of the nodes");
 	if (strcmp(o.target, "auto")) {
 		char base[64];
 		const char *colon = strchr(o.target, ':');
@@ -277,6 +375,17 @@ int cmd_run(int argc, char **argv)
 	o.self_exe = rq_self_exe;
 	struct sched s = { .opts = &o };
 
+	if (co.nodes) {
+		char err[512];
+
+		cl = cluster_new(&co, &o, err, sizeof(err));
+		if (!cl) {
+			free(sel);
+			rq_suite_release(&suite);
+			return usage_error("run", "%s", err);
+		}
+	}
+
 	if (o.require_target) {
 		for (size_t i = 0; i < nsel; i++) {
 			char tn[256], why[512];
@@ -291,6 +400,13 @@ int cmd_run(int argc, char **argv)
 			}
 		}
 	}
+	if (dry && cl) {
+		cluster_dry_run(cl, sel, nsel);
+		cluster_free(cl);
+		free(sel);
+		rq_suite_release(&suite);
+		return 0;
+	}
 	if (dry) {
 		for (size_t i = 0; i < nsel; i++)
 			print_dry(&s, sel[i]);
@@ -303,13 +419,14 @@ int cmd_run(int argc, char **argv)
 		char err[600];
 
 		if (rq_baseline_load(&baseline, baseline_path, err, sizeof(err))) {
+			cluster_free(cl);
 			free(sel);
 			rq_suite_release(&suite);
 			return usage_error("run", "--baseline: %s", err);
 		}
 	}
 	/* Usage errors are found before the lock is taken and cleanup runs. */
-	if (!strncmp(o.target, "sysroot:", 8)) {
+	if (!strncmp(o.target, "sysroot:", 8) && !cl) {
 		char why[512];
 
 		if (!rq_target_ops_find("sysroot")->available(&o, o.target + 8, why, sizeof(why))) {
@@ -324,6 +441,7 @@ int cmd_run(int argc, char **argv)
 		int rc = mkdir_p(report_dir, 0755);
 
 		if (rc || stat(report_dir, &st) || access(report_dir, W_OK | X_OK)) {
+			cluster_free(cl);
 			rq_baseline_release(&baseline);
 			free(sel);
 			rq_suite_release(&suite);
@@ -336,6 +454,7 @@ int cmd_run(int argc, char **argv)
 	int lockfd = statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
 
 	if (lockfd < 0) {
+		cluster_free(cl);
 		rq_baseline_release(&baseline);
 		free(sel);
 		rq_suite_release(&suite);
@@ -346,7 +465,26 @@ int cmd_run(int argc, char **argv)
 	statedir_cleanup(&o, false);
 
 	char run_id[80], run_dir[4096];
-	int rc = make_run_dir(report_dir, run_id, sizeof(run_id), run_dir, sizeof(run_dir));
+	int rc = 0;
+
+	if (resume) {
+		/* The interrupted run's own dir and id: the same report, completed. */
+		static char rdir[2048];
+		char *slash;
+
+		snprintf(run_dir, sizeof(run_dir), "%s", resume);
+		while ((slash = strrchr(run_dir, '/')) && !slash[1] && slash != run_dir)
+			*slash = '\0';
+		slash = strrchr(run_dir, '/');
+		snprintf(run_id, sizeof(run_id), "%.70s", slash ? slash + 1 : run_dir);
+		snprintf(rdir, sizeof(rdir), "%.*s", slash ? (int)(slash - run_dir) % 2000 : 1,
+			 slash ? run_dir : ".");
+		report_dir = rdir;
+	} else {
+		rc = make_run_dir(report_dir, run_id, sizeof(run_id), run_dir, sizeof(run_dir));
+		if (!rc && cl)
+			rc = cluster_journal_start(run_dir, argc, argv);
+	}
 
 	{
 		char logs[4200];
@@ -355,6 +493,7 @@ int cmd_run(int argc, char **argv)
 		if (rc || (rc = mkdir_p(logs, 0755))) {
 			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", rc ? run_dir : logs,
 				strerror(-rc));
+			cluster_free(cl);
 			close(lockfd);
 			rq_baseline_release(&baseline);
 			free(sel);
@@ -374,8 +513,16 @@ int cmd_run(int argc, char **argv)
 	size_t ran = 0;
 	unsigned nbad = 0;
 
-	progress_start(nsel);
-	for (size_t i = 0; i < nsel && !rq_interrupted; i++, ran++) {
+	struct run_sink rsink = { run_dir, &rep, &s, &results, &baseline };
+	struct cluster_sink sink = { sink_row, sink_flush, &rsink };
+
+	if (cl) {
+		cluster_run(cl, sel, nsel, &s, run_dir, &results, &sink);
+		ran = nsel;
+	}
+	if (!cl)
+		progress_start(nsel);
+	for (size_t i = 0; !cl && i < nsel && !rq_interrupted; i++, ran++) {
 		size_t first = results.n;
 
 		if (progress_active()) {
@@ -399,10 +546,18 @@ int cmd_run(int argc, char **argv)
 		runrep_facts(&rep, &s);
 		runrep_flush(&rep, &results);
 	}
-	progress_stop();
-	if (rq_interrupted)
+	if (!cl)
+		progress_stop();
+	if (rq_interrupted && !cl)
 		fprintf(stderr, "rdmaqual run: stopped by signal %d; %zu of %zu cases ran\n",
 			(int)rq_interrupted, ran, nsel);
+	if (rq_interrupted && cl)
+		fprintf(stderr, "rdmaqual run: stopped by signal %d; finish it with: rdmaqual run "
+			"--resume %s\n", (int)rq_interrupted, run_dir);
+	if (cl)
+		rep.info.lab = cluster_report(cl, &results);
+	/* Every node's work stops before the report is final. */
+	cluster_free(cl);
 	sched_close(&s);
 	runrep_end(&rep, &results);
 

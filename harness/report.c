@@ -77,6 +77,7 @@ void rq_run_info_release(struct rq_run_info *ri)
 		free(ri->facts[i].value);
 	}
 	free(ri->facts);
+	json_decref(ri->lab);
 	memset(ri, 0, sizeof(*ri));
 }
 

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include "core/result.h"
 
+struct json_t;
+
 #define RQ_RESULTS_SCHEMA "rdmaqual-results/1"
 /* Bytes of a row's log copied into <system-out>; the whole log stays in its file. */
 #define RQ_JUNIT_LOG_TAIL (64 * 1024)
@@ -35,6 +37,7 @@ struct rq_run_info {
 	int64_t started_ms;	/* now_ms() at start, for duration */
 	double duration_s;	/* set by rq_run_info_finish(); else time so far */
 	char *html_extra;	/* owned: sections added to report.html (rq_html_heatmap), or NULL */
+	struct json_t *lab;	/* lab runs (--nodes): nodes, pairs, matrices, suspects; else NULL */
 };
 
 void rq_run_info_init(struct rq_run_info *ri, const char *version, int argc, char **argv);

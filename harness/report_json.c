@@ -44,6 +44,8 @@ char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
 	for (size_t i = 0; i < rs->n; i++)
 		json_array_append_new(rows, rq_result_to_json(rs->v[i], false));
 	json_object_set_new(root, "results", rows);
+	if (ri->lab)
+		json_object_set(root, "lab", ri->lab);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(root);
 	if (!text)

@@ -12,7 +12,9 @@
  *         <system-out> last RQ_JUNIT_LOG_TAIL bytes of the row's log
  *
  * One testsuite per case file, in order of first appearance: a suite folder
- * with many files stays readable, and the file is what a user edits.
+ * with many files stays readable, and the file is what a user edits.  A lab
+ * run (--nodes) has one testsuite per node instead, named by and with the
+ * hostname of that node, plus one "pairs" suite of the rows between nodes.
  * junit-10 allows no <properties> inside <testcase>, hence the qualified
  * names at suite level.
  */
@@ -46,6 +48,28 @@ static bool same_file(const char *a, const char *b)
 	if (!a || !b)
 		return !a && !b;
 	return !strcmp(a, b);
+}
+
+/*
+ * Lab runs: a node's rows make one suite named by the node's hostname, and
+ * the rows between nodes one suite "pairs"; other rows go by case file.
+ */
+static bool same_suite(const struct rq_result *a, const struct rq_result *b)
+{
+	if (a->peer_node || b->peer_node)
+		return a->peer_node && b->peer_node;
+	if (a->node || b->node)
+		return a->node && b->node && !strcmp(a->node, b->node);
+	return same_file(a->file, b->file);
+}
+
+static char *row_suite_name(const struct rq_result *r)
+{
+	if (r->peer_node)
+		return xstrdup("pairs");
+	if (r->node)
+		return xstrdup(r->node);
+	return suite_name(r->file);
 }
 
 /* SUREFIRE_TIME allows at most three decimals. */
@@ -159,14 +183,14 @@ static void testcase(struct xml *x, const char *classname, const struct rq_resul
 static void testsuite(struct xml *x, const struct rq_run_info *ri,
 		      const struct rq_results *rs, size_t first, bool *done)
 {
-	const char *file = rs->v[first]->file;
-	char *name = suite_name(file);
+	const struct rq_result *head = rs->v[first];
+	char *name = row_suite_name(head);
 	struct rq_results sub = { 0 };
 	struct rq_counts c;
 	double t = 0;
 
 	for (size_t i = first; i < rs->n; i++) {
-		if (done[i] || !same_file(rs->v[i]->file, file))
+		if (done[i] || !same_suite(rs->v[i], head))
 			continue;
 		done[i] = true;
 		sub.v = xrealloc(sub.v, (sub.n + 1) * sizeof(*sub.v));
@@ -183,7 +207,7 @@ static void testsuite(struct xml *x, const struct rq_run_info *ri,
 	xml_attrf(x, "skipped", "%u", c.skip);
 	attr_time(x, t);
 	xml_attr(x, "timestamp", ri->started);
-	xml_attr(x, "hostname", ri->hostname);
+	xml_attr(x, "hostname", head->node && !head->peer_node ? head->node : ri->hostname);
 	if (ri->nfacts || sub.n) {
 		xml_open(x, "properties");
 		for (size_t i = 0; i < ri->nfacts; i++)

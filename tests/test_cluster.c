@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cluster/hostlist.h"
 #include "cluster/plan.h"
+#include "cluster/suspects.h"
 #include "core/util.h"
 
 static char *joined(const struct rq_hosts *h)
@@ -242,6 +243,93 @@ START_TEST(plan_list_many_rounds)
 }
 END_TEST
 
+static const char *const names8[] = { "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7" };
+
+/* Outcomes of a plan where every pair touching one of the bad nodes fails. */
+static struct rq_pair_outcome *outcomes(const struct rq_rounds *r, const bool *bad_node,
+					long bad_a, long bad_b)
+{
+	struct rq_pair_outcome *o = xcalloc(r->npairs, sizeof(*o));
+
+	for (size_t i = 0; i < r->npairs; i++) {
+		uint32_t c = r->pairs[i].client, s = r->pairs[i].server;
+
+		o[i] = (struct rq_pair_outcome){ c, s, bad_node[c] || bad_node[s] ||
+			((long)c == bad_a && (long)s == bad_b) || ((long)c == bad_b && (long)s == bad_a),
+			"bw" };
+	}
+	return o;
+}
+
+START_TEST(suspects_one_bad_node)
+{
+	for (int pol = 0; pol < 2; pol++) {
+		struct rq_pairs_policy p = { .kind = pol ? RQ_PAIRS_ALL : RQ_PAIRS_RING };
+		struct rq_node_outcome nodes[8] = { 0 };
+		bool bad[8] = { false, false, false, true };
+		struct rq_rounds r;
+		struct rq_suspects s;
+
+		rq_plan_rounds(&p, 8, &r);
+		struct rq_pair_outcome *o = outcomes(&r, bad, -1, -1);
+
+		rq_suspects_find(8, names8, nodes, o, r.npairs, &s);
+		ck_assert_uint_eq(s.n, 1);
+		ck_assert_uint_eq(s.v[0].node, 3);
+		ck_assert_int_eq(s.v[0].link, -1);
+		ck_assert_msg(strstr(s.v[0].reason, "bw failed, while n"), "%s", s.v[0].reason);
+		rq_suspects_release(&s);
+		free(o);
+		rq_rounds_release(&r);
+	}
+}
+END_TEST
+
+START_TEST(suspects_link_and_node_checks)
+{
+	struct rq_pairs_policy p = { .kind = RQ_PAIRS_ALL };
+	struct rq_node_outcome nodes[8] = { 0 };
+	bool bad[8] = { 0 };
+	struct rq_rounds r;
+	struct rq_suspects s;
+
+	/* one bad cable between n2 and n5: the link, not a node */
+	rq_plan_rounds(&p, 8, &r);
+	struct rq_pair_outcome *o = outcomes(&r, bad, 2, 5);
+
+	rq_suspects_find(8, names8, nodes, o, r.npairs, &s);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_int_eq(s.v[0].link >= 0, 1);
+	ck_assert_uint_eq(s.v[0].node + (uint32_t)s.v[0].link, 7);
+	ck_assert_msg(strstr(s.v[0].reason, "both ends passed"), "%s", s.v[0].reason);
+	rq_suspects_release(&s);
+
+	/* a node check failed on n6, a node is down (its pairs say nothing about n1) */
+	nodes[6] = (struct rq_node_outcome){ .fails = 2, .first = "driver[mlx5_1/1]: DOWN" };
+	nodes[1] = (struct rq_node_outcome){ .down = true, .first = "ssh: connection refused" };
+	for (size_t i = 0; i < r.npairs; i++)
+		o[i].bad = o[i].client == 1 || o[i].server == 1;
+	rq_suspects_find(8, names8, nodes, o, r.npairs, &s);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.v[0].node, 1);
+	ck_assert_str_eq(s.v[0].reason, "down: ssh: connection refused");
+	ck_assert_uint_eq(s.v[1].node, 6);
+	ck_assert_str_eq(s.v[1].reason, "driver[mlx5_1/1]: DOWN (and 1 more node checks)");
+	rq_suspects_release(&s);
+	free(o);
+	rq_rounds_release(&r);
+
+	/* two nodes, their one pair fails: both, saying it cannot tell */
+	struct rq_pair_outcome one = { 0, 1, true, "bw" };
+
+	memset(nodes, 0, sizeof(nodes));
+	rq_suspects_find(2, names8, nodes, &one, 1, &s);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_msg(strstr(s.v[1].reason, "neither end passed"), "%s", s.v[1].reason);
+	rq_suspects_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cluster");
@@ -256,6 +344,8 @@ int main(void)
 	tcase_add_test(tc, plan_ring);
 	tcase_add_test(tc, plan_list);
 	tcase_add_test(tc, plan_list_many_rounds);
+	tcase_add_test(tc, suspects_one_bad_node);
+	tcase_add_test(tc, suspects_link_and_node_checks);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

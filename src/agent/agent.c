@@ -298,6 +298,46 @@ int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t d
 	}
 }
 
+int rq_agent_poll(struct rq_agent **a, size_t n, int64_t deadline_ms)
+{
+	struct pollfd *pfd = xcalloc(n ? n : 1, sizeof(*pfd));
+	size_t np = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (a[i] && a[i]->dead) {
+			free(pfd);
+			return 0;	/* the caller must see it now */
+		}
+		pfd[i] = (struct pollfd){ .fd = a[i] ? a[i]->rfd : -1, .events = POLLIN };
+		np += a[i] != NULL;
+	}
+	int64_t left = deadline_ms - now_ms();
+
+	if (rq_interrupted)
+		ret = -2;
+	else if (!np || left <= 0)
+		ret = -1;
+	else {
+		int r = poll(pfd, (nfds_t)n, (int)(left > 250 ? 250 : left));
+
+		if (r < 0 && errno == EINTR)
+			ret = -2;
+		for (size_t i = 0; r > 0 && i < n; i++)
+			if (a[i] && pfd[i].revents)
+				pump(a[i]);
+		if (r == 0 && now_ms() >= deadline_ms)
+			ret = -1;
+	}
+	free(pfd);
+	return ret;
+}
+
+json_t *rq_agent_take(struct rq_agent *a, uint64_t id)
+{
+	return unstash(a, id);
+}
+
 json_t *rq_agent_wait(struct rq_agent *a, uint64_t id, int64_t deadline_ms, char *why, size_t whysz)
 {
 	json_t *resp = NULL;

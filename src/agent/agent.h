@@ -74,6 +74,16 @@ struct json_t *rq_agent_wait(struct rq_agent *a, uint64_t id, int64_t deadline_m
 int rq_agent_wait_any(struct rq_agent **a, const uint64_t *ids, int n, int64_t deadline_ms,
 		      struct json_t **resp, char *why, size_t whysz);
 /*
+ * Many agents at once (lab runs): wait until one of the n agents (NULL
+ * entries skipped) has sent something or is dead, or until deadline_ms,
+ * reading whatever is there (each agent at most once in a: the channel is
+ * read once per wake-up, and a second read would block).  0 when something may have arrived (look with
+ * rq_agent_take, and at ->dead), -1 at the deadline, -2 on an interrupt.
+ */
+int rq_agent_poll(struct rq_agent **a, size_t n, int64_t deadline_ms);
+/* The answer to id if it has arrived (caller json_decref), else NULL. */
+struct json_t *rq_agent_take(struct rq_agent *a, uint64_t id);
+/*
  * The process-wide local agent (a forked `rdmaqual agent --stdio`), shared
  * by the local, hca, sysroot, ibsim and rxe-host targets; started on first use.
  */

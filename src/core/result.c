@@ -71,6 +71,8 @@ void rq_result_free(struct rq_result *r)
 	free(r->reason);
 	free(r->target);
 	free(r->target_why);
+	free(r->node);
+	free(r->peer_node);
 	for (size_t i = 0; i < r->nfigs; i++) {
 		free(r->figs[i].name);
 		free(r->figs[i].unit);
@@ -261,6 +263,11 @@ json_t *rq_result_to_json(const struct rq_result *r, bool with_log)
 	json_object_set_new(o, "duration_s", rq_json_num(r->duration_s));
 	json_object_set_new(o, "log_path", rq_json_text(r->log_path));
 	json_object_set_new(o, "file", rq_json_text(r->file));
+	/* Only in lab runs, so a one-node report keeps its shape. */
+	if (r->node)
+		json_object_set_new(o, "node", rq_json_text(r->node));
+	if (r->peer_node)
+		json_object_set_new(o, "peer_node", rq_json_text(r->peer_node));
 	if (with_log)
 		json_object_set_new(o, "log", rq_json_textn(r->log.buf, r->log.len));
 	return o;
@@ -358,7 +365,9 @@ struct rq_result *rq_result_from_json(json_t *j, char *err, size_t errsz)
 	    get_str(j, "target", false, &r->target, err, errsz) ||
 	    get_str(j, "target_why", false, &r->target_why, err, errsz) ||
 	    get_str(j, "log_path", false, &r->log_path, err, errsz) ||
-	    get_str(j, "file", false, &r->file, err, errsz))
+	    get_str(j, "file", false, &r->file, err, errsz) ||
+	    get_str(j, "node", false, &r->node, err, errsz) ||
+	    get_str(j, "peer_node", false, &r->peer_node, err, errsz))
 		goto bad;
 	n = 0;
 	if (get_uint(j, "judged", 1000000000, &n, err, errsz))

@@ -52,6 +52,8 @@ struct rq_result {
 	char *log_path;		/* whole log, relative to the report dir */
 	struct sb log;		/* captured log text (bounded tail written to JUnit) */
 	char *file;		/* case file, for reports */
+	char *node;		/* lab runs: the node (a pair's client side), else NULL */
+	char *peer_node;	/* lab runs: a pair's server side, else NULL */
 };
 
 struct rq_results {

@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lab runs: the nodes, their launcher, the dry run and the journal.
+ *
+ * Agents start fanout at a time from a pool of threads, because the ssh
+ * launcher (agent_ssh.c, the same one --peer uses) copies the build and
+ * greets the agent with blocking calls, and an unreachable node costs its
+ * ConnectTimeout: one at a time, a rack with three dead nodes would wait
+ * half a minute before the first case.  The threads stay parked until the
+ * agents are closed: PR_SET_PDEATHSIG follows the thread that forked, so a
+ * thread that ended would take its node's ssh with it.  All the running
+ * happens on the main thread.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "agent/agent.h"
+#include "core/kind.h"
+#include "core/proc.h"
+#include "cluster_int.h"
+
+/* ---- setup ---------------------------------------------------------- */
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_opts *o,
+			    char *err, size_t errsz)
+{
+	struct cluster *cl = xcalloc(1, sizeof(*cl));
+
+	cl->co = *co;
+	cl->o = o;
+	cl->journal_fd = -1;
+	if (!cl->co.fanout)
+		cl->co.fanout = 32;
+	if (!co->launcher)
+		cl->launcher = !strcmp(co->nodes, "slurm") ? LAUNCH_SLURM : LAUNCH_SSH;
+	else if (!strcmp(co->launcher, "ssh"))
+		cl->launcher = LAUNCH_SSH;
+	else if (!strcmp(co->launcher, "slurm"))
+		cl->launcher = LAUNCH_SLURM;
+	else if (!strcmp(co->launcher, "local"))
+		cl->launcher = LAUNCH_LOCAL;
+	else {
+		snprintf(err, errsz, "--launcher is ssh, slurm or local, not \"%s\"", co->launcher);
+		goto fail;
+	}
+	if (rq_nodes_resolve(co->nodes, &cl->hosts, err, errsz))
+		goto fail;
+	cl->policy_text = co->pairs ? co->pairs : "ring";
+	if (rq_pairs_parse(cl->policy_text, &cl->hosts, &cl->policy, err, errsz))
+		goto fail;
+	if (o->target && str_starts(o->target, "sysroot:")) {
+		if (cl->launcher != LAUNCH_LOCAL) {
+			snprintf(err, errsz, "--target sysroot:DIR goes with --launcher local "
+				 "(remote nodes are qualified as they are)");
+			goto fail;
+		}
+		cl->sysroot = xstrdup(o->target + 8);
+	} else if (o->target && strcmp(o->target, "auto") && strcmp(o->target, "hca") &&
+		   strcmp(o->target, "local")) {
+		snprintf(err, errsz, "a lab run qualifies the nodes themselves: --target is auto, "
+			 "hca, local or sysroot:DIR (local launcher), not %s", o->target);
+		goto fail;
+	}
+	cl->n = cl->hosts.n;
+	cl->nodes = xcalloc(cl->n, sizeof(*cl->nodes));
+	for (size_t i = 0; i < cl->n; i++) {
+		struct cnode *nd = &cl->nodes[i];
+
+		nd->name = cl->hosts.v[i];
+		nd->hostname = xstrdup(nd->name);
+		if (cl->sysroot) {
+			/* DIR/NODE when there is one (a tree per node), else DIR for all. */
+			char *own = xasprintf("%s/%s", cl->sysroot, nd->name);
+			char *sys = xasprintf("%s/sys", own);
+
+			nd->root = is_dir(sys) ? own : xstrdup(cl->sysroot);
+			if (nd->root != own)
+				free(own);
+			free(sys);
+			nd->target = xasprintf("sysroot:%s", nd->root);
+		} else {
+			nd->target = xstrdup(cl->launcher == LAUNCH_LOCAL ? "local" : "hca");
+		}
+	}
+	return cl;
+fail:
+	cluster_free(cl);
+	return NULL;
+}
+
+void cluster_node_down(struct cluster *cl, struct cnode *nd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (nd->down)
+		return;
+	nd->down = true;
+	va_start(ap, fmt);
+	vsnprintf(nd->down_why, sizeof(nd->down_why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, nd->down_why);
+}
+
+/* ---- launching ------------------------------------------------------ */
+
+struct pool {
+	struct cluster *cl;
+	pthread_t *th;
+	unsigned nth;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next;		/* next node to start */
+	size_t started;		/* nodes whose start has ended (either way) */
+	bool release;		/* agents closed: threads may end */
+	bool stop;		/* interrupted: start no more */
+};
+
+/* srun inside the allocation: one task on that node, its stdio our pipe. */
+static struct rq_agent *launch_srun(struct cluster *cl, struct cnode *nd, char *err, size_t errsz)
+{
+	const char *srun = getenv("RDMAQUAL_SRUN");
+	char *nodearg = xasprintf("--nodelist=%s", nd->name);
+	const char *argv[] = {
+		srun && *srun ? srun : "srun", "--nodes=1", "--ntasks=1", nodearg,
+		/* a step beside the others on the node; no srun chatter on our pipe */
+		"--overlap", "--quiet", "--kill-on-bad-exit=1", "--job-name=rdmaqual-agent",
+		cl->o->self_exe, "agent", "--stdio", NULL
+	};
+	int to[2], from[2];
+
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
+		snprintf(err, errsz, "pipe: %s", strerror(errno));
+		free(nodearg);
+		return NULL;
+	}
+	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2 };
+	pid_t pid = proc_spawn(&so);
+
+	close(to[0]);
+	close(from[1]);
+	free(nodearg);
+	if (pid < 0) {
+		snprintf(err, errsz, "cannot start srun: %s", strerror(-pid));
+		close(to[1]);
+		close(from[0]);
+		return NULL;
+	}
+	return rq_agent_attach(from[0], to[1], pid, nd->name);
+}
+
+static bool greet(struct rq_agent *a, struct cnode *nd, const char *how, char *err, size_t errsz)
+{
+	json_t *req = json_pack("{s:s}", "op", "hello");
+	char why[256] = "";
+	json_t *ans = rq_agent_call(a, req, scaled_ms(60000), why, sizeof(why));
+	bool ok = ans && json_is_true(json_object_get(ans, "ok"));
+
+	json_decref(req);
+	json_decref(ans);
+	if (!ok)
+		snprintf(err, errsz, "%s: agent did not greet: %s", how, why[0] ? why : "bad answer");
+	return ok;
+}
+
+static void launch_one(struct cluster *cl, struct cnode *nd)
+{
+	char err[512] = "";
+	struct rq_agent *a = NULL;
+
+	switch (cl->launcher) {
+	case LAUNCH_LOCAL:
+		a = rq_agent_spawn(cl->o->self_exe, nd->name, err, sizeof(err));
+		if (a && !greet(a, nd, "local agent", err, sizeof(err))) {
+			rq_agent_close(a);
+			a = NULL;
+		}
+		break;
+	case LAUNCH_SSH:
+		a = rq_agent_ssh(nd->name, cl->o->self_exe, err, sizeof(err));
+		break;
+	case LAUNCH_SLURM:
+		a = launch_srun(cl, nd, err, sizeof(err));
+		if (a && !greet(a, nd, "srun", err, sizeof(err))) {
+			rq_agent_close(a);
+			a = NULL;
+		}
+		break;
+	}
+	if (!a) {
+		nd->down = true;
+		snprintf(nd->down_why, sizeof(nd->down_why), "unreachable: %s", err);
+		return;
+	}
+	free(a->label);
+	a->label = xstrdup(nd->name);
+	json_t *req = json_pack("{s:s}", "op", "facts");
+	char why[128];
+	json_t *ans = rq_agent_call(a, req, scaled_ms(30000), why, sizeof(why));
+	const char *hn = json_string_value(json_object_get(json_object_get(ans, "facts"), "hostname"));
+
+	/* Local agents all run on this host: they are simulated nodes, named as given. */
+	if (hn && *hn && cl->launcher != LAUNCH_LOCAL) {
+		free(nd->hostname);
+		nd->hostname = xstrdup(hn);
+	}
+	json_decref(req);
+	json_decref(ans);
+	nd->ag = a;
+}
+
+static void *pool_thread(void *arg)
+{
+	struct pool *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && p->next < p->cl->n) {
+		struct cnode *nd = &p->cl->nodes[p->next++];
+
+		pthread_mutex_unlock(&p->mu);
+		launch_one(p->cl, nd);
+		pthread_mutex_lock(&p->mu);
+		p->started++;
+		pthread_cond_broadcast(&p->cv);
+	}
+	/* Parked, not ended: our children's PDEATHSIG is tied to this thread. */
+	while (!p->release)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void mgmt_address(struct cluster *cl, struct cnode *nd)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+
+	if (cl->launcher == LAUNCH_LOCAL) {
+		snprintf(nd->mgmt, sizeof(nd->mgmt), "127.0.0.1");
+		return;
+	}
+	/* ssh_config aliases (HostName) apply to ssh nodes; srun nodes resolve as named. */
+	if (cl->launcher == LAUNCH_SSH && !rq_ssh_resolve4(nd->name, nd->mgmt, sizeof(nd->mgmt)))
+		return;
+	if (!getaddrinfo(nd->name, NULL, &hints, &res)) {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, nd->mgmt,
+			  sizeof(nd->mgmt));
+		freeaddrinfo(res);
+	}
+}
+
+void cluster_launch(struct cluster *cl)
+{
+	struct pool *p = xcalloc(1, sizeof(*p));
+	sigset_t all, old;
+	int64_t t0 = now_ms();
+	size_t up = 0;
+
+	cl->launched = true;
+	cl->pool = p;
+	p->cl = cl;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->nth = cl->co.fanout < cl->n ? cl->co.fanout : (unsigned)cl->n;
+	p->th = xcalloc(p->nth ? p->nth : 1, sizeof(*p->th));
+	/* Signals go to the main thread, whose waits see EINTR. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (unsigned i = 0; i < p->nth; i++)
+		if (pthread_create(&p->th[i], NULL, pool_thread, p)) {
+			p->nth = i;
+			break;
+		}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_lock(&p->mu);
+	while (p->started < p->next || (p->next < cl->n && !p->stop && p->nth)) {
+		struct timespec ts;
+
+		if (rq_interrupted)
+			p->stop = true;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+	}
+	pthread_mutex_unlock(&p->mu);
+	for (size_t i = 0; i < cl->n; i++) {
+		struct cnode *nd = &cl->nodes[i];
+
+		if (!nd->ag && !nd->down) {
+			nd->down = true;
+			snprintf(nd->down_why, sizeof(nd->down_why), "not started: %s",
+				 rq_interrupted ? "interrupted" : "no launcher thread");
+		}
+		if (nd->ag) {
+			mgmt_address(cl, nd);
+			up++;
+		} else {
+			fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, nd->down_why);
+		}
+	}
+	fprintf(stderr, "rdmaqual: %zu of %zu nodes up (launcher %s, fanout %u) in %.1f s\n", up,
+		cl->n, cl->launcher == LAUNCH_SSH ? "ssh" : cl->launcher == LAUNCH_SLURM ? "slurm" :
+		"local", cl->co.fanout, (now_ms() - t0) / 1000.0);
+}
+
+static void pool_end(struct cluster *cl)
+{
+	struct pool *p = cl->pool;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->release = true;
+	p->stop = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	for (unsigned i = 0; i < p->nth; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p->th);
+	free(p);
+	cl->pool = NULL;
+}
+
+void cluster_free(struct cluster *cl)
+{
+	if (!cl)
+		return;
+	/*
+	 * Every node's work stops: a shutdown to each agent (which kills its
+	 * workers), then closing the channel kills ssh/srun; a remote agent
+	 * ends when its stdin closes.  Shutdowns go out first, so a rack of
+	 * agents stops in one round trip, not one per node.
+	 */
+	for (size_t i = 0; i < cl->n; i++)
+		if (cl->nodes && cl->nodes[i].ag && !cl->nodes[i].ag->dead) {
+			json_t *req = json_pack("{s:s}", "op", "shutdown");
+
+			rq_agent_send(cl->nodes[i].ag, req);
+			json_decref(req);
+		}
+	for (size_t i = 0; i < cl->n; i++) {
+		struct cnode *nd = &cl->nodes[i];
+
+		if (nd->ag) {
+			if (!nd->ag->dead) {
+				char why[64];
+
+				json_decref(rq_agent_wait(nd->ag, 0, now_ms() + 200, why, sizeof(why)));
+			}
+			rq_agent_close(nd->ag);
+		}
+		free(nd->hostname);
+		free(nd->root);
+		free(nd->target);
+		free(nd->rails);
+		free(nd->first_fail);
+	}
+	pool_end(cl);
+	for (size_t i = 0; i < cl->npairs; i++)
+		free(cl->pairs[i].what);
+	free(cl->pairs);
+	free(cl->pair_cases);
+	free(cl->nodes);
+	free(cl->sysroot);
+	rq_pairs_release(&cl->policy);
+	rq_hosts_release(&cl->hosts);
+	json_decref(cl->done);
+	if (cl->journal_fd >= 0)
+		close(cl->journal_fd);
+	free(cl);
+}
+
+/* ---- dry run -------------------------------------------------------- */
+
+void cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rq_plan_rounds(&cl->policy, cl->n, r);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	cl->plan_ms += (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+}
+
+void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel)
+{
+	printf("lab: %zu nodes via %s, fanout %u, pairs %s\n", cl->n,
+	       cl->launcher == LAUNCH_SSH ? "ssh" : cl->launcher == LAUNCH_SLURM ? "slurm (srun)" :
+	       "local agents", cl->co.fanout, cl->policy_text);
+	for (size_t i = 0; i < cl->n && i < 64; i++)
+		printf("  node %-24s %s\n", cl->nodes[i].name, cl->nodes[i].target);
+	if (cl->n > 64)
+		printf("  ... and %zu more nodes\n", cl->n - 64);
+	for (size_t i = 0; i < nsel; i++) {
+		const struct rq_case *c = sel[i];
+
+		if (!cluster_runs_on_nodes(c)) {
+			printf("%-40s once, on the controller (%s)\n", c->name,
+			       c->kind->no_target ? "no target" : "needs the fabric");
+			continue;
+		}
+		if (!cluster_case_is_pairs(c)) {
+			printf("%-40s node-local, on %zu nodes, %u at once\n", c->name, cl->n,
+			       cl->co.fanout);
+			continue;
+		}
+		struct rq_rounds r;
+
+		cluster_case_rounds(cl, c, &r);
+		printf("%-40s two-sided, pairs %s: %zu pairs in %zu rounds, rail i with rail i\n",
+		       c->name, cl->policy_text, r.npairs, r.nrounds);
+		for (size_t k = 0; k < r.nrounds; k++) {
+			printf("  round %zu:", k + 1);
+			for (size_t j = r.start[k]; j < r.start[k + 1]; j++)
+				printf(" %s->%s", cl->nodes[r.pairs[j].client].name,
+				       cl->nodes[r.pairs[j].server].name);
+			printf("\n");
+		}
+		rq_rounds_release(&r);
+	}
+	printf("planned in %.3f ms\n", cl->plan_ms);
+}
+
+/* ---- journal -------------------------------------------------------- */
+
+/*
+ * RUN/journal.jsonl: the command first ({"argv":[...]}), then one line per
+ * finished unit ({"unit":KEY,"rows":[...]}), each fsync'd before the unit
+ * counts as done.  A torn last line (the runner killed mid-write) is
+ * ignored: that unit runs again.
+ */
+int cluster_journal_start(const char *run_dir, int argc, char **argv)
+{
+	char *path = xasprintf("%s/journal.jsonl", run_dir);
+	json_t *a = json_array(), *o;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	char *text;
+	int ret = 0;
+
+	free(path);
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	o = json_pack("{s:o}", "argv", a);
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (text && (write(fd, text, strlen(text)) < 0 || write(fd, "\n", 1) < 0 || fsync(fd)))
+		ret = -errno;
+	free(text);
+	close(fd);
+	return ret;
+}
+
+static json_t *journal_lines(const char *run_dir, char *err, size_t errsz)
+{
+	char *path = xasprintf("%s/journal.jsonl", run_dir);
+	struct sb text = SB_INIT;
+	json_t *lines = NULL;
+
+	if (read_file(path, &text, 1u << 30)) {
+		snprintf(err, errsz, "cannot read %s: %s (not a lab run's report dir?)", path,
+			 strerror(errno));
+		goto out;
+	}
+	lines = json_array();
+	for (char *l = text.buf, *next; l && *l; l = next) {
+		next = strchr(l, '\n');
+		if (!next)
+			break;		/* torn: never fsync'd whole */
+		*next++ = '\0';
+		json_t *j = json_loads(l, 0, NULL);
+
+		if (json_is_object(j))
+			json_array_append_new(lines, j);
+		else
+			json_decref(j);
+	}
+out:
+	sb_release(&text);
+	free(path);
+	return lines;
+}
+
+int cluster_journal_argv(const char *run_dir, int *argc, char ***argv, char *err, size_t errsz)
+{
+	json_t *lines = journal_lines(run_dir, err, errsz);
+	json_t *a = lines ? json_object_get(json_array_get(lines, 0), "argv") : NULL;
+
+	if (!json_is_array(a)) {
+		if (lines)
+			snprintf(err, errsz, "%s/journal.jsonl does not start with the run's command",
+				 run_dir);
+		json_decref(lines);
+		return -1;
+	}
+	*argc = (int)json_array_size(a);
+	*argv = xcalloc((size_t)*argc + 1, sizeof(char *));
+	for (int i = 0; i < *argc; i++)
+		(*argv)[i] = xstrdup(json_string_value(json_array_get(a, (size_t)i)) ?: "");
+	json_decref(lines);
+	return 0;
+}
+
+static void journal_open(struct cluster *cl, const char *run_dir)
+{
+	char *path = xasprintf("%s/journal.jsonl", run_dir);
+	char err[256];
+
+	if (cl->co.resume) {
+		json_t *lines = journal_lines(run_dir, err, sizeof(err));
+		size_t i;
+		json_t *l;
+
+		cl->done = json_object();
+		json_array_foreach(lines, i, l) {
+			const char *k = json_string_value(json_object_get(l, "unit"));
+
+			if (k && json_is_array(json_object_get(l, "rows")))
+				json_object_set(cl->done, k, json_object_get(l, "rows"));
+		}
+		json_decref(lines);
+		fprintf(stderr, "rdmaqual: resuming %s: %zu units already finished\n", run_dir,
+			json_object_size(cl->done));
+	}
+	cl->journal_fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (cl->journal_fd < 0)
+		fprintf(stderr, "rdmaqual: no journal %s (%s): this run cannot be resumed\n", path,
+			strerror(errno));
+	free(path);
+}
+
+void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_results *rows,
+			  size_t first)
+{
+	json_t *a = json_array(), *o;
+	char *text;
+
+	if (cl->journal_fd < 0 || rq_interrupted)
+		return;		/* an interrupted unit is not finished: --resume runs it again */
+	for (size_t i = first; i < rows->n; i++)
+		json_array_append_new(a, rq_result_to_json(rows->v[i], false));
+	o = json_pack("{s:s, s:o}", "unit", key, "rows", a);
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (text) {
+		struct sb line = SB_INIT;
+
+		sb_adds(&line, text);
+		sb_addc(&line, '\n');
+		/* One write of the whole line (O_APPEND), then on disk before we go on. */
+		if (write(cl->journal_fd, line.buf, line.len) != (ssize_t)line.len ||
+		    fdatasync(cl->journal_fd))
+			fprintf(stderr, "rdmaqual: journal write failed: %s\n", strerror(errno));
+		sb_release(&line);
+	}
+	free(text);
+}
+
+/* Rows of a unit the interrupted run finished: back into the results. */
+static bool resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
+			const struct cluster_sink *sink)
+{
+	json_t *rows = cl->done ? json_object_get(cl->done, key) : NULL;
+	size_t i;
+	json_t *j;
+
+	if (!rows)
+		return false;
+	json_array_foreach(rows, i, j) {
+		char err[128];
+		struct rq_result *r = rq_result_from_json(j, err, sizeof(err));
+
+		if (r) {
+			rq_results_add(out, r);
+			sink->row(sink->arg, r);
+		}
+	}
+	return true;
+}
+
+/* ---- the run -------------------------------------------------------- */
+
+void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, struct sched *s,
+		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink)
+{
+	journal_open(cl, run_dir);
+	cluster_launch(cl);
+	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
+		const struct rq_case *c = sel[i];
+
+		if (!cluster_runs_on_nodes(c)) {
+			char *key = xasprintf("%s|controller", c->name);
+			size_t first = out->n;
+
+			if (!resume_unit(cl, key, out, sink)) {
+				sched_run_case(s, c, out);
+				for (size_t j = first; j < out->n; j++)
+					sink->row(sink->arg, out->v[j]);
+				cluster_journal_unit(cl, key, out, first);
+			}
+			free(key);
+		} else if (cluster_case_is_pairs(c)) {
+			cluster_exec_pairs(cl, c, out, sink);
+		} else {
+			cluster_exec_local(cl, c, out, sink);
+		}
+		sink->flush(sink->arg);
+	}
+}
+
+bool cluster_resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
+			 const struct cluster_sink *sink)
+{
+	return resume_unit(cl, key, out, sink);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lab runs (`rdmaqual run --nodes LIST`): one agent per node, started by a
+ * launcher (ssh, Slurm's srun, or local processes), node-local cases on
+ * every node at once, two-sided cases between nodes in rounds of a pairing
+ * policy over their aligned rails, and one report with a node x node
+ * matrix per two-sided case, the suspects and a drain list.
+ * docs/cluster.md is the user's side of this.
+ */
+#ifndef RQ_CLUSTER_H
+#define RQ_CLUSTER_H
+
+#include <stdbool.h>
+#include "core/case.h"
+#include "core/result.h"
+#include "core/target.h"
+#include "sched.h"
+
+struct cluster_opts {
+	const char *nodes;		/* --nodes LIST | @FILE | slurm */
+	const char *launcher;		/* --launcher ssh|slurm|local (NULL: slurm for "slurm", else ssh) */
+	unsigned fanout;		/* --fanout K: agents started and cases in flight at once */
+	const char *pairs;		/* --pairs ring|all|A:B,...: the run's pairing policy */
+	const char *drain_list;		/* --drain-list FILE */
+	const char *resume;		/* --resume RUN: the run dir being completed */
+};
+
+/* Where the rows go (the run loop's console line, log file and reports). */
+struct cluster_sink {
+	void (*row)(void *arg, struct rq_result *r);	/* r is then owned by the results */
+	void (*flush)(void *arg);
+	void *arg;
+};
+
+struct cluster;
+
+/* Parse nodes and the policy; NULL with err (a usage error). */
+struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_opts *o,
+			    char *err, size_t errsz);
+/* --dry-run: the nodes, each case's placement and the rounds. */
+void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel);
+/*
+ * Start the agents, run the cases, append rows to out (through sink).
+ * Cases with no target or that need a fabric run once, on the controller,
+ * through s.  run_dir holds journal.jsonl (for --resume).
+ */
+void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, struct sched *s,
+		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink);
+/*
+ * The lab part of the report: a JSON object (nodes, pairs, matrices,
+ * suspects) for results.json; prints the matrices and suspects; writes
+ * the drain list.  Caller json_decref.
+ */
+struct json_t *cluster_report(struct cluster *cl, const struct rq_results *rs);
+/* Stop every node's agent (also after an interrupt); then free. */
+void cluster_free(struct cluster *cl);
+
+/* The original argv of a run dir's journal, for --resume RUN alone. */
+int cluster_journal_argv(const char *run_dir, int *argc, char ***argv, char *err, size_t errsz);
+/* Write the journal's first line (the command) when the run is new. */
+int cluster_journal_start(const char *run_dir, int argc, char **argv);
+
+#endif

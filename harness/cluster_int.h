@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* Lab runs: what cluster.c, cluster_exec.c and cluster_report.c share. */
+#ifndef RQ_CLUSTER_INT_H
+#define RQ_CLUSTER_INT_H
+
+#include <stdint.h>
+#include <jansson.h>
+#include "cluster.h"
+#include "cluster/hostlist.h"
+#include "cluster/plan.h"
+
+enum launcher { LAUNCH_SSH, LAUNCH_SLURM, LAUNCH_LOCAL };
+
+/* One port of a node, as its rdma_links row reported it: rail i pairs with rail i. */
+struct rail {
+	char dev[64];
+	int port;
+	char ipv4[64];
+	char gid[64];
+};
+
+struct cnode {
+	char *name;		/* as --nodes wrote it: ids, drain list */
+	char *hostname;		/* the node's own hostname (its JUnit suite) */
+	char *root;		/* local launcher with a sysroot: its tree, else NULL */
+	char *target;		/* what its rows say they ran on */
+	struct rq_agent *ag;
+	bool down;		/* unreachable, or gone during the run */
+	char down_why[400];
+	char mgmt[64];		/* the address the out-of-band exchange uses */
+	struct rail *rails;
+	size_t nrails;
+	bool rails_known;
+	char rails_why[512];	/* why they are not known */
+	unsigned fails;		/* node-local rows that failed or errored */
+	unsigned poll_epoch;	/* run_units: already in this round's poll set */
+	char *first_fail;
+};
+
+/* A two-sided case's pairs, for the matrix and the suspects. */
+struct cpair {
+	const struct rq_case *c;
+	uint32_t client, server;
+	unsigned round;
+	enum rq_verdict verdict;	/* worst over the rails (PASS < SKIP < FAIL < ERROR) */
+	bool has_fig;
+	double fig;			/* the weakest rail's main figure */
+	char fig_name[48], unit[16];
+	char *what;			/* "case[a:d/p->b:d/p]: reason" of its worst row */
+};
+
+struct cluster {
+	struct cluster_opts co;
+	const struct rq_run_opts *o;
+	enum launcher launcher;
+	struct rq_hosts hosts;
+	struct cnode *nodes;
+	size_t n;
+	struct rq_pairs_policy policy;
+	const char *policy_text;
+	char *sysroot;			/* --target sysroot:DIR with the local launcher */
+	/* launching */
+	bool launched;
+	void *pool;			/* the launcher threads (cluster.c) */
+	/* running */
+	unsigned port_seq;
+	unsigned poll_epoch;
+	int journal_fd;
+	json_t *done;			/* resume: unit key -> [rows] from the journal */
+	struct cpair *pairs;
+	size_t npairs;
+	const struct rq_case **pair_cases;	/* two-sided cases run, in order */
+	size_t npair_cases;
+	double plan_ms;			/* planning time of the rounds, all cases */
+};
+
+/* cluster.c */
+void cluster_launch(struct cluster *cl);
+void cluster_node_down(struct cluster *cl, struct cnode *nd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_results *rows,
+			  size_t first);
+/* --resume: a unit the journal has; its rows go to out and sink. */
+bool cluster_resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
+			 const struct cluster_sink *sink);
+/* cluster_exec.c */
+void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
+			const struct cluster_sink *sink);
+void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
+			const struct cluster_sink *sink);
+bool cluster_runs_on_nodes(const struct rq_case *c);
+bool cluster_case_is_pairs(const struct rq_case *c);
+/* The policy a case uses (the run's --pairs), planned. */
+void cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r);
+
+#endif

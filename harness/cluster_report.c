@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lab runs: the report's lab part.  Per two-sided case a node x node
+ * matrix of its main figure (the client row's first figure, the weakest
+ * rail's), the suspects by pairwise elimination (src/cluster/suspects.c)
+ * and the drain list an operator may feed to `scontrol update
+ * nodename=NODE state=drain reason=...`.  rdmaqual drains nothing itself.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cluster/suspects.h"
+#include "cluster_int.h"
+
+/* A pair far below its case's median is as suspect as one that failed. */
+#define SLOW_FRACTION 0.5
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double case_median(const struct cluster *cl, const struct rq_case *c, size_t *n)
+{
+	double *v = xcalloc(cl->npairs + 1, sizeof(*v)), m = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < cl->npairs; i++)
+		if (cl->pairs[i].c == c && cl->pairs[i].has_fig && cl->pairs[i].verdict == RQ_PASS)
+			v[(*n)++] = cl->pairs[i].fig;
+	if (*n) {
+		qsort(v, *n, sizeof(*v), cmp_double);
+		m = *n % 2 ? v[*n / 2] : (v[*n / 2 - 1] + v[*n / 2]) / 2;
+	}
+	free(v);
+	return m;
+}
+
+/* Mark pairs far below their case's median (only with a few to compare). */
+static void mark_slow(struct cluster *cl, bool *slow)
+{
+	for (size_t k = 0; k < cl->npair_cases; k++) {
+		const struct rq_case *c = cl->pair_cases[k];
+		size_t n;
+		double med = case_median(cl, c, &n);
+
+		if (n < 3 || med <= 0)
+			continue;
+		for (size_t i = 0; i < cl->npairs; i++) {
+			struct cpair *p = &cl->pairs[i];
+
+			if (p->c == c && p->has_fig && p->verdict == RQ_PASS &&
+			    p->fig < SLOW_FRACTION * med) {
+				slow[i] = true;
+				char *w = xasprintf("%s at %.4g %s, under half the median %.4g %s of "
+						    "%zu pairs", p->what ? p->what : c->name, p->fig,
+						    p->unit, med, p->unit, n);
+
+				free(p->what);
+				p->what = w;
+			}
+		}
+	}
+}
+
+static void console_matrix(const struct cluster *cl, const struct rq_case *c)
+{
+	size_t n = cl->n;
+	const char *fig = "", *unit = "";
+
+	for (size_t i = 0; i < cl->npairs; i++)
+		if (cl->pairs[i].c == c && cl->pairs[i].has_fig) {
+			fig = cl->pairs[i].fig_name;
+			unit = cl->pairs[i].unit;
+			break;
+		}
+	if (n > 24) {
+		printf("\n%s: %zu x %zu matrix in results.json (the console shows up to 24 nodes)\n",
+		       c->name, n, n);
+		return;
+	}
+	printf("\n%s: %s%s%s%s (row: client, column: server)\n%-10s", c->name, *fig ? fig : "verdict",
+	       *unit ? " [" : "", unit, *unit ? "]" : "", "");
+	for (size_t j = 0; j < n; j++)
+		printf(" %8.8s", cl->nodes[j].name);
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		printf("%-10.10s", cl->nodes[i].name);
+		for (size_t j = 0; j < n; j++) {
+			const struct cpair *p = NULL;
+
+			for (size_t k = 0; k < cl->npairs && !p; k++)
+				if (cl->pairs[k].c == c && cl->pairs[k].client == i && cl->pairs[k].server == j)
+					p = &cl->pairs[k];
+			if (!p)
+				printf(" %8s", i == j ? "-" : ".");
+			else if (p->verdict != RQ_PASS)
+				printf(" %8s", rq_verdict_name(p->verdict));
+			else if (p->has_fig)
+				printf(" %8.4g", p->fig);
+			else
+				printf(" %8s", "PASS");
+		}
+		printf("\n");
+	}
+}
+
+static json_t *matrix_json(const struct cluster *cl, const struct rq_case *c)
+{
+	json_t *m = json_object(), *vals = json_array(), *verd = json_array(), *names = json_array();
+	size_t n = cl->n;
+	const struct cpair **cell = xcalloc(n * n + 1, sizeof(*cell));
+	const char *fig = NULL, *unit = NULL;
+
+	for (size_t k = 0; k < cl->npairs; k++)
+		if (cl->pairs[k].c == c) {
+			cell[cl->pairs[k].client * n + cl->pairs[k].server] = &cl->pairs[k];
+			if (!fig && cl->pairs[k].has_fig) {
+				fig = cl->pairs[k].fig_name;
+				unit = cl->pairs[k].unit;
+			}
+		}
+	for (size_t i = 0; i < n; i++) {
+		json_t *rv = json_array(), *rd = json_array();
+
+		json_array_append_new(names, json_string(cl->nodes[i].name));
+		for (size_t j = 0; j < n; j++) {
+			const struct cpair *p = cell[i * n + j];
+
+			json_array_append_new(rv, p && p->has_fig && isfinite(p->fig) ?
+					      json_real(p->fig) : json_null());
+			json_array_append_new(rd, p ? json_string(rq_verdict_name(p->verdict)) : json_null());
+		}
+		json_array_append_new(vals, rv);
+		json_array_append_new(verd, rd);
+	}
+	free(cell);
+	json_object_set_new(m, "case", json_string(c->name));
+	json_object_set_new(m, "figure", fig ? json_string(fig) : json_null());
+	json_object_set_new(m, "unit", unit ? json_string(unit) : json_null());
+	json_object_set_new(m, "nodes", names);
+	json_object_set_new(m, "values", vals);
+	json_object_set_new(m, "verdicts", verd);
+	return m;
+}
+
+static void write_drain_list(const struct cluster *cl, const struct rq_suspects *s)
+{
+	struct sb out = SB_INIT;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].link >= 0)
+			continue;	/* a link is not a node: both ends passed elsewhere */
+		sb_addf(&out, "%s ", cl->nodes[s->v[i].node].name);
+		/* one line per node, whatever the evidence held */
+		for (const char *p = s->v[i].reason; *p; p++)
+			sb_addc(&out, *p == '\n' || *p == '\r' ? ' ' : *p);
+		sb_addc(&out, '\n');
+	}
+	int ret = write_file_atomic(cl->co.drain_list, out.buf, out.len);
+
+	if (ret)
+		fprintf(stderr, "rdmaqual: cannot write the drain list %s: %s\n", cl->co.drain_list,
+			strerror(-ret));
+	else
+		printf("drain list: %s (%s)\n", cl->co.drain_list,
+		       out.len ? "nodes to drain, one per line" : "empty: nothing to drain");
+	sb_release(&out);
+}
+
+json_t *cluster_report(struct cluster *cl, const struct rq_results *rs)
+{
+	json_t *lab = json_object(), *nodes = json_array(), *pairs = json_array();
+	json_t *mats = json_array(), *sus = json_array();
+	bool *slow = xcalloc(cl->npairs + 1, sizeof(*slow));
+	struct rq_node_outcome *no = xcalloc(cl->n + 1, sizeof(*no));
+	struct rq_pair_outcome *po = xcalloc(cl->npairs + 1, sizeof(*po));
+	const char **names = xcalloc(cl->n + 1, sizeof(*names));
+	struct rq_suspects s;
+	size_t npo = 0;
+
+	(void)rs;
+	mark_slow(cl, slow);
+	for (size_t i = 0; i < cl->n; i++) {
+		struct cnode *nd = &cl->nodes[i];
+		json_t *j = json_object(), *rails = json_array();
+
+		names[i] = nd->name;
+		no[i] = (struct rq_node_outcome){ nd->down, nd->fails,
+						  nd->down ? nd->down_why : nd->first_fail };
+		json_object_set_new(j, "name", json_string(nd->name));
+		json_object_set_new(j, "hostname", json_string(nd->hostname));
+		json_object_set_new(j, "target", json_string(nd->target));
+		json_object_set_new(j, "up", json_boolean(!nd->down));
+		json_object_set_new(j, "down_why", nd->down ? json_string(nd->down_why) : json_null());
+		json_object_set_new(j, "node_failures", json_integer(nd->fails));
+		for (size_t r = 0; r < nd->nrails; r++)
+			json_array_append_new(rails, json_pack("{s:s, s:i, s:s, s:s}", "device",
+				nd->rails[r].dev, "port", nd->rails[r].port, "ipv4", nd->rails[r].ipv4,
+				"gid", nd->rails[r].gid));
+		json_object_set_new(j, "rails", rails);
+		json_array_append_new(nodes, j);
+	}
+	for (size_t i = 0; i < cl->npairs; i++) {
+		struct cpair *p = &cl->pairs[i];
+		json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:b}", "case", p->c->name,
+				      "round", (int)p->round + 1, "client", cl->nodes[p->client].name,
+				      "server", cl->nodes[p->server].name,
+				      "verdict", rq_verdict_name(p->verdict), "slow", slow[i]);
+
+		json_object_set_new(j, "figure", p->has_fig ? json_pack("{s:s, s:f, s:s}", "name",
+				    p->fig_name, "value", isfinite(p->fig) ? p->fig : 0.0, "unit",
+				    p->unit) : json_null());
+		json_array_append_new(pairs, j);
+		/* SKIPs say nothing either way */
+		if (p->verdict == RQ_SKIP)
+			continue;
+		po[npo++] = (struct rq_pair_outcome){ p->client, p->server,
+			p->verdict != RQ_PASS || slow[i], p->what ? p->what : p->c->name };
+	}
+	for (size_t k = 0; k < cl->npair_cases; k++) {
+		json_array_append_new(mats, matrix_json(cl, cl->pair_cases[k]));
+		console_matrix(cl, cl->pair_cases[k]);
+	}
+	rq_suspects_find(cl->n, names, no, po, npo, &s);
+	printf("\n%s\n", s.n ? "suspects (pairwise elimination):" : "suspects: none");
+	for (size_t i = 0; i < s.n; i++) {
+		const char *a = cl->nodes[s.v[i].node].name;
+
+		if (s.v[i].link >= 0)
+			printf("  link %s-%s: %s\n", a, cl->nodes[s.v[i].link].name, s.v[i].reason);
+		else
+			printf("  node %s: %s\n", a, s.v[i].reason);
+		json_array_append_new(sus, json_pack("{s:s, s:o, s:s}", "node", a, "link",
+			s.v[i].link >= 0 ? json_string(cl->nodes[s.v[i].link].name) : json_null(),
+			"reason", s.v[i].reason));
+	}
+	if (cl->co.drain_list)
+		write_drain_list(cl, &s);
+	json_object_set_new(lab, "launcher", json_string(cl->launcher == LAUNCH_SSH ? "ssh" :
+			    cl->launcher == LAUNCH_SLURM ? "slurm" : "local"));
+	json_object_set_new(lab, "fanout", json_integer(cl->co.fanout));
+	json_object_set_new(lab, "pairs_policy", json_string(cl->policy_text));
+	json_object_set_new(lab, "planning_ms", json_real(cl->plan_ms));
+	json_object_set_new(lab, "nodes", nodes);
+	json_object_set_new(lab, "pairs", pairs);
+	json_object_set_new(lab, "matrices", mats);
+	json_object_set_new(lab, "suspects", sus);
+	rq_suspects_release(&s);
+	free(names);
+	free(po);
+	free(no);
+	free(slow);
+	return lab;
+}

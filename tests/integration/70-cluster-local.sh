@@ -1,0 +1,109 @@
+#!/bin/sh
+# Lab runs with --launcher local: each simulated node is its own agent
+# process, with its own captured tree (sysroot fixtures, synthesized) where
+# the run gives one.  Checks the report's shape (a JUnit suite per node, the
+# lab section, row names), the suspect and drain list by elimination, a node
+# dying mid-case (its rows and its partners' ERROR, bounded), SIGINT (stops
+# every node's work, nothing left running) and --resume (the same rows as an
+# uninterrupted run).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+T=$(mktemp -d /tmp/rq-it-lab.XXXXXX)
+export RDMAQUAL_STATE_DIR=$T/state
+trap 'rm -rf "$T"' EXIT
+C=tests/integration/lab-cases
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+echo "-- four nodes, one with a rail down (cx7-ndr-ib-raildown)"
+mkdir -p "$T/lab"
+for n in node01 node02 node04; do ln -s "$PWD/fixtures/nodes/cx7-ndr-ib" "$T/lab/$n"; done
+ln -s "$PWD/fixtures/nodes/cx7-ndr-ib-raildown" "$T/lab/node03"
+"$RQ" run --nodes 'node[01-04]' --launcher local --target "sysroot:$T/lab" --pairs all \
+	--report-dir "$T/r1" --drain-list "$T/drain" cases/driver cases/bw/native.yaml \
+	>"$T/out1" 2>&1
+expect_eq "a failed node check fails the run" 1 $?
+R=$T/r1/latest
+expect_grep "row names its node and rail" 'driver\.stack\[node03:mlx5_5/1\]' "$T/out1"
+expect_grep "the down rail FAILs on node03" 'FAIL +driver\.stack\[node03:mlx5_5/1\]' "$T/out1"
+for n in node01 node02 node03 node04 pairs; do
+	expect_grep "junit suite $n" "<testsuite name=\"$n\"" "$R/junit.xml"
+done
+expect_eq "junit suite's hostname is the node's" node03 \
+	"$(grep -o '<testsuite name="node03"[^>]*' "$R/junit.xml" | sed 's/.*hostname="\([^"]*\)".*/\1/')"
+expect_eq "results.json lab: 4 nodes, 8 rails each" "4 8" \
+	"$(json "$R/results.json" "len(d['lab']['nodes']), len(d['lab']['nodes'][2]['rails'])")"
+expect_eq "all pairs: 6 per two-sided case, in 3 rounds" "6 3" \
+	"$(json "$R/results.json" "sum(1 for p in d['lab']['pairs'] if p['case']=='bw.write_64k'), max(p['round'] for p in d['lab']['pairs'])")"
+expect_eq "a 4x4 matrix per two-sided case" "4 4" \
+	"$(json "$R/results.json" "len(d['lab']['matrices'][0]['values']), len(d['lab']['matrices'][0]['values'][3])")"
+expect_eq "the one suspect is node03" "node03" \
+	"$(json "$R/results.json" "' '.join(s['node'] for s in d['lab']['suspects'])")"
+expect_eq "drain list: node03 with the evidence" 1 "$(grep -c '^node03 driver\.stack\[node03:mlx5_5/1\]: ' "$T/drain")"
+expect_eq "drain list names nobody else" 1 "$(wc -l <"$T/drain")"
+expect_grep "journal names the command" '^\{"argv":\["run","--nodes"' "$R/journal.jsonl"
+
+echo "-- a node-local case failing on one node; dry run prints the rounds"
+"$RQ" run --nodes 'n[1-5]' --launcher local --pairs ring --dry-run $C/pairs.yaml >"$T/dry" 2>&1
+expect_eq "dry run exits 0" 0 $?
+expect_grep "ring of 5: 5 pairs in 3 rounds" 'lab.pingpong .*pairs ring: 5 pairs in 3 rounds' "$T/dry"
+expect_grep "n5->n1 closes the ring" 'round 2: n5->n1 n2->n3' "$T/dry"
+expect_grep "round 3: what is left" 'round 3: n4->n5$' "$T/dry"
+
+echo "-- a node dies mid-case"
+"$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" $C/node.yaml $C/slow.yaml \
+	$C/pairs.yaml >"$T/out2" 2>&1 &
+pid=$!
+wait_for "the slow case runs on the nodes" 20 pgrep -f 'sleep 4.317'
+# node02's agent: the runner's child above the sleep that runs with RDMAQUAL_NODE=node02
+victim=
+for p in $(pgrep -f 'sleep 4.317'); do
+	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RDMAQUAL_NODE=node02 || continue
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		pp=$(ps -o ppid= -p "$p" | tr -d ' ')
+		[ "$pp" = "$pid" ] && { victim=$p; break; }
+		p=$pp
+	done
+done
+expect_true "found node02's agent" test -n "$victim"
+kill -9 "$victim"
+start=$(date +%s)
+wait $pid
+expect_eq "the run fails" 1 $?
+expect_true "and ends soon after (bounded)" test $(( $(date +%s) - start )) -lt 20
+expect_grep "the dead node's row ERRORs, naming it" 'ERROR +lab\.slow\[node02\] +[0-9.]+s  node02 gone: agent node02 closed the channel' "$T/out2"
+expect_grep "the others' rows pass" 'PASS +lab\.slow\[node03\]' "$T/out2"
+expect_grep "its partners' pairs ERROR: peer gone" 'ERROR +lab\.pingpong\[node01->node02\] .*peer node02 gone: agent node02 closed' "$T/out2"
+expect_grep "and where it is the client too" 'ERROR +lab\.pingpong\[node02->node03\] +[0-9.]+s  node02 gone: agent node02 closed' "$T/out2"
+expect_grep "the failing node check names node02" 'FAIL +lab\.not_node02\[node02\]' "$T/out2"
+expect_eq "suspects: node02 (down, and its failed check)" "node02" \
+	"$(json "$T/r2/latest/results.json" "' '.join(s['node'] for s in d['lab']['suspects'])")"
+
+echo "-- SIGINT stops every node's work; --resume completes the same report"
+"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r3" $C/node.yaml $C/slow.yaml \
+	>"$T/out3" 2>&1 &
+pid=$!
+wait_for "the slow case runs" 20 pgrep -f 'sleep 4.317'
+kill -INT $pid
+start=$(date +%s)
+wait $pid
+expect_eq "interrupted run exits 1" 1 $?
+expect_true "within 5 s" test $(( $(date +%s) - start )) -lt 5
+expect_true "no agent or case left running" no_proc 'sleep 4.317'
+expect_grep "it says how to resume" 'rdmaqual run --resume ' "$T/out3"
+run3=$(readlink -f "$T/r3/latest")
+expect_nogrep "the interrupted units are not journaled" 'lab\.slow' "$run3/journal.jsonl"
+"$RQ" run --resume "$run3" >"$T/out4" 2>&1
+expect_eq "resumed run exits 1 (node02 still fails its check)" 1 $?
+expect_grep "resume reruns only unfinished units" 'resuming .*: 6 units already finished' "$T/out4"
+"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r5" $C/node.yaml $C/slow.yaml \
+	>"$T/out5" 2>&1
+rows() { json "$1" "'\n'.join(sorted(r['id'] + ' ' + r['verdict'] for r in d['results']))"; }
+expect_eq "resumed report has the uninterrupted run's rows" "$(rows "$T/r5/latest/results.json")" \
+	"$(rows "$run3/results.json")"
+expect_eq "and is complete" True "$(json "$run3/results.json" "d['run']['complete']")"
+"$RQ" run --resume "$run3" --nodes x >"$T/out6" 2>&1
+expect_eq "--resume with other options is a usage error" 2 $?
+finish
