@@ -138,22 +138,36 @@ START_TEST(output_cap_holds)
 {
 	char *logp = xasprintf("%s/log", tmpdir);
 	int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const char *argv[] = { "sh", "-c", "yes 0123456789abcde | head -c 10485760; echo END", NULL };
+	const char *argv[] = { "sh", "-c", "echo BEGIN; yes 0123456789abcde | head -c 12582912; echo END",
+			       NULL };
 	struct proc_opts o = { .argv = argv, .timeout_ms = scaled_ms(30000),
 			       .log_fd = fd, .tail_max = 1000 };
 	struct proc_result r;
 	struct stat st;
+	struct sb log = SB_INIT;
 
 	ck_assert_int_ge(fd, 0);
 	proc_result_init(&r);
 	ck_assert_int_eq(proc_run(&o, &r), 0);
 	ck_assert_int_eq(r.exit_code, 0);
-	ck_assert_uint_eq(r.out.len, 1000);
+	/* head (a quarter of tail_max), the cut marked where it was, the tail */
+	ck_assert(r.out_truncated && !r.err_truncated);
+	ck_assert_uint_eq(r.out_bytes, 6 + 12582912 + 4);
+	ck_assert(str_starts(r.out.buf, "BEGIN\n0123456789abcde\n"));
+	ck_assert_ptr_nonnull(strstr(r.out.buf, "\n[rdmaqual: 12581672 bytes of output cut here]\n"));
 	ck_assert(str_ends(r.out.buf, "END\n"));
+	ck_assert_uint_lt(r.out.len, 250 + 1000 + 100);
 	ck_assert_uint_le(r.out.cap, 4 * 1000 + 65536 * 2);
 	close(fd);
+	/* the log: its first PROC_LOG_MAX bytes, a marker, the tails */
 	ck_assert_int_eq(stat(logp, &st), 0);
-	ck_assert_int_eq(st.st_size, 10485760 + 4);
+	ck_assert_int_gt(st.st_size, PROC_LOG_MAX);
+	ck_assert_int_lt(st.st_size, PROC_LOG_MAX + 4096);
+	ck_assert_int_eq(read_file(logp, &log, 32u << 20), 0);
+	ck_assert(str_starts(log.buf, "BEGIN\n"));
+	ck_assert_ptr_nonnull(strstr(log.buf, "bytes of sh's output not logged"));
+	ck_assert(str_ends(log.buf, "END\n\n[rdmaqual: stderr]\n"));
+	sb_release(&log);
 	proc_result_release(&r);
 	free(logp);
 }

@@ -59,6 +59,47 @@ struct agent {
 };
 
 /* Send one answer; takes ownership of payload.  id NULL: the request had none. */
+/*
+ * Cut the largest of the payload's texts (log, out, err) to its first and
+ * last quarter with a marker; false when none is left worth cutting.
+ */
+static bool shrink_payload(json_t *j)
+{
+	static const char *const keys[] = { "log", "out", "err" };
+	const char *key = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		json_t *v = json_object_get(j, keys[i]);
+
+		if (json_is_string(v) && json_string_length(v) > len) {
+			len = json_string_length(v);
+			key = keys[i];
+		}
+	}
+	if (!key || len < 4096)
+		return false;
+
+	const char *t = json_string_value(json_object_get(j, key));
+	size_t keep = len / 4;
+	struct sb sb = SB_INIT;
+
+	/* Cut on UTF-8 boundaries: never start or end inside a character. */
+	size_t h = keep, tl = len - keep;
+
+	while (h > 0 && ((unsigned char)t[h] & 0xc0) == 0x80)
+		h--;
+	while (tl < len && ((unsigned char)t[tl] & 0xc0) == 0x80)
+		tl++;
+	sb_add(&sb, t, h);
+	sb_addf(&sb, "\n[rdmaqual: %zu bytes cut here to fit the agent's line limit]\n", tl - h);
+	sb_add(&sb, t + tl, len - tl);
+	json_object_set_new(j, key, json_stringn(sb.buf, sb.len));
+	json_object_set_new(j, "truncated", json_true());
+	sb_release(&sb);
+	return true;
+}
+
 static void answer(struct agent *ag, json_t *id, bool ok, const char *error, json_t *payload)
 {
 	json_t *j = payload ? payload : json_object();
@@ -69,7 +110,28 @@ static void answer(struct agent *ag, json_t *id, bool ok, const char *error, jso
 	json_object_set_new(j, "ok", json_boolean(ok));
 	if (error)
 		json_object_set_new(j, "error", json_string(error));
-	text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+	/*
+	 * The limit is on the escaped line: 1 MiB of control bytes is 6 MiB of
+	 * \u00XX.  Cut (and say so) until it fits, so one noisy case never
+	 * costs the controller its agent.
+	 */
+	for (;;) {
+		text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+		if (!text || strlen(text) < RQ_AGENT_LINE_MAX - 1 || !shrink_payload(j))
+			break;
+		free(text);
+	}
+	if (text && strlen(text) >= RQ_AGENT_LINE_MAX - 1) {
+		char *msg = xasprintf("answer of %zu bytes exceeds the agent's line limit", strlen(text));
+
+		free(text);
+		json_decref(j);
+		j = json_pack("{s:i, s:I, s:b, s:s}", "v", RQ_AGENT_PROTO, "id",
+			      (json_int_t)(json_is_integer(id) ? json_integer_value(id) : 0), "ok", 0,
+			      "error", msg);
+		free(msg);
+		text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+	}
 	json_decref(j);
 	if (!text)
 		return;
@@ -356,6 +418,7 @@ static int worker_exec(json_t *req, const char *dir)
 		json_object_set_new(payload, "exec_failed", json_boolean(r.exec_failed));
 		json_object_set_new(payload, "out", json_stringn(r.out.buf, r.out.len));
 		json_object_set_new(payload, "err", json_stringn(r.err.buf, r.err.len));
+		json_object_set_new(payload, "truncated", json_boolean(r.out_truncated || r.err_truncated));
 	}
 	write_answer_file(dir, payload);
 	json_decref(payload);
@@ -440,6 +503,10 @@ static void describe_status(int status, char *buf, size_t size)
 		snprintf(buf, size, "ended (status %#x)", status);
 }
 
+/* How much of a case log an answer carries: 256 KiB of head, 768 KiB of tail. */
+#define LOG_HEAD (256u << 10)
+#define LOG_TAIL (768u << 10)
+
 static void finish_worker(struct agent *ag, struct worker *w, int status)
 {
 	char path[600];
@@ -447,8 +514,11 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 	json_error_t jerr;
 	json_t *payload, *id = json_integer((json_int_t)w->id);
 
+	bool cut;
+
+	/* The case log, whole up to 1 MiB, else its head and tail (marked). */
 	snprintf(path, sizeof(path), "%s/log", w->dir);
-	read_file(path, &log, 1 << 20);
+	read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
 	snprintf(path, sizeof(path), "%s/answer.json", w->dir);
 	payload = (w->timed_out || w->cancelled) ? NULL : json_load_file(path, 0, &jerr);
 	if (!strcmp(w->op, "run") && (w->timed_out || w->cancelled)) {
@@ -460,7 +530,7 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 			proc_kill_group(c, 0);
 		sb_reset(&log);
 		snprintf(path, sizeof(path), "%s/log", w->dir);
-		read_file(path, &log, 1 << 20);
+		read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
 	}
 	if (!payload) {
 		char how[128];

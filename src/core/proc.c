@@ -239,6 +239,70 @@ static void tail_finish(struct sb *sb, size_t max)
 	}
 }
 
+/*
+ * One output stream as kept in memory: its first head_max bytes and its
+ * last tail_max bytes.  What lies between is cut, and the cut is marked
+ * where it was, so neither a tool's first lines (its banner, the error
+ * that started it all) nor its last (the summary) silently go.
+ */
+struct stream {
+	struct sb head;
+	struct sb *tail;		/* r->out or r->err */
+	size_t head_max, tail_max;
+	uint64_t total;
+};
+
+/* The log fd's budget per tool: past it the rest is counted, not written. */
+struct logcap {
+	int fd;
+	uint64_t written, cut;
+};
+
+static void log_write(int fd, const char *p, size_t n);
+
+static void stream_add(struct stream *s, const char *p, size_t n)
+{
+	s->total += n;
+	if (s->head.len < s->head_max) {
+		size_t take = s->head_max - s->head.len < n ? s->head_max - s->head.len : n;
+
+		sb_add(&s->head, p, take);
+		p += take;
+		n -= take;
+	}
+	if (n)
+		tail_add(s->tail, p, n, s->tail_max);
+}
+
+static bool stream_finish(struct stream *s)
+{
+	uint64_t cut;
+	struct sb all = SB_INIT;
+
+	tail_finish(s->tail, s->tail_max);
+	cut = s->total - s->head.len - s->tail->len;
+	sb_add(&all, s->head.buf ? s->head.buf : "", s->head.len);
+	if (cut)
+		sb_addf(&all, "\n[rdmaqual: %llu bytes of output cut here]\n", (unsigned long long)cut);
+	sb_add(&all, s->tail->buf ? s->tail->buf : "", s->tail->len);
+	sb_release(s->tail);
+	*s->tail = all;
+	sb_release(&s->head);
+	return cut > 0;
+}
+
+static void log_capped(struct logcap *lc, const char *p, size_t n)
+{
+	uint64_t room = lc->written < PROC_LOG_MAX ? PROC_LOG_MAX - lc->written : 0;
+	size_t w = room < n ? (size_t)room : n;
+
+	if (lc->fd < 0)
+		return;
+	log_write(lc->fd, p, w);
+	lc->written += w;
+	lc->cut += n - w;
+}
+
 static void log_write(int fd, const char *p, size_t n)
 {
 	while (fd >= 0 && n) {
@@ -270,7 +334,7 @@ static void set_nonblock(int fd)
 }
 
 /* Read what is available on *fd; closes it at EOF. */
-static void drain(int *fd, struct sb *tail, size_t max, int log_fd)
+static void drain(int *fd, struct stream *st, struct logcap *lc)
 {
 	char buf[65536];
 
@@ -287,8 +351,8 @@ static void drain(int *fd, struct sb *tail, size_t max, int log_fd)
 			close_fd(fd);
 			return;
 		}
-		log_write(log_fd, buf, n);
-		tail_add(tail, buf, n, max);
+		log_capped(lc, buf, (size_t)n);
+		stream_add(st, buf, (size_t)n);
 	}
 }
 
@@ -348,6 +412,11 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 	int stp[2] = { -1, -1 };
 	int nullfd = -1, ret = 0;
 	size_t tail = o->tail_max ? o->tail_max : DEFAULT_TAIL;
+	struct stream sout = { .head = SB_INIT, .tail = &r->out, .head_max = tail / 4,
+			       .tail_max = tail };
+	struct stream serr = { .head = SB_INIT, .tail = &r->err, .head_max = tail / 4,
+			       .tail_max = tail };
+	struct logcap lc = { .fd = o->log_fd };
 	int64_t grace = o->term_grace_ms > 0 ? o->term_grace_ms : DEFAULT_GRACE_MS;
 	int64_t start = now_ms();
 	bool want_in_pipe = o->stdin_data || o->keep_stdin_open;
@@ -489,9 +558,9 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 		if (n <= 0)
 			continue;
 		if (iout >= 0 && pf[iout].revents)
-			drain(&outp[0], &r->out, tail, o->log_fd);
+			drain(&outp[0], &sout, &lc);
 		if (ierr >= 0 && pf[ierr].revents)
-			drain(&errp[0], &r->err, tail, o->log_fd);
+			drain(&errp[0], &serr, &lc);
 		if (iin >= 0 && pf[iin].revents) {
 			ssize_t w = write_nosigpipe(inp[1], o->stdin_data + in_off,
 						    o->stdin_len - in_off);
@@ -505,13 +574,27 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 	}
 	/* Whatever is still buffered in the pipes, without waiting. */
 	if (outp[0] >= 0)
-		drain(&outp[0], &r->out, tail, o->log_fd);
+		drain(&outp[0], &sout, &lc);
 	if (errp[0] >= 0)
-		drain(&errp[0], &r->err, tail, o->log_fd);
+		drain(&errp[0], &serr, &lc);
 	if (pidfd >= 0)
 		close(pidfd);
-	tail_finish(&r->out, tail);
-	tail_finish(&r->err, tail);
+	r->out_bytes = sout.total;
+	r->err_bytes = serr.total;
+	if (lc.cut) {
+		/* The log keeps its head; the tails of both streams close it. */
+		tail_finish(&r->out, tail);
+		tail_finish(&r->err, tail);
+		dprintf(lc.fd, "\n[rdmaqual: %llu bytes of %s's output not logged (the log keeps "
+			"%u MiB per tool); the last %zu bytes of stdout and %zu of stderr follow]\n",
+			(unsigned long long)lc.cut, o->argv[0], (unsigned)(PROC_LOG_MAX >> 20),
+			r->out.len, r->err.len);
+		log_write(lc.fd, r->out.buf ? r->out.buf : "", r->out.len);
+		dprintf(lc.fd, "\n[rdmaqual: stderr]\n");
+		log_write(lc.fd, r->err.buf ? r->err.buf : "", r->err.len);
+	}
+	r->out_truncated = stream_finish(&sout);
+	r->err_truncated = stream_finish(&serr);
 	if (lost) {
 		/* A SIGCHLD handler elsewhere reaped it: the status is gone,
 		 * and a lost status must never read as success. */

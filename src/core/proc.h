@@ -5,8 +5,12 @@
  * when the runner is SIGKILLed, and a deadline after which the whole group
  * is killed (SIGTERM, then SIGKILL after a grace period).
  *
- * Output of both stdout and stderr is appended to an optional log fd and the
- * last tail_max bytes of each are kept in memory for reasons and reports.
+ * Output of both stdout and stderr is appended to an optional log fd (at
+ * most PROC_LOG_MAX bytes per run, then the tails of both with a marker),
+ * and each is kept in memory for reasons, reports and parsing: all of it
+ * when it fits, else its first tail_max/4 and last tail_max bytes with a
+ * "[rdmaqual: N bytes of output cut here]" line between; out_truncated /
+ * err_truncated tell a kind that parses it.
  */
 #ifndef RQ_PROC_H
 #define RQ_PROC_H
@@ -23,7 +27,7 @@ struct proc_opts {
 	const char *cwd;		/* chdir before exec, or NULL */
 	int64_t timeout_ms;		/* <= 0: no deadline (forbidden for callers; asserted) */
 	int log_fd;			/* -1: no log file */
-	size_t tail_max;		/* bytes of stdout/stderr tail kept (0: 4096) */
+	size_t tail_max;		/* bytes of stdout/stderr tail kept (0: 4096), plus a head of a quarter */
 	const char *stdin_data;		/* written to the child's stdin then closed; NULL: /dev/null */
 	size_t stdin_len;
 	bool keep_stdin_open;		/* give the child a pipe on stdin kept open (ibsim) */
@@ -38,9 +42,16 @@ struct proc_result {
 	bool exec_failed;	/* argv[0] not found or not executable */
 	int exec_errno;
 	int64_t elapsed_ms;
-	struct sb out;		/* tail of stdout */
-	struct sb err;		/* tail of stderr */
+	struct sb out;		/* stdout: all, or head + marker + tail */
+	struct sb err;		/* stderr: likewise */
+	bool out_truncated;	/* the middle of stdout was cut */
+	bool err_truncated;
+	uint64_t out_bytes;	/* what the tool wrote, cut or not */
+	uint64_t err_bytes;
 };
+
+/* Bytes of one tool's output written to the log fd before only tails are. */
+#define PROC_LOG_MAX (8u << 20)
 
 void proc_result_init(struct proc_result *r);
 void proc_result_release(struct proc_result *r);

@@ -312,6 +312,45 @@ int read_file(const char *path, struct sb *sb, size_t max)
 	return ret;
 }
 
+int read_file_ends(const char *path, struct sb *sb, size_t head, size_t tail, bool *cut)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	*cut = false;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= head + tail) {
+		close(fd);
+		return read_file(path, sb, head + tail);
+	}
+	for (int part = 0; part < 2 && !ret; part++) {
+		size_t want = part ? tail : head, got = 0;
+		off_t at = part ? st.st_size - (off_t)tail : 0;
+
+		sb_grow(sb, want);
+		while (got < want) {
+			ssize_t n = pread(fd, sb->buf + sb->len, want - got, at + (off_t)got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				ret = -errno;
+			if (n <= 0)
+				break;
+			sb->len += (size_t)n;
+			got += (size_t)n;
+		}
+		sb->buf[sb->len] = '\0';
+		if (!part)
+			sb_addf(sb, "\n[rdmaqual: %llu bytes cut here]\n",
+				(unsigned long long)(st.st_size - (off_t)head - (off_t)tail));
+	}
+	*cut = true;
+	close(fd);
+	return ret;
+}
+
 int read_line(const char *path, char *buf, size_t size)
 {
 	struct sb sb = SB_INIT;

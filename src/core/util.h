@@ -65,6 +65,12 @@ int read_file(const char *path, struct sb *sb, size_t max);
 void read_confine(const char *root);
 /* open(root/rel, flags) resolved inside root; the fd or -errno. */
 int open_in_root(const char *root, const char *rel, int flags);
+/*
+ * Read a file whole when it holds at most head + tail bytes, else its first
+ * head and last tail bytes with a "[rdmaqual: N bytes cut here]" line
+ * between (*cut set).  0 or -errno.
+ */
+int read_file_ends(const char *path, struct sb *sb, size_t head, size_t tail, bool *cut);
 /* Read one sysfs-style value into buf (trailing whitespace stripped). */
 int read_line(const char *path, char *buf, size_t size);
 /* Write data to path via temp file + fsync + rename, so readers never see a torn file. */

@@ -145,4 +145,27 @@ expect_eq "a repeated key still FAILs" FAIL \
 expect_grep "and says it is repeated" "'sm_key' repeated" "$R"
 expect_true "no key value is in the reports or the console" \
 	sh -c "! grep -rqi -e deadbeef -e 11112222 -e nonsense77 '$T/rep-keys' '$T/keys.out'"
+
+# 8. One noisy case: 1.5 MiB of control bytes escape to 9 MiB of JSON, past
+# the agent's 4 MiB line.  It is cut (and says so), the agent lives on, and
+# the next case on the target runs.
+cat >"$T/noisy.yaml" <<CASE
+defaults:
+  targets: [local]
+  timeout: 30s
+cases:
+  - name: harden.a_noisy
+    kind: command
+    argv: [sh, -c, "echo FIRST; head -c 1500000 /dev/zero | tr '\\\\000' '\\\\001'; echo; echo LAST"]
+  - name: harden.b_after
+    kind: command
+    argv: [echo, still here]
+    stdout_contains: still here
+CASE
+"$RQ" run --report-dir "$T/rep-noisy" "$T/noisy.yaml" >"$T/noisy.out" 2>&1
+expect_eq "a noisy case and the next both pass" 0 $?
+L="$T/rep-noisy/latest/logs/harden.a_noisy.log"
+expect_grep "the noisy log keeps its head" '^FIRST' "$L"
+expect_grep "and its tail" '^LAST' "$L"
+expect_grep "and marks the cut" 'rdmaqual: [0-9]+ bytes .*cut here' "$L"
 finish
