@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "statedir.h"
+#include "agent/agent.h"
 #include "core/util.h"
 
 int statedir_check(const char *dir)
@@ -102,6 +103,13 @@ int statedir_lock(const char *want, char *dir, size_t dirsz)
 
 void statedir_cleanup(const struct rq_run_opts *o, bool verbose)
 {
+	struct sb msgs = SB_INIT;
+
+	/* Scratch dirs of agents that were killed before they could remove them. */
+	rq_agent_sweep_stale(&msgs);
+	if (verbose && msgs.len)
+		printf("cleanup: agents\n%s", msgs.buf);
+	sb_release(&msgs);
 	for (size_t i = 0; rq_target_ops_all[i]; i++) {
 		if (!rq_target_ops_all[i]->cleanup_stale)
 			continue;

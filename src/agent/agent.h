@@ -34,8 +34,14 @@ struct json_t;
 /* Facts about the machine the agent runs on (kernel, hostname, cpus, rdma-core). */
 struct json_t *rq_agent_facts(void);
 
-/* Serve requests from in_fd, answer on out_fd, until shutdown or EOF. */
+/* Serve requests from in_fd, answer on out_fd, until shutdown, EOF or SIGTERM. */
 int rq_agent_serve(int in_fd, int out_fd);
+/*
+ * Remove /tmp/rq-agent-<pid>-XXXXXX dirs of ours whose agent is gone (and
+ * older unnumbered ones a day old); returns how many.  msgs may be NULL.
+ */
+struct sb;
+int rq_agent_sweep_stale(struct sb *msgs);
 
 /* Controller side. */
 struct rq_agent {

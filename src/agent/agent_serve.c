@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <glob.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
@@ -699,6 +701,45 @@ static void feed(struct agent *ag, const char *buf, size_t n)
 	}
 }
 
+int rq_agent_sweep_stale(struct sb *msgs)
+{
+	static const char *const pre[] = { "/tmp/rq-agent-", NULL };
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
+	int done = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300], comm[64], proc[64], *end;
+		const char *rest = e->d_name + 9;
+		long pid;
+		struct stat st;
+
+		if (strncmp(e->d_name, "rq-agent-", 9))
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		pid = strtol(rest, &end, 10);
+		if (end != rest && *end == '-' && strlen(end + 1) == 6 && pid > 0) {
+			/* Its agent still runs (and is one of ours, not a reused pid): keep it. */
+			snprintf(proc, sizeof(proc), "/proc/%ld/comm", pid);
+			if ((kill((pid_t)pid, 0) == 0 || errno == EPERM) &&
+			    read_line(proc, comm, sizeof(comm)) == 0 && strstr(comm, "rdmaqual"))
+				continue;
+		} else if (strlen(rest) != 6 || lstat(path, &st) || time(NULL) - st.st_mtime < 24 * 3600) {
+			/* Named before pids were in the name: only when a day old. */
+			continue;
+		}
+		if (rm_rf_scratch(path, pre) == 0) {
+			done++;
+			if (msgs)
+				sb_addf(msgs, "removed %s\n", path);
+		}
+	}
+	closedir(d);
+	return done;
+}
+
 int rq_agent_serve(int in_fd, int out_fd)
 {
 	struct agent ag = { .in_fd = in_fd, .out_fd = out_fd, .in = SB_INIT };
@@ -707,12 +748,21 @@ int rq_agent_serve(int in_fd, int out_fd)
 	int sfd;
 	char buf[65536];
 
-	snprintf(ag.base, sizeof(ag.base), "%s/rq-agent-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	/* The pid in the name lets `rdmaqual cleanup` tell a live agent's dir from a stale one. */
+	snprintf(ag.base, sizeof(ag.base), "%s/rq-agent-%d-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+		 (int)getpid());
 	if (!mkdtemp(ag.base))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
+	/*
+	 * Closing an agent is EOF then SIGTERM to its group: taken here, so the
+	 * workers are stopped and the scratch dir removed, not left in /tmp.
+	 */
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -736,8 +786,11 @@ int rq_agent_serve(int in_fd, int out_fd)
 			struct signalfd_siginfo si;
 
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
-				;
+				if (si.ssi_signo != SIGCHLD)
+					ag.stop = true;
 		}
+		if (ag.stop)
+			break;
 		reap(&ag);
 		expire(&ag);
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -168,4 +168,23 @@ L="$T/rep-noisy/latest/logs/harden.a_noisy.log"
 expect_grep "the noisy log keeps its head" '^FIRST' "$L"
 expect_grep "and its tail" '^LAST' "$L"
 expect_grep "and marks the cut" 'rdmaqual: [0-9]+ bytes .*cut here' "$L"
+
+# 9. Agents' scratch dirs: a closed agent removes its own (SIGTERM included),
+# and cleanup sweeps those of agents that are gone, never a live one's.
+mkdir -m 700 "$T/tmpd"
+TMPDIR="$T/tmpd" "$RQ" run --report-dir "$T/rep" $PASS >/dev/null 2>&1
+expect_true "a passing run leaves no agent scratch dir" sh -c "[ -z \"\$(ls -A '$T/tmpd')\" ]"
+stale=$(mktemp -d "/tmp/rq-agent-$dead-XXXXXX")
+mkfifo "$T/agent.in"
+exec 3<>"$T/agent.in"		# held open: the agent sees no EOF
+"$RQ" agent --stdio <"$T/agent.in" >/dev/null 2>&1 &
+apid=$!
+wait_for "a live agent made its dir" 10 sh -c "ls -d /tmp/rq-agent-$apid-* >/dev/null"
+"$RQ" cleanup >"$T/sweep.out" 2>&1
+expect_true "cleanup sweeps a dead agent's dir" test ! -e "$stale"
+expect_true "and keeps a live agent's" sh -c "ls -d /tmp/rq-agent-$apid-* >/dev/null"
+kill -TERM "$apid"
+wait_for "an agent stopped by SIGTERM removes its dir" 10 sh -c "! ls -d /tmp/rq-agent-$apid-* 2>/dev/null"
+exec 3>&-
+rm -rf "$stale"
 finish
