@@ -357,8 +357,10 @@ START_TEST(mtu_set_and_restore)
 		ck_assert_int_eq(netdev_get_mtu(tmp, "eth0", &mtu), 0);
 		ck_assert_int_eq(mtu, 4200);
 		journal_text(scratch, &j);
-		snprintf(want, sizeof(want), "mtu\t%s\teth0\t1500\n", tmp);
-		ck_assert_str_eq(j.buf, want);
+		snprintf(want, sizeof(want), "mtu\t%s\teth0\t1500\tboot=", tmp);
+		ck_assert(str_starts(j.buf, want));
+		/* the device by what it is, not only its name */
+		ck_assert_ptr_nonnull(strstr(j.buf, "\tifindex=-,mac=52:54:00:12:34:56\t"));
 		nc.k->cleanup(&nc.ctx, nc.c.cfg);
 		ck_assert_int_eq(netdev_get_mtu(tmp, "eth0", &mtu), 0);
 		ck_assert_int_eq(mtu, 1500);
@@ -417,6 +419,62 @@ START_TEST(mtu_set_and_restore)
 		ck_assert_int_eq(undo_push(&c, "mtu", "eth7", "1500"), 0);
 		ck_assert_int_eq(undo_apply_pending(want, NULL), 1);
 		ck_assert_int_eq(access(want, F_OK), 0);
+		unlink(want);
+		sb_release(&log);
+	}
+
+	/*
+	 * Changed twice before the crash (1500 -> 9000 -> 4000): the first
+	 * record holds the value from before, and only it is applied.
+	 */
+	{
+		struct rq_ctx c = { .root = tmp, .scratch = scratch };
+		struct sb log = SB_INIT;
+
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "1500"), 0);
+		ck_assert_int_eq(netdev_set_mtu(tmp, "eth0", 9000), 0);
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "9000"), 0);
+		ck_assert_int_eq(netdev_set_mtu(tmp, "eth0", 4000), 0);
+		ck_assert_int_eq(undo_apply_pending(want, &log), 0);
+		ck_assert_int_eq(netdev_get_mtu(tmp, "eth0", &mtu), 0);
+		ck_assert_int_eq(mtu, 1500);
+		ck_assert_ptr_nonnull(strstr(log.buf, "MTU of eth0 back to 1500"));
+		ck_assert_ptr_nonnull(strstr(log.buf, "a later record (value 9000) dropped"));
+		sb_release(&log);
+	}
+
+	/* A record of an earlier boot: the reboot undid it; dropped, said, not applied. */
+	{
+		struct sb log = SB_INIT;
+		char *rec = xasprintf("mtu\t%s\teth0\t1500\tboot=00000000-dead-beef-0000-000000000000\t"
+				      "ifindex=-,mac=52:54:00:12:34:56\t1700000000\n", tmp);
+
+		ck_assert_int_eq(netdev_set_mtu(tmp, "eth0", 9000), 0);
+		ck_assert_int_eq(write_file_atomic(want, rec, strlen(rec)), 0);
+		ck_assert_int_eq(undo_apply_pending(want, &log), 0);
+		ck_assert_int_eq(netdev_get_mtu(tmp, "eth0", &mtu), 0);
+		ck_assert_int_eq(mtu, 9000);
+		ck_assert_ptr_nonnull(strstr(log.buf, "earlier boot"));
+		ck_assert_int_eq(access(want, F_OK), -1);
+		free(rec);
+		sb_release(&log);
+	}
+
+	/* Renamed since (eth0 is now eth9): the MTU goes back on that device, by its MAC. */
+	{
+		struct rq_ctx c = { .root = tmp, .scratch = scratch };
+		struct sb log = SB_INIT;
+		char *from = xasprintf("%s/sys/class/net/eth0", tmp), *to = xasprintf("%s/sys/class/net/eth9", tmp);
+
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "1500"), 0);
+		ck_assert_int_eq(rename(from, to), 0);
+		ck_assert_int_eq(undo_apply_pending(want, &log), 0);
+		ck_assert_int_eq(netdev_get_mtu(tmp, "eth9", &mtu), 0);
+		ck_assert_int_eq(mtu, 1500);
+		ck_assert_ptr_nonnull(strstr(log.buf, "MTU of eth0 (now named eth9) back to 1500"));
+		ck_assert_int_eq(rename(to, from), 0);
+		free(from);
+		free(to);
 		sb_release(&log);
 	}
 	sb_release(&j);
@@ -454,6 +512,8 @@ START_TEST(irq_set_and_restore)
 			lines++;
 		ck_assert_uint_eq(lines, 8);
 		ck_assert(str_starts(j.buf, "irq\t"));
+		/* each record names its vector (device and queue), not only the IRQ number */
+		ck_assert_ptr_nonnull(strstr(j.buf, "\tvector=mlx5_comp0@pci:0000:af:00.0\t"));
 		if (first < 0)
 			first = atoi(j.buf + 4 + strlen(tmp) + 1);
 		snprintf(path, sizeof(path), "%s/proc/irq/%d/effective_affinity_list", tmp, first);

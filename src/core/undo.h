@@ -6,11 +6,17 @@
  * between leaves the record, and `rdmaqual cleanup` (undo_apply_pending)
  * restores the setting.  One record per line, tab-separated:
  *
- *   mtu  ROOT  IFNAME  OLD_MTU
- *   irq  ROOT  IRQ     OLD_CPULIST
+ *   mtu  ROOT  IFNAME  OLD_MTU      boot=BOOT_ID  ifindex=N,mac=M        TIME
+ *   irq  ROOT  IRQ     OLD_CPULIST  boot=BOOT_ID  vector=ACTION_NAME     TIME
  *
  * ROOT is "/" for the live node, else the tree the change was made in
- * (tests use writable copies of the node fixtures).
+ * (tests use writable copies of the node fixtures).  Replay takes, per
+ * setting, only the first record (the value from before any change); puts
+ * an MTU back on the device with that ifindex and (permanent) MAC, under
+ * whatever name it has now, and an affinity on the IRQ of that device's
+ * vector, whatever number it has now; drops records of an earlier boot
+ * unapplied; and says each thing it does.  Records of four fields (older
+ * rdmaqual) are applied by name.
  */
 #ifndef RQ_UNDO_H
 #define RQ_UNDO_H

@@ -62,8 +62,9 @@ static void hca_cleanup_stale(const struct rq_run_opts *o)
 		return;
 	snprintf(path, sizeof(path), "%s/" RQ_UNDO_JOURNAL, o->state_dir);
 	left = undo_apply_pending(path, &log);
-	if (log.len && o->verbose)
-		fputs(log.buf, stderr);
+	/* Always said: a setting put back (or refused) at the start of a run is news. */
+	if (log.len)
+		fprintf(stderr, "rdmaqual cleanup: settings a killed run changed:\n%s", log.buf);
 	if (left > 0)
 		fprintf(stderr, "rdmaqual: %d setting(s) could not be restored; kept in %s\n", left, path);
 	sb_release(&log);
