@@ -3,7 +3,10 @@
  * Controller side of the agent protocol (see agent.h): framing JSON lines
  * over a byte stream that may deliver them in pieces, with a deadline on
  * every wait.  Nothing the agent sends is trusted: a line that is not a
- * JSON object with our version marks the agent dead with the reason.
+ * JSON object with our version, or an answer to an id that is not in
+ * flight (never asked, or answered already), marks the agent dead with
+ * the reason; a peer or guest cannot make the controller keep answers
+ * nobody will take.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@ struct rq_agent *rq_agent_attach(int rfd, int wfd, pid_t pid, const char *label)
 	a->pid = pid;
 	a->next_id = 1;
 	a->stash = json_object();
+	a->inflight = json_object();
 	return a;
 }
 
@@ -68,6 +72,7 @@ void rq_agent_close(struct rq_agent *a)
 	if (a->pid > 0)
 		proc_kill_group(a->pid, 1000);
 	json_decref(a->stash);
+	json_decref(a->inflight);
 	free(a->rbuf);
 	free(a->label);
 	free(a);
@@ -138,6 +143,10 @@ uint64_t rq_agent_send(struct rq_agent *a, json_t *req)
 		mark_dead(a, "write to agent %s failed: %s", a->label, strerror(-ret));
 		return 0;
 	}
+	char key[32];
+
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)id);
+	json_object_set_new(a->inflight, key, json_true());
 	return id;
 }
 
@@ -189,6 +198,13 @@ static bool stash_line(struct rq_agent *a, const char *line)
 		return false;
 	}
 	snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(id));
+	if (!json_object_get(a->inflight, key)) {
+		mark_dead(a, "agent %s answered id %s, which is not in flight (never asked or answered "
+			  "already)", a->label, key);
+		json_decref(j);
+		return false;
+	}
+	json_object_del(a->inflight, key);
 	json_object_set_new(a->stash, key, j);
 	return true;
 }

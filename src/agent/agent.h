@@ -52,6 +52,7 @@ struct rq_agent {
 	char *rbuf;		/* partial line buffer */
 	size_t rlen, rcap;
 	struct json_t *stash;	/* answers that arrived for ids nobody waits on yet */
+	struct json_t *inflight;	/* ids sent and not answered: only these are accepted */
 	bool dead;		/* EOF or protocol breakage seen */
 	char dead_why[256];
 };
@@ -91,7 +92,9 @@ int rq_agent_poll(struct rq_agent **a, size_t n, int64_t deadline_ms);
 struct json_t *rq_agent_take(struct rq_agent *a, uint64_t id);
 /*
  * The process-wide local agent (a forked `rdmaqual agent --stdio`), shared
- * by the local, hca, sysroot, ibsim and rxe-host targets; started on first use.
+ * by the local, hca, sysroot, ibsim and rxe-host targets; started on first
+ * use, and replaced by a fresh one when it died (targets ask again for
+ * every case, so one broken case never costs the next).
  */
 struct rq_agent *rq_agent_local(const char *self_exe, char *err, size_t errsz);
 void rq_agent_local_close(void);

@@ -326,6 +326,8 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		json_object_set_new(param, "case_file", json_string(path));
 	pl->param = json_dumps(param, JSON_COMPACT);
 	json_decref(param);
+	/* The shared agent, replaced if a case before this one killed it. */
+	p->agent = rq_agent_local(t->opts->self_exe, err, errsz);
 	pl->side[0] = pl->side[1] = p->agent;
 	pl->root = "";
 	ip->next = places;

@@ -41,7 +41,21 @@ void node_agents_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 {
 	struct node_agents *p = t->priv;
 	bool remote = p->peer && c->kind->two_sided;
+	char err[256];
 
+	/*
+	 * A dead agent (a crash, a protocol violation) is replaced for the next
+	 * case: the local one by a fresh fork, a peer by a fresh ssh.
+	 */
+	p->self = rq_agent_local(t->opts->self_exe, err, sizeof(err));
+	if (p->peer && p->peer->dead) {
+		struct rq_agent *fresh = rq_agent_ssh(t->opts->peer, t->opts->self_exe, err, sizeof(err));
+
+		if (fresh) {
+			rq_agent_close(p->peer);
+			p->peer = fresh;
+		}
+	}
 	pl->side[0] = p->self;
 	pl->side[1] = remote ? p->peer : p->self;
 	snprintf(pl->addr[0], sizeof(pl->addr[0]), "127.0.0.1");

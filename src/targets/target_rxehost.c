@@ -147,6 +147,8 @@ static int rxehost_open(struct rq_target *t, char *err, size_t errsz)
 static int rxehost_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *p,
 			 char *err, size_t errsz)
 {
+	/* The shared agent, replaced if a case before this one killed it. */
+	t->priv = rq_agent_local(t->opts->self_exe, err, errsz);
 	p->side[0] = p->side[1] = t->priv;
 	snprintf(p->addr[0], sizeof(p->addr[0]), RXEHOST_ADDR);
 	snprintf(p->addr[1], sizeof(p->addr[1]), RXEHOST_ADDR);

@@ -87,6 +87,10 @@ static int sysroot_place(struct rq_target *t, const struct rq_case *c, struct rq
 		snprintf(err, errsz, "sysroot target not open");
 		return -EINVAL;
 	}
+	/* The shared agent, replaced if a case before this one killed it. */
+	p->agent = rq_agent_local(t->opts->self_exe, err, errsz);
+	if (!p->agent)
+		return -EIO;
 	pl->side[0] = p->agent;
 	pl->side[1] = p->agent;
 	pl->root = p->root;

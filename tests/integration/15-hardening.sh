@@ -187,4 +187,27 @@ kill -TERM "$apid"
 wait_for "an agent stopped by SIGTERM removes its dir" 10 sh -c "! ls -d /tmp/rq-agent-$apid-* 2>/dev/null"
 exec 3>&-
 rm -rf "$stale"
+
+# 10. A case that kills its agent costs that case only: the next case on
+# the same target gets a fresh agent.
+cat >"$T/killer.yaml" <<'CASE'
+defaults:
+  targets: [local]
+  timeout: 20s
+cases:
+  - name: harden.c_kills_agent
+    kind: command
+    summary: SIGKILL the agent that runs this case (the worker's parent)
+    argv: [sh, -c, 'kill -9 $(cut -d" " -f4 /proc/$PPID/stat); sleep 5']
+  - name: harden.d_next
+    kind: command
+    argv: [echo, fresh agent]
+    stdout_contains: fresh agent
+CASE
+"$RQ" run --report-dir "$T/rep-kill" "$T/killer.yaml" >"$T/kill.out" 2>&1
+R="$T/rep-kill/latest/results.json"
+expect_eq "the case that killed its agent is an ERROR" ERROR \
+	"$(jq -r '.results[] | select(.id == "harden.c_kills_agent") | .verdict' "$R")"
+expect_eq "the next case runs on a fresh agent" PASS \
+	"$(jq -r '.results[] | select(.id == "harden.d_next") | .verdict' "$R")"
 finish

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The controller side of the agent protocol against a scripted agent on a
+ * pipe pair: answers are accepted only for ids in flight, once; an answer
+ * nobody asked for marks the agent dead instead of being kept (a guest or
+ * peer sending 8,000 of them made the controller grow by 521 MB).
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "agent/agent.h"
+#include "core/util.h"
+
+static int to_ctl[2], from_ctl[2];
+static struct rq_agent *a;
+
+static void setup(void)
+{
+	ck_assert_int_eq(pipe2(to_ctl, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(from_ctl, O_CLOEXEC), 0);
+	a = rq_agent_attach(to_ctl[0], from_ctl[1], -1, "scripted");
+}
+
+static void teardown(void)
+{
+	rq_agent_close(a);
+	close(to_ctl[1]);
+	close(from_ctl[0]);
+}
+
+static void agent_says(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void agent_says(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ck_assert_int_eq(write(to_ctl[1], line, (size_t)n), n);
+}
+
+START_TEST(answers_only_in_flight)
+{
+	char why[256];
+	json_t *req = json_pack("{s:s}", "op", "hello"), *ans;
+	uint64_t id = rq_agent_send(a, req);
+
+	json_decref(req);
+	ck_assert_uint_ne(id, 0);
+	agent_says("{\"v\":1,\"id\":%llu,\"ok\":true}\n", (unsigned long long)id);
+	ans = rq_agent_wait(a, id, now_ms() + 2000, why, sizeof(why));
+	ck_assert_ptr_nonnull(ans);
+	json_decref(ans);
+	ck_assert(!a->dead);
+	/* the same id again: answered already */
+	agent_says("{\"v\":1,\"id\":%llu,\"ok\":true}\n", (unsigned long long)id);
+	req = json_pack("{s:s}", "op", "facts");
+	id = rq_agent_send(a, req);
+	json_decref(req);
+	ans = rq_agent_wait(a, id, now_ms() + 2000, why, sizeof(why));
+	ck_assert_ptr_null(ans);
+	ck_assert(a->dead);
+	ck_assert_ptr_nonnull(strstr(why, "not in flight"));
+}
+END_TEST
+
+START_TEST(unsolicited_flood)
+{
+	char why[256];
+	json_t *req = json_pack("{s:s}", "op", "hello"), *ans;
+	uint64_t id = rq_agent_send(a, req);
+
+	json_decref(req);
+	/* A flood of answers to ids never asked, before the real one. */
+	for (unsigned long long i = 1000; i < 1200; i++)
+		agent_says("{\"v\":1,\"id\":%llu,\"ok\":true,\"log\":\"xxxxxxxxxxxxxxxx\"}\n", i);
+	agent_says("{\"v\":1,\"id\":%llu,\"ok\":true}\n", (unsigned long long)id);
+	ans = rq_agent_wait(a, id, now_ms() + 2000, why, sizeof(why));
+	ck_assert_ptr_null(ans);
+	ck_assert(a->dead);
+	ck_assert_ptr_nonnull(strstr(a->dead_why, "answered id 1000"));
+	ck_assert_uint_eq(json_object_size(a->stash), 0);	/* nothing kept */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agent");
+	TCase *tc = tcase_create("agent");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, answers_only_in_flight);
+	tcase_add_test(tc, unsolicited_flood);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
