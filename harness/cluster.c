@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "agent/agent.h"
@@ -376,6 +377,27 @@ void cluster_free(struct cluster *cl)
 		free(nd->first_fail);
 	}
 	pool_end(cl);
+	if (cl->launched) {
+		/*
+		 * What the controller itself cost against what the nodes did
+		 * (bench/cluster.sh reads this line).  Children's figures cover
+		 * local agents only, reaped above; remote agents' CPU is theirs.
+		 */
+		struct rusage self, kids;
+
+		getrusage(RUSAGE_SELF, &self);
+		getrusage(RUSAGE_CHILDREN, &kids);
+		double cs = self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+			    (self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+		double ks = kids.ru_utime.tv_sec + kids.ru_stime.tv_sec +
+			    (kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+
+		fprintf(stderr, "rdmaqual: lab cost: %zu nodes, %zu node-cases; controller CPU %.3f s "
+			"(%.3f ms per node-case), peak RSS %.1f MiB; local agents' CPU %.3f s; "
+			"planning %.3f ms\n", cl->n, cl->units, cs,
+			cl->units ? cs * 1e3 / (double)cl->units : 0.0, self.ru_maxrss / 1024.0, ks,
+			cl->plan_ms);
+	}
 	for (size_t i = 0; i < cl->npairs; i++)
 		free(cl->pairs[i].what);
 	free(cl->pairs);

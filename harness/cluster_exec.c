@@ -317,6 +317,7 @@ static void unit_start(struct cluster *cl, struct unit *u)
 		}
 	}
 	u->running = true;
+	cl->units++;
 }
 
 /* Look at a running unit; true when it is over. */

@@ -72,6 +72,7 @@ struct cluster {
 	const struct rq_case **pair_cases;	/* two-sided cases run, in order */
 	size_t npair_cases;
 	double plan_ms;			/* planning time of the rounds, all cases */
+	size_t units;			/* node-cases sent to agents (pair rails count once) */
 };
 
 /* cluster.c */

@@ -178,24 +178,58 @@ struct run_sink {
 	struct sched *s;
 	struct rq_results *results;
 	struct rq_baseline *baseline;
+	const struct rq_result *last;	/* the row whose log file was written last */
+	int64_t flushed_ms;
 };
 
+/*
+ * Lab runs: the rows of one node-case (a row per device and port) carry
+ * one log, so they share one file, named by the case and node: one file
+ * per node-case, not eight, on a rack of eight-rail nodes.
+ */
 static void sink_row(void *arg, struct rq_result *r)
 {
 	struct run_sink *rs = arg;
+	const struct rq_result *l = rs->last;
 
 	if (rs->baseline->doc)
 		rq_baseline_judge(rs->baseline, r, rq_baseline_model(r));
-	write_row_log(rs->rep, rs->run_dir, r);
+	if (l && !r->peer_node && l->node && r->node && !strcmp(l->node, r->node) &&
+	    !strcmp(l->case_name, r->case_name) && l->log.len == r->log.len &&
+	    !memcmp(l->log.buf, r->log.buf, r->log.len) && l->log_path) {
+		free(r->log_path);
+		r->log_path = xstrdup(l->log_path);
+		/* The first row of the node-case keeps the text for JUnit; this one points to it. */
+		sb_release(&r->log);
+	} else if (r->node && !r->peer_node) {
+		char *id = r->id;
+
+		r->id = xasprintf("%s[%s]", r->case_name, r->node);
+		write_row_log(rs->rep, rs->run_dir, r);
+		free(r->id);
+		r->id = id;
+	} else {
+		write_row_log(rs->rep, rs->run_dir, r);
+	}
+	if (!l || !r->log_path || !l->log_path || strcmp(l->log_path, r->log_path))
+		rs->last = r;
 	runrep_row(rs->rep, r);
 }
 
+/*
+ * Lab runs rewrite the reports every 2 s at most, not after every case: a
+ * rack's reports are large, and the journal, fsync'd per node-case, is
+ * what --resume completes a killed run from.
+ */
 static void sink_flush(void *arg)
 {
 	struct run_sink *rs = arg;
 
+	if (now_ms() - rs->flushed_ms < 2000)
+		return;
 	runrep_facts(rs->rep, rs->s);
 	runrep_flush(rs->rep, rs->results);
+	rs->flushed_ms = now_ms();
 }
 
 static int run_main(int argc, char **argv, const char *resume);
@@ -513,7 +547,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	size_t ran = 0;
 	unsigned nbad = 0;
 
-	struct run_sink rsink = { run_dir, &rep, &s, &results, &baseline };
+	struct run_sink rsink = { run_dir, &rep, &s, &results, &baseline, NULL, 0 };
 	struct cluster_sink sink = { sink_row, sink_flush, &rsink };
 
 	if (cl) {
