@@ -1,0 +1,80 @@
+#!/bin/sh
+# Lab runs over ssh without a lab: a private sshd on a loopback port stands
+# in for three nodes (ssh_config aliases lab1..lab3, the same copy
+# mechanism as --peer), plus a node whose ssh is refused.  Checks that
+# every reachable node's rows pass, the unreachable one ERRORs with ssh's
+# own error while the run goes on and ends in bounded time, its JUnit suite
+# carries the node's real hostname, and nothing is left running.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+SSHD=/usr/sbin/sshd
+if [ ! -x "$SSHD" ] || [ "$(id -u)" -ne 0 ]; then
+	echo "  SKIP: needs root and openssh-server (make deps)"
+	exit 0
+fi
+T=$(mktemp -d /tmp/rq-it-labssh.XXXXXX)
+port=$(( 30000 + ($$ + 7) % 20000 ))
+cleanup() {
+	[ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$T/id"
+cp "$T/id.pub" "$T/authorized_keys"
+chmod 700 "$T"
+cat >"$T/sshd_config" <<CFG
+Port $port
+ListenAddress 127.0.0.1
+HostKey $T/host_key
+PidFile $T/sshd.pid
+AuthorizedKeysFile $T/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+StrictModes no
+UsePAM no
+MaxStartups 30
+CFG
+cat >"$T/ssh_config" <<CFG
+Host lab1 lab2 lab3
+	HostName 127.0.0.1
+	Port $port
+Host labdead
+	HostName 127.0.0.1
+	Port 1
+Host *
+	User root
+	IdentityFile $T/id
+	StrictHostKeyChecking no
+	UserKnownHostsFile /dev/null
+	LogLevel ERROR
+CFG
+mkdir -p /run/sshd
+"$SSHD" -f "$T/sshd_config" -E "$T/sshd.log"
+wait_for "private sshd is up" 10 test -s "$T/sshd.pid"
+export RDMAQUAL_SSH_CONFIG="$T/ssh_config"
+export RDMAQUAL_STATE_DIR="$T/state"
+C=tests/integration/lab-cases
+
+start=$(date +%s)
+"$RQ" run --nodes 'lab[1-3],labdead' --launcher ssh --fanout 4 --report-dir "$T/rep" \
+	--drain-list "$T/drain" $C/node.yaml $C/pairs.yaml >"$T/out" 2>&1
+expect_eq "the run fails (a node unreachable, node02's check is not there)" 1 $?
+expect_true "and ends in bounded time" test $(( $(date +%s) - start )) -lt 60
+expect_grep "lab1's rows pass over ssh" 'PASS +lab\.hello\[lab1\]' "$T/out"
+expect_grep "lab3's too" 'PASS +lab\.not_node02\[lab3\]' "$T/out"
+expect_grep "the unreachable node ERRORs with ssh's error" \
+	'ERROR +lab\.hello\[labdead\] .*labdead unreachable: ssh labdead: .*(refused|exited)' "$T/out"
+expect_grep "its pairs ERROR naming it" 'ERROR +lab\.pingpong\[lab3->labdead\] .*peer labdead unreachable' "$T/out"
+expect_grep "3 of 4 nodes up" '3 of 4 nodes up \(launcher ssh' "$T/out"
+host=$(hostname)
+expect_grep "JUnit suite named by the node's real hostname" "<testsuite name=\"$host\"" "$T/rep/latest/junit.xml"
+expect_eq "results.json: lab1's hostname is the node's own" "$host" \
+	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['lab']['nodes'][0]['hostname'])" "$T/rep/latest/results.json")"
+expect_eq "the drain list names the unreachable node" "labdead" "$(cut -d' ' -f1 "$T/drain")"
+expect_true "no node agent left running" no_proc "/tmp/rdmaqual-peer.*/rdmaqual-.* agent"
+wait_for "the nodes' private copy dirs are removed" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
+finish
