@@ -187,7 +187,8 @@ int cmd_parse(int argc, char **argv)
 		return usage_error("parse", "no parser for \"%s\"", argv[1]);
 	ret = read_file(!strcmp(argv[2], "-") ? "/dev/stdin" : argv[2], &text, 0);
 	if (ret) {
-		fprintf(stderr, "rdmaqual parse: %s: %s\n", argv[2], strerror(-ret));
+		fprintf(stderr, "rdmaqual parse: %s: %s\n", argv[2],
+			ret == -EFBIG ? "larger than 16 MiB, the most parse reads" : strerror(-ret));
 		return RQ_EXIT_FAIL;
 	}
 	if (p->parse(text.buf, text.len, &out, err, sizeof(err)) || !out) {

@@ -269,6 +269,45 @@ START_TEST(dups_across_files)
 }
 END_TEST
 
+/*
+ * Duplicate names among 100k cases: found, each at its place.  The check
+ * scanned every earlier case (a 40k-case suite took 10 s; 100k, over a
+ * minute), past this test's 10 s bound; hashed, it takes milliseconds.
+ */
+START_TEST(many_cases_dups)
+{
+	enum { N = 100000 };
+
+	S.cases = xcalloc(N, sizeof(*S.cases));
+	for (size_t i = 0; i < N; i++) {
+		struct rq_case *c = xcalloc(1, sizeof(*c));
+
+		c->name = xasprintf("case.%zu", i < N - 2 ? i : i - 50000);
+		c->file = xstrdup(i < N / 2 ? "a.yaml" : "b.yaml");
+		c->pos.line = (unsigned)(i % (N / 2)) + 2;
+		c->pos.col = 5;
+		S.cases[S.ncases++] = c;
+	}
+	ck_assert_int_eq(rq_suite_check_dups(&S, &D), 2);
+	ck_assert_str_eq(D.v[0].file, "b.yaml");
+	ck_assert_uint_eq(D.v[0].line, N / 2 + 2 - 2);
+	ck_assert_str_eq(D.v[0].msg, "duplicate case name \"case.49998\" (first at a.yaml:50000:5)");
+	ck_assert_str_eq(D.v[1].msg, "duplicate case name \"case.49999\" (first at a.yaml:50001:5)");
+	/* and within one file (2,000 cases through the loader), at the second one */
+	char *a = NULL;
+	size_t al = 0;
+	FILE *fa = open_memstream(&a, &al);
+
+	fputs("cases:\n", fa);
+	for (int i = 0; i < 2000; i++)
+		fprintf(fa, "  - {name: c%d, kind: plain}\n", i % 1999);
+	fclose(fa);
+	ck_assert_int_ne(load(a), 0);
+	expect_exact(2001, 12, "duplicate case name \"c0\" (first at line 2)");
+	free(a);
+}
+END_TEST
+
 /* One bad value per line; all reported, each where it is. */
 static const char bad_values[] =
 	"cases:\n"
@@ -915,6 +954,13 @@ static Suite *loader_suite(void)
 	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
 	suite_add_tcase(s, tc);
+	/* Its own 10 s bound (the scan took minutes for this many). */
+	TCase *big = tcase_create("many cases");
+
+	tcase_add_checked_fixture(big, setup, teardown);
+	tcase_set_timeout(big, 10);
+	tcase_add_test(big, many_cases_dups);
+	suite_add_tcase(s, big);
 	return s;
 }
 

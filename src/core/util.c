@@ -576,6 +576,59 @@ int rm_rf_scratch(const char *path, const char *const *prefixes)
 	return rm_rf(path);
 }
 
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+size_t *strmap_get(const struct strmap *m, const char *key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = fnv1a(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (!strcmp(m->keys[i], key))
+			return &m->vals[i];
+	return NULL;
+}
+
+size_t *strmap_put(struct strmap *m, const char *key, size_t val, bool *added)
+{
+	size_t *slot = strmap_get(m, key), i;
+
+	*added = false;
+	if (slot)
+		return slot;
+	if (2 * (m->n + 1) > m->cap) {
+		struct strmap big = { .cap = m->cap ? 2 * m->cap : 64 };
+
+		big.keys = xcalloc(big.cap, sizeof(*big.keys));
+		big.vals = xcalloc(big.cap, sizeof(*big.vals));
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->keys[j])
+				strmap_put(&big, m->keys[j], m->vals[j], added);
+		strmap_release(m);
+		*m = big;
+	}
+	for (i = fnv1a(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+	*added = true;
+	return &m->vals[i];
+}
+
+void strmap_release(struct strmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
 int64_t now_ms(void)
 {
 	struct timespec ts;

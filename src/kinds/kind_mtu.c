@@ -108,17 +108,32 @@ static int mtu_for_4k(const struct rdma_dev *d)
 	return 4096 + (!strcmp(d->driver, "rxe") ? 80 : 96);
 }
 
-/* expect_active entry for dev/port: 0 none, -1 malformed. */
+/* The MTU of one expect_active entry ("4096" or "dev[/port]=4096"), via the loader's converter. */
+static int entry_mtu(const char *e, int *mtu)
+{
+	const char *eq = strchr(e, '=');
+	long long v;
+
+	/* "4096junk" is refused here (atoi took it for 4096), so lint says so. */
+	if (parse_ll(eq ? eq + 1 : e, &v) || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
+		return -EINVAL;
+	*mtu = (int)v;
+	return 0;
+}
+
+/* expect_active entry for dev/port: 0 none. */
 static int expected_for(const struct mtu_cfg *cfg, const char *dev, int port)
 {
-	int any = 0, devwide = 0;
+	int any = 0, devwide = 0, v;
 
 	for (size_t i = 0; i < cfg->expect_active.n; i++) {
 		const char *e = cfg->expect_active.str[i], *eq = strchr(e, '=');
 		char who[96];
 
+		if (entry_mtu(e, &v))
+			continue;	/* mtu_validate refused it at load */
 		if (!eq) {
-			any = atoi(e);
+			any = v;
 			continue;
 		}
 		snprintf(who, sizeof(who), "%.*s", (int)(eq - e), e);
@@ -126,9 +141,9 @@ static int expected_for(const struct mtu_cfg *cfg, const char *dev, int port)
 
 		snprintf(pw, sizeof(pw), "%s/%d", dev, port);
 		if (!strcmp(who, pw))
-			return atoi(eq + 1);
+			return v;
 		if (!strcmp(who, dev))
-			devwide = atoi(eq + 1);
+			devwide = v;
 	}
 	return devwide ? devwide : any;
 }
@@ -138,10 +153,10 @@ static int mtu_validate(const struct rq_case *c, char *err, size_t errsz)
 	const struct mtu_cfg *cfg = c->cfg;
 
 	for (size_t i = 0; i < cfg->expect_active.n; i++) {
-		const char *e = cfg->expect_active.str[i], *eq = strchr(e, '=');
-		int v = atoi(eq ? eq + 1 : e);
+		const char *e = cfg->expect_active.str[i];
+		int v;
 
-		if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
+		if (entry_mtu(e, &v)) {
 			snprintf(err, errsz, "expect_active \"%s\": an IB MTU (256, 512, 1024, 2048, 4096) expected", e);
 			return -1;
 		}

@@ -210,4 +210,24 @@ expect_eq "the case that killed its agent is an ERROR" ERROR \
 	"$(jq -r '.results[] | select(.id == "harden.c_kills_agent") | .verdict' "$R")"
 expect_eq "the next case runs on a fresh agent" PASS \
 	"$(jq -r '.results[] | select(.id == "harden.d_next") | .verdict' "$R")"
+
+# 11. Input limits and typed values: a case file over 16 MiB is an error,
+# never cut; expect_active "4096junk" is not 4096.
+{ echo 'cases:'; echo '  - {name: harden.big, kind: command, argv: ["true"]}'
+  head -c 17000000 /dev/zero | tr '\0' '#'; echo; } >"$T/big.yaml"
+"$RQ" lint "$T/big.yaml" >"$T/big.out" 2>&1
+expect_eq "a case file over 16 MiB is a lint error" 2 $?
+expect_grep "that says so" 'big.yaml.*larger than 16 MiB' "$T/big.out"
+"$RQ" parse ibstat "$T/big.yaml" >"$T/bigp.out" 2>&1
+expect_eq "parse refuses it too" 1 $?
+expect_grep "and says so" 'larger than 16 MiB' "$T/bigp.out"
+cat >"$T/junk.yaml" <<'CASE'
+cases:
+  - name: harden.mtu_junk
+    kind: mtu
+    expect_active: ["4096junk"]
+CASE
+"$RQ" lint "$T/junk.yaml" >"$T/junk.out" 2>&1
+expect_eq "expect_active 4096junk does not lint clean" 2 $?
+expect_grep "and names it" 'expect_active "4096junk"' "$T/junk.out"
 finish
