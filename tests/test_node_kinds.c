@@ -482,6 +482,48 @@ START_TEST(mtu_set_and_restore)
 }
 END_TEST
 
+/*
+ * An IRQ renumbered since the record (a driver reload): the affinity goes
+ * back on the IRQ that now carries the recorded vector, not on the old
+ * number, whose vector is another one now.
+ */
+START_TEST(undo_irq_follows_vector)
+{
+	char tmp[] = "/tmp/rq-irqv-XXXXXX", scratch[4200], path[4400], v[64];
+	struct sb t = SB_INIT, log = SB_INIT;
+	struct rq_ctx c = { .scratch = scratch };
+	char *p137, *p138;
+
+	copy_tree("cx6dx-roce-farnuma", tmp);
+	c.root = tmp;
+	snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
+	ck_assert_int_eq(mkdir_p(scratch, 0700), 0);
+	ck_assert_int_eq(irq_set_affinity(tmp, 137, "8"), 0);
+	ck_assert_int_eq(irq_set_affinity(tmp, 138, "9"), 0);
+	ck_assert_int_eq(undo_push(&c, "irq", "137", "0"), 0);	/* comp0 was on CPU 0 */
+	/* the driver came back with comp0 and comp1 swapped */
+	snprintf(path, sizeof(path), "%s/proc/interrupts", tmp);
+	ck_assert_int_eq(read_file(path, &t, 0), 0);
+	ck_assert_ptr_nonnull(p137 = strstr(t.buf, "mlx5_comp0@pci:0000:af:00.0"));
+	ck_assert_ptr_nonnull(p138 = strstr(t.buf, "mlx5_comp1@pci:0000:af:00.0"));
+	p137[9] = '1';
+	p138[9] = '0';
+	ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
+	snprintf(path, sizeof(path), "%s/" RQ_UNDO_JOURNAL, scratch);
+	ck_assert_int_eq(undo_apply_pending(path, &log), 0);
+	ck_assert_ptr_nonnull(strstr(log.buf, "now IRQ 138"));
+	snprintf(path, sizeof(path), "%s/proc/irq/138/smp_affinity_list", tmp);
+	ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
+	ck_assert_str_eq(v, "0");
+	snprintf(path, sizeof(path), "%s/proc/irq/137/smp_affinity_list", tmp);
+	ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
+	ck_assert_str_eq(v, "8");	/* comp1 now: left alone */
+	sb_release(&t);
+	sb_release(&log);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 /* irq-affinity set: local-spread on a writable tree, verified, journalled and restored. */
 START_TEST(irq_set_and_restore)
 {
@@ -609,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, driver_unbound_function);
 	tcase_add_test(tc, mtu_set_and_restore);
 	tcase_add_test(tc, irq_set_and_restore);
+	tcase_add_test(tc, undo_irq_follows_vector);
 	tcase_add_test(tc, nodeinfo_helpers);
 	tcase_add_test(tc, pci_models);
 	suite_add_tcase(s, tc);
