@@ -49,6 +49,18 @@ int statedir_check(const char *dir)
 			dir, S_ISLNK(st.st_mode) ? "a symlink" : "something else");
 		return -1;
 	}
+	/*
+	 * Ours and writable by no one else (older versions made it 0755):
+	 * nothing can have been planted, so tighten it and go on.
+	 */
+	if (st.st_uid == geteuid() && (st.st_mode & 077) && !(st.st_mode & 022)) {
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0 && fchmod(fd, 0700) == 0 && fstat(fd, &st) == 0)
+			fprintf(stderr, "rdmaqual: state dir %s was readable by others; now 0700\n", dir);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
 		fprintf(stderr, "rdmaqual: state dir %s is owned by uid %u with mode %04o; it must be "
 			"owned by uid %u with mode 0700 (remove it or use another --state-dir)\n", dir,

@@ -41,7 +41,7 @@ int rq_vm_state_record(const char *state_dir, const char *dir, pid_t qemu_pid)
 	struct sb f = SB_INIT;
 	int rc;
 
-	rc = mkdir_p(state_dir, 0755);
+	rc = mkdir_p(state_dir, 0700);
 	if (rc < 0)
 		return rc;
 	record_path(state_dir, getpid(), path, sizeof(path));

@@ -22,6 +22,10 @@ mkdir -m 0777 "$T/open"
 "$RQ" run --state-dir "$T/open" --report-dir "$T/rep" $PASS >"$T/open.out" 2>&1
 expect_eq "a state dir open to others is refused" 1 $?
 expect_grep "and the reason says so" "must be owned by uid $(id -u) with mode 0700" "$T/open.out"
+mkdir -m 0755 "$T/older"
+"$RQ" cleanup --state-dir "$T/older" >"$T/older.out" 2>&1
+expect_eq "one of ours only readable by others (an older rdmaqual's) is tightened" 0 $?
+expect_eq "to 0700" 700 "$(stat -c %a "$T/older")"
 if id nobody >/dev/null 2>&1; then
 	mkdir -m 0700 "$T/theirs"
 	chown nobody "$T/theirs"
