@@ -49,10 +49,9 @@ static void boot_id(char *buf, size_t size)
 /* The permanent MAC of a live netdev (ETHTOOL_GPERMADDR), else "". */
 static void perm_mac(const char *ifname, char *buf, size_t size)
 {
-	struct {
-		struct ethtool_perm_addr pa;
-		unsigned char data[32];
-	} req = { .pa = { .cmd = ETHTOOL_GPERMADDR, .size = 32 } };
+	/* struct ethtool_perm_addr ends in a flexible array: room for 32 bytes after it. */
+	_Alignas(struct ethtool_perm_addr) unsigned char raw[sizeof(struct ethtool_perm_addr) + 32] = { 0 };
+	struct ethtool_perm_addr *pa = (struct ethtool_perm_addr *)raw;
 	struct ifreq ifr;
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	size_t o = 0;
@@ -63,12 +62,14 @@ static void perm_mac(const char *ifname, char *buf, size_t size)
 		return;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&req;
-	if (ioctl(s, SIOCETHTOOL, &ifr) == 0 && req.pa.size <= 32) {
-		for (unsigned i = 0; i < req.pa.size; i++)
-			any |= req.data[i] != 0;
-		for (unsigned i = 0; any && i < req.pa.size && o + 4 < size; i++)
-			o += (size_t)snprintf(buf + o, size - o, "%s%02x", i ? ":" : "", req.data[i]);
+	pa->cmd = ETHTOOL_GPERMADDR;
+	pa->size = 32;
+	ifr.ifr_data = (void *)pa;
+	if (ioctl(s, SIOCETHTOOL, &ifr) == 0 && pa->size <= 32) {
+		for (unsigned i = 0; i < pa->size; i++)
+			any |= pa->data[i] != 0;
+		for (unsigned i = 0; any && i < pa->size && o + 4 < size; i++)
+			o += (size_t)snprintf(buf + o, size - o, "%s%02x", i ? ":" : "", pa->data[i]);
 	}
 	close(s);
 }
