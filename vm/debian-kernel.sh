@@ -85,7 +85,11 @@ mkdir -p "$st/lists/partial" "$st/archives/partial" "$deb"
 		*) echo "deb [signed-by=$keyring] $mirror $s main" ;;
 		esac
 	done
-} >"$st/sources.list"
+} >"$st/sources.list.new"
+# Lists of another mirror or suite set are not this one's.
+changed=0
+cmp -s "$st/sources.list.new" "$st/sources.list" 2>/dev/null || changed=1
+mv -f "$st/sources.list.new" "$st/sources.list"
 APT="-o Dir::Etc::SourceList=$st/sources.list -o Dir::Etc::SourceParts=/nonexistent
  -o Dir::Etc::Preferences=/nonexistent -o Dir::Etc::PreferencesParts=/nonexistent
  -o Dir::State=$st -o Dir::State::Lists=$st/lists -o Dir::State::status=$st/status
@@ -102,7 +106,7 @@ trap 'rm -f "$err"' EXIT
 # not pay apt-get update's parsing twice); RQ_APT_REFRESH=1 forces it.
 online=1
 fresh=$(find "$st/lists" -maxdepth 1 -name '*Packages*' -mmin -60 2>/dev/null | head -n1)
-if [ -z "$fresh" ] || [ "${RQ_APT_REFRESH:-0}" = 1 ] || [ ! -s "$st/pkgcache.bin" ]; then
+if [ -z "$fresh" ] || [ $changed = 1 ] || [ "${RQ_APT_REFRESH:-0}" = 1 ] || [ ! -s "$st/pkgcache.bin" ]; then
 	# shellcheck disable=SC2086
 	if ! apt-get $APT -q update >"$err" 2>&1 || grep -q '^\(W\|E\): Failed to fetch' "$err"; then
 		! grep -q 'does not have a Release file' "$err" ||
@@ -184,7 +188,9 @@ if [ ! -e "$dir.meta" ]; then
 	} >"$dir.meta.tmp"
 	mv -f "$dir.meta.tmp" "$dir.meta"
 else
-	sed -i "s/^RQ_KCACHE=.*/RQ_KCACHE=cached/" "$dir.meta"
+	# Resolved from lists an earlier update left: say that no mirror answered.
+	[ $online = 1 ] && how=cached || how=offline
+	sed -i "s/^RQ_KCACHE=.*/RQ_KCACHE=$how/" "$dir.meta"
 	# The same tree can be reached by another spec (bookworm and PKG=VER).
 	grep -qx "RQ_KSPEC=$spec" "$dir.meta" || echo "RQ_KSPEC=$spec" >>"$dir.meta"
 fi

@@ -1,0 +1,121 @@
+#!/bin/sh
+# Qualify a kernel upgrade in VMs: debian:bookworm (6.1) against
+# debian:bookworm-backports (6.12) on a short suite (driver, mtu, verbs, one
+# bandwidth case), both runs kept and reported, the comparison printed and
+# written (qualify.json, junit.xml, report.html, checked in chromium); a
+# package that does not exist is a clear error before anything boots;
+# offline (no mirror answers) both cached kernels are used, --repeat 2
+# judges medians with their spread; a run judged against a planted
+# baseline fails naming the figure.  Kernels are fetched on a cold cache.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+. tests/integration/browser.sh
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "  SKIP: qemu-system-x86_64 not installed"
+	exit 0
+fi
+RQ=${RQ_VM:-./rdmaqual}
+T=$(mktemp -d /tmp/rq-it-qualify.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+SUITE="cases/driver cases/mtu cases/verbs cases/bw/native.yaml -k driver.* -k mtu.* -k verbs.* -k bw.write_64k"
+
+# Both kernels first (a cold cache downloads them): without a mirror and
+# without a cache there is nothing to qualify here.
+start=$(date +%s)
+for s in bookworm bookworm-backports; do
+	if ! "$RQ" vm image --kernel "debian:$s" >"$T/img-$s.out" 2>&1; then
+		sed 's/^/    | /' "$T/img-$s.out"
+		echo "  SKIP: debian:$s cannot be fetched here and is not cached"
+		exit 0
+	fi
+done
+echo "    kernels ready in $(( $(date +%s) - start ))s"
+expect_grep "bookworm is 6.1, with its package version and origin" \
+	'^package: +linux-image-6\.1\.[^ ]* 6\.1\.[^ ]* from http[^ ]* bookworm[^ ]*/main' "$T/img-bookworm.out"
+expect_grep "bookworm-backports is 6.12" \
+	'^package: +linux-image-6\.12\.[^ ]* 6\.12\.[^ ]*bpo[^ ]* from http[^ ]* bookworm-backports/main' \
+	"$T/img-bookworm-backports.out"
+
+# A package that does not exist: exit 2 before any boot, naming it.
+"$RQ" qualify --before debian:linux-image-6.1.0-99-amd64=0.0 --after debian:bookworm \
+	--report-dir "$T/q" -k driver.rxe >"$T/missing.out" 2>&1
+expect_eq "missing package: qualify exits 2" 2 $?
+expect_grep "and says which package, version and suites" \
+	'--before debian:linux-image-6\.1\.0-99-amd64=0\.0: .*no package linux-image-6\.1\.0-99-amd64 version 0\.0 in bookworm, bookworm-updates, bookworm-security, bookworm-backports' \
+	"$T/missing.out"
+expect_true "nothing was booted or written" [ ! -e "$T/q" ]
+
+# The qualification.
+start=$(date +%s)
+# shellcheck disable=SC2086
+"$RQ" qualify --before debian:bookworm --after debian:bookworm-backports --report-dir "$T/q" \
+	$SUITE >"$T/qual.out" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+sed -n '/^== qualify/,$p' "$T/qual.out" | sed 's/^/    | /'
+Q=$(ls -d "$T"/q/qualify-* 2>/dev/null | head -n1)
+J="$Q/qualify.json"
+expect_true "qualify.json written" [ -s "$J" ]
+n=$(jq '.compare.summary.regressions // ([.compare.findings[] | select(.regression)] | length)' "$J")
+expect_eq "exit status follows the regressions found ($n)" "$([ "$n" -gt 0 ] && echo 1 || echo 0)" "$rc"
+expect_eq "no row regressed: the suite passes on 6.12 as on 6.1" 0 \
+	"$(jq '[.compare.findings[] | select(.regression and .row != null and .name == null)] | length' "$J")"
+B=$(jq -r '.before.runs[0]' "$J")
+A=$(jq -r '.after.runs[0]' "$J")
+for side in B A; do
+	eval d=\$$side
+	expect_true "$side run is an ordinary run dir (junit.xml, results.json, report.html)" \
+		[ -s "$d/junit.xml" ] && [ -s "$d/results.json" ] && [ -s "$d/report.html" ]
+	expect_eq "$side run: driver, mtu, verbs and bandwidth rows pass" 0 \
+		"$(jq '[.results[] | select(.verdict == "FAIL" or .verdict == "ERROR")] | length' "$d/results.json")"
+	expect_true "$side run records the kernel package version and origin" \
+		jq -e '.facts["vm.kernel_package_version"] and .facts["vm.kernel_origin"]' "$d/results.json"
+done
+expect_eq "before ran 6.1" "6.1" "$(jq -r '.facts["vm.guest_kernel"]' "$B/results.json" | cut -d. -f1,2)"
+expect_eq "after ran 6.12" "6.12" "$(jq -r '.facts["vm.guest_kernel"]' "$A/results.json" | cut -d. -f1,2)"
+expect_grep "per-row verdicts side by side" '^  bw\.write_64k\[rxe0/1\] +PASS +PASS' "$T/qual.out"
+expect_grep "figures side by side" 'bw\.write_64k\[rxe0/1\] +bw_64KiB +[0-9.]+ Gb/s +[0-9.]+ Gb/s' "$T/qual.out"
+expect_grep "the kernel facts that changed" 'vm\.kernel_package_version +6\.1\.[^ ]+ +-> +6\.12\.' "$T/qual.out"
+expect_grep "the verdict line" '^result: (REGRESSION|no regression)$' "$T/qual.out"
+"$RQ" compare "$B" "$A" >"$T/cmp.out" 2>&1
+expect_eq "compare of the two kept runs agrees with qualify" "$rc" $?
+expect_true "qualify's junit.xml follows the junit-10 schema" \
+	xmllint --noout --schema tests/junit-10.xsd "$Q/junit.xml"
+browser_check qualify "$Q/report.html" "$(expect_counts "$A/results.json")"
+browser_check qualify-before-run "$B/report.html" "$(expect_counts "$B/results.json")"
+browser_check qualify-after-run "$A/report.html" "$(expect_counts "$A/results.json")"
+
+# Offline: no mirror answers, both cached kernels are used and say so;
+# --repeat 2 alternates the sides and judges medians.
+start=$(date +%s)
+RQ_DEBIAN_MIRROR=http://127.0.0.1:9/debian "$RQ" qualify --repeat 2 --before debian:bookworm \
+	--after debian:bookworm-backports --report-dir "$T/off" cases/driver cases/bw/native.yaml \
+	-k driver.rxe -k bw.write_64k >"$T/off.out" 2>&1
+rc=$?
+took2=$(( $(date +%s) - start ))
+sed -n '/^== qualify/,/^per row/p' "$T/off.out" | sed 's/^/    | /'
+expect_true "offline qualify ran (exit $rc)" [ $rc -le 1 ]
+expect_grep "offline: the cached 6.1 is used and said to be" '^before +debian:bookworm: .*\(offline\)$' "$T/off.out"
+expect_grep "offline: the cached 6.12 too" '^after +debian:bookworm-backports: .*\(offline\)$' "$T/off.out"
+OJ=$(ls -d "$T"/off/qualify-*/qualify.json | head -n1)
+expect_eq "two runs a side" "2 2" "$(jq -r '"\(.before.runs | length) \(.after.runs | length)"' "$OJ")"
+expect_eq "the runs' facts say offline" "offline" \
+	"$(jq -r '.facts["vm.kernel_cache"]' "$(jq -r '.after.runs[1]' "$OJ")/results.json")"
+expect_grep "medians with their spread" 'bw\.write_64k\[rxe0/1\] +bw_64KiB +[0-9.e-]+ \[[0-9.e-]+\.\.[0-9.e-]+\] n=2' "$T/off.out"
+expect_grep "the sides alternate" '== before run 2' "$T/off.out"
+
+# A planted baseline (the after run's figures, bandwidth made 10 times
+# higher) fails the bandwidth row of the next run, naming the figure.
+"$RQ" baseline save "$A" "$T/base.json" >/dev/null 2>&1
+jq '(.entries[] | select(.case == "bw.write_64k") | .figures[] | select(.name == "bw_64KiB") | .value) |= . * 10' \
+	"$T/base.json" >"$T/planted.json"
+"$RQ" run --target rxe-vm --kernel debian:bookworm-backports --baseline "$T/planted.json" \
+	--report-dir "$T/bl" cases/bw/native.yaml -k bw.write_64k >"$T/bl.out" 2>&1
+expect_eq "the run against the planted baseline fails" 1 $?
+expect_grep "naming the figure, both values and the tolerance" \
+	'^FAIL +bw\.write_64k\[rxe0/1\] .*bw_64KiB [0-9.e-]+ Gb/s is 9[0-9.]+% lower than the baseline [0-9.e-]+ \(tolerance 5%\)' "$T/bl.out"
+echo "    qualify (short suite, two kernels): ${took}s; offline --repeat 2: ${took2}s"
+finish
