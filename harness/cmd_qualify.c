@@ -235,6 +235,31 @@ static int side_doc(struct side *s, const char *qdir)
 	return 0;
 }
 
+/*
+ * A side whose every row is an ERROR (its guests never came up, its kernel
+ * could not be had) judges nothing: comparing ERROR with ERROR would find
+ * "no regression".  That is a failed qualification, not a passed one.
+ */
+static int side_usable(const struct side *s)
+{
+	const char *first = NULL;
+	size_t i, nerr = 0, n = json_array_size(json_object_get(s->doc, "results"));
+	json_t *r;
+
+	json_array_foreach(json_object_get(s->doc, "results"), i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "verdict")), "ERROR"))
+			continue;
+		nerr++;
+		if (!first)
+			first = json_string_value(json_object_get(r, "reason"));
+	}
+	if (n && nerr < n)
+		return 0;
+	fprintf(stderr, "rdmaqual qualify: every row of the %s side is an ERROR, nothing to compare%s%s\n",
+		s->label, first ? "; the first: " : "", first ? first : "");
+	return -1;
+}
+
 static const char *fact(json_t *doc, const char *key)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(doc, "facts"), key));
@@ -570,7 +595,7 @@ int cmd_qualify(int argc, char **argv)
 			rq_interrupted ? "interrupted" : "a side did not finish", qdir);
 		goto out;
 	}
-	if (side_doc(&sb_, qdir) || side_doc(&sa, qdir))
+	if (side_doc(&sb_, qdir) || side_doc(&sa, qdir) || side_usable(&sb_) || side_usable(&sa))
 		goto out;
 	if (cmp_compare(sb_.doc, sa.doc, &co, &rep, err, sizeof(err))) {
 		fprintf(stderr, "rdmaqual qualify: %s\n", err);

@@ -86,9 +86,6 @@ mkdir -p "$st/lists/partial" "$st/archives/partial" "$deb"
 		esac
 	done
 } >"$st/sources.list.new"
-# Lists of another mirror or suite set are not this one's.
-changed=0
-cmp -s "$st/sources.list.new" "$st/sources.list" 2>/dev/null || changed=1
 mv -f "$st/sources.list.new" "$st/sources.list"
 APT="-o Dir::Etc::SourceList=$st/sources.list -o Dir::Etc::SourceParts=/nonexistent
  -o Dir::Etc::Preferences=/nonexistent -o Dir::Etc::PreferencesParts=/nonexistent
@@ -102,17 +99,26 @@ APT="-o Dir::Etc::SourceList=$st/sources.list -o Dir::Etc::SourceParts=/nonexist
 err=$(mktemp "$st/err.XXXXXX")
 trap 'rm -f "$err"' EXIT
 
-# Lists younger than an hour are used as they are (a warm qualify run does
-# not pay apt-get update's parsing twice); RQ_APT_REFRESH=1 forces it.
+# The lists are used as they are when the last update, for exactly these
+# sources, succeeded less than an hour ago (a warm qualify run does not pay
+# apt-get update's parsing twice); RQ_APT_REFRESH=1 forces an update.  The
+# stamp holds the sources it was made for and goes when an update fails,
+# so lists of another mirror are never taken for this one's.
 online=1
-fresh=$(find "$st/lists" -maxdepth 1 -name '*Packages*' -mmin -60 2>/dev/null | head -n1)
-if [ -z "$fresh" ] || [ $changed = 1 ] || [ "${RQ_APT_REFRESH:-0}" = 1 ] || [ ! -s "$st/pkgcache.bin" ]; then
+stamp=$st/updated
+if [ -n "$(find "$stamp" -mmin -60 2>/dev/null)" ] && cmp -s "$stamp" "$st/sources.list" &&
+   [ "${RQ_APT_REFRESH:-0}" != 1 ] && [ -s "$st/pkgcache.bin" ]; then
+	:
+else
+	rm -f "$stamp"
 	# shellcheck disable=SC2086
 	if ! apt-get $APT -q update >"$err" 2>&1 || grep -q '^\(W\|E\): Failed to fetch' "$err"; then
 		! grep -q 'does not have a Release file' "$err" ||
 			die "debian:$spec: $(grep -o "'[^']*' does not have a Release file" "$err" | head -n1) (no such suite at that mirror?)"
 		online=0
 		echo "debian-kernel.sh: apt-get update failed: $(grep '^[WE]:' "$err" | grep -v unsandboxed | head -n1)" >&2
+	else
+		cp "$st/sources.list" "$stamp"
 	fi
 fi
 

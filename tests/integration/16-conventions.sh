@@ -66,7 +66,7 @@ expect_eq "kept: latest and the two newest" "20260101-000000-1 20260104-000000-1
 	"$(ls -d "$R"/2026* | xargs -n1 basename | tr '\n' ' ' | sed 's/ $//')"
 expect_true "an old qualification is pruned too" [ ! -e "$R/qualify-x" ]
 expect_true "a directory that is no report is left alone" [ -d "$R/notes" ]
-expect_true "a symlink is left alone (and not followed)" [ -L "$R/etc-link" ] && [ -d /etc ]
+expect_true "a symlink is left alone (and not followed)" sh -c "[ -L '$R/etc-link' ] && [ -d /etc ]"
 "$RQ" reports prune --report-dir "$R" >/dev/null 2>&1
 expect_eq "prune without --keep is a usage error" 2 $?
 finish

@@ -19,7 +19,7 @@ export RDMAQUAL_STATE_DIR="$T/state"
 # A run with every verdict: its page.
 "$RQ" run --report-dir "$T/rep" tests/cases/runner >"$T/run.out" 2>&1
 R="$T/rep/latest"
-expect_true "report.html beside junit.xml" [ -s "$R/report.html" ] && [ -s "$R/junit.xml" ]
+expect_true "report.html beside junit.xml" sh -c "[ -s '$R/report.html' ] && [ -s '$R/junit.xml' ]"
 expect_nogrep "no external asset (src=, href=, url()" '(src|href)=|url\(' "$R/report.html"
 expect_true "failures first: the failure section comes before the rows" \
 	awk '/id="failures"/ && !f { f = NR } /id="rows"/ && !r { r = NR } END { exit !(f && r && f < r) }' "$R/report.html"
