@@ -7,15 +7,19 @@
  * page looks the same on a CI server without network.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "core/util.h"
 #include "report_html.h"
 
-#define MAX_LOG_READ (256u << 10)
+/* Bytes read from the end of a failing row's log for its last lines. */
+#define MAX_LOG_READ (16u << 10)
 
 void rq_html_escape(struct sb *out, const char *s)
 {
@@ -143,7 +147,34 @@ static void summary(struct sb *out, json_t *doc, const char *id)
 	sb_adds(out, "</p>\n</section>\n");
 }
 
-/* The last n lines of a row's log file, escaped, into out. */
+/*
+ * The end of a file: at most max bytes before its end (a long log's tail
+ * without reading the whole of it, once per failing row after every case).
+ */
+static int read_tail(const char *path, size_t max, struct sb *sb)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char buf[8192];
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if ((size_t)st.st_size > max && lseek(fd, st.st_size - (off_t)max, SEEK_SET) < 0) {
+		close(fd);
+		return -errno;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0 && sb->len < max)
+		sb_add(sb, buf, (size_t)n);
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
+/* The last lines of a row's log file, escaped, into out. */
 static void log_tail(struct sb *out, const char *run_dir, const char *log_path)
 {
 	struct sb text = SB_INIT;
@@ -153,7 +184,7 @@ static void log_tail(struct sb *out, const char *run_dir, const char *log_path)
 	if (!run_dir || !log_path || strstr(log_path, ".."))
 		return;
 	path = xasprintf("%s/%s", run_dir, log_path);
-	if (read_file(path, &text, MAX_LOG_READ) || !text.len) {
+	if (read_tail(path, MAX_LOG_READ, &text) || !text.len) {
 		free(path);
 		sb_release(&text);
 		return;
