@@ -183,8 +183,8 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 		       img.kver, img.ksrc, img.kimage, img.pvh ? " (PVH vmlinux)" : " (bzImage)",
 		       img.modroot, img.kver, img.initrd);
 		if (*img.kpkg)
-			printf("package:   %s %s from %s (%s)\n", img.kpkg, img.kpkgver,
-			       img.korigin, img.kcache);
+			printf("package:   %s %s from %s%s%s%s\n", img.kpkg, img.kpkgver, img.korigin,
+			       *img.kcache ? " (" : "", img.kcache, *img.kcache ? ")" : "");
 		return 0;
 	}
 	if (!o.state_dir) {

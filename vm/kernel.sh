@@ -125,6 +125,7 @@ emit() {
 	fi
 	echo "RQ_MODROOT=$(modroot_for "$moddir" "$ver")"
 	[ -z "${meta:-}" ] || [ ! -r "$meta" ] || cat "$meta"
+	[ -z "${kcache:-}" ] || echo "RQ_KCACHE=$kcache"
 	exit 0
 }
 
@@ -155,6 +156,16 @@ fi
 hv=$(uname -r)
 if [ "$try_host" = 1 ] && [ -r "/boot/vmlinuz-$hv" ] && [ -e "/lib/modules/$hv/modules.dep" ] &&
    has_rxe "/lib/modules/$hv"; then
+	# The package that installed it, when dpkg knows one.
+	hp=$(dpkg-query -S "/boot/vmlinuz-$hv" 2>/dev/null | head -n1 | cut -d: -f1) || true
+	if [ -n "$hp" ]; then
+		meta="$cache/host-kernel.meta"
+		{
+			echo "RQ_KPKG=$hp"
+			echo "RQ_KPKGVER=$(dpkg-query -W -f='${Version}' "$hp" 2>/dev/null)"
+			echo "RQ_KORIGIN=installed on this host"
+		} >"$meta"
+	fi
 	emit host "$hv" "/boot/vmlinuz-$hv" "/lib/modules/$hv"
 fi
 
@@ -193,6 +204,7 @@ if [ -n "$pkg" ]; then
 					$1 == v || ($1 == "***" && $2 == v) { getline; print $2, $3; exit }')"
 			} >"$deb/$ver.meta"
 			touch "$deb/$ver.ok"
+			kcache=fetched
 		else
 			echo "kernel.sh: apt-get download $pkg failed: $(tail -n1 "$dl.err" 2>/dev/null)" >&2
 			rm -rf "$deb/$ver"
@@ -208,10 +220,21 @@ if [ -z "$ver" ]; then
 	ver=$ok
 	echo "kernel.sh: using cached $ver" >&2
 	offline=1
+	kcache=offline
 fi
 meta="$deb/$ver.meta"
-if [ "${offline:-0}" = 1 ] && [ -r "$meta" ]; then
-	sed 's/^RQ_KORIGIN=\(.*\)/RQ_KORIGIN=cache (offline; fetched from \1)/' "$meta" >"$meta.off"
-	meta="$meta.off"
+if [ ! -s "$meta" ] && [ "${offline:-0}" != 1 ]; then
+	# A tree unpacked before package versions were recorded.
+	kp=linux-image-$ver
+	kv=$(apt-cache show --no-all-versions "$kp" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
+	if [ -n "$kv" ]; then
+		{
+			echo "RQ_KPKG=$kp"
+			echo "RQ_KPKGVER=$kv"
+			echo "RQ_KORIGIN=$(apt-cache policy "$kp" 2>/dev/null | awk -v v="$kv" '
+				$1 == v || ($1 == "***" && $2 == v) { getline; print $2, $3; exit }')"
+		} >"$meta"
+	fi
 fi
+kcache=${kcache:-cached}
 emit debian "$ver" "$deb/$ver/boot/vmlinuz-$ver" "$deb/$ver/lib/modules/$ver"
