@@ -97,7 +97,7 @@ RQ_DEBIAN_MIRROR=http://127.0.0.1:9/debian "$RQ" qualify --repeat 2 --before deb
 	-k driver.rxe -k bw.write_64k >"$T/off.out" 2>&1
 rc=$?
 took2=$(( $(date +%s) - start ))
-sed -n '/^== qualify/,/^per row/p' "$T/off.out" | sed 's/^/    | /'
+sed -n '/^== qualify/,/^before  \//p' "$T/off.out" | sed 's/^/    | /'
 expect_true "offline qualify ran (exit $rc)" [ $rc -le 1 ]
 expect_nogrep "offline: every row ran (none is an ERROR)" '^(ERROR|FAIL) ' "$T/off.out"
 expect_grep "offline: the cached 6.1 is used and said to be" '^before +debian:bookworm: .*\(offline\)$' "$T/off.out"
