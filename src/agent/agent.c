@@ -69,8 +69,19 @@ void rq_agent_close(struct rq_agent *a)
 		close(a->wfd);
 	if (a->rfd >= 0)
 		close(a->rfd);
-	if (a->pid > 0)
-		proc_kill_group(a->pid, 1000);
+	if (a->pid > 0) {
+		int st;
+
+		/*
+		 * EOF first, and time to act on it: the agent stops its workers and
+		 * removes its scratch dir (a peer's shell removes its copy) before
+		 * anything is killed.  Whatever is left in its group goes after.
+		 */
+		if (proc_wait_deadline(a->pid, now_ms() + 2000, &st) == 1)
+			kill(-a->pid, SIGKILL);
+		else
+			proc_kill_group(a->pid, 1000);
+	}
 	json_decref(a->stash);
 	json_decref(a->inflight);
 	free(a->rbuf);

@@ -106,7 +106,7 @@ expect_true "neither took the lock (no state dir made)" test ! -e "$T/state-usag
 if unshare -pf true 2>/dev/null; then
 	mkdir -p "$T/ids"
 	now=$(date +%s)
-	for i in 0 1 2 3 4 5 6 7 8 9; do
+	for i in $(seq 0 40); do
 		mkdir "$T/ids/$(date -u -d "@$((now + i))" +%Y%m%d-%H%M%S)-1"
 	done
 	unshare -pf "$RQ" run --report-dir "$T/ids" $PASS >"$T/ids.out" 2>&1
