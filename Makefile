@@ -100,24 +100,32 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 
 # fuzz_parsers.c checks that no field is dropped (see there)
 build/fuzz/fuzz_parsers: FUZZ_LDFLAGS := -Wl,--wrap=json_object_set_new,--wrap=json_array_append_new
+# fuzz_inputs.c acts on forged run-state records: kill(), rm_rf() and
+# rm_rf_scratch() are recorded and checked, fork() fails (see there)
+build/fuzz/fuzz_inputs: FUZZ_LDFLAGS := -Wl,--wrap=kill,--wrap=rm_rf,--wrap=rm_rf_scratch,--wrap=fork
 
 # kept between builds (pattern-rule objects are intermediate otherwise)
 .SECONDARY: $(FUZZ_OBJ)
 
-FUZZ_BIN := build/fuzz/fuzz_loader build/fuzz/fuzz_parsers build/fuzz/fuzz_result
+FUZZ_BIN := build/fuzz/fuzz_loader build/fuzz/fuzz_parsers build/fuzz/fuzz_result \
+	build/fuzz/fuzz_inputs
+FUZZ_DIRS := build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result \
+	build/fuzz/corpus-inputs
 
-# make check: about 45 s in all.
+# make check: about 105 s in all (fuzz_inputs has 13 targets behind a selector byte).
 fuzz-brief: $(FUZZ_BIN)
-	@mkdir -p build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result
+	@mkdir -p $(FUZZ_DIRS)
 	$(call FUZZ_RUN,loader,20,4096)
 	$(call FUZZ_RUN,parsers,15,16384)
 	$(call FUZZ_RUN,result,10,4096)
+	$(call FUZZ_RUN,inputs,60,8192)
 
 fuzz: $(FUZZ_BIN)
-	@mkdir -p build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result
+	@mkdir -p $(FUZZ_DIRS)
 	$(call FUZZ_RUN,loader,$${FUZZ_SECONDS:-600},8192)
 	$(call FUZZ_RUN,parsers,$${FUZZ_SECONDS:-600},16384)
 	$(call FUZZ_RUN,result,$${FUZZ_SECONDS:-600},8192)
+	$(call FUZZ_RUN,inputs,$${FUZZ_SECONDS:-600},16384)
 
 demo: deps
 	$(MAKE) all
