@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
+#include "core/json_text.h"
 #include "core/kind.h"
 #include "core/util.h"
 
@@ -541,16 +542,17 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 		if (w->cancelled)
 			answer_err(ag, id, "cancelled");
 		else if (w->timed_out)
-			answer(ag, id, false, "timed out", json_pack("{s:s%}", "log", log.buf, log.len));
+			answer(ag, id, false, "timed out", json_pack("{s:o}", "log", rq_json_textn(log.buf, log.len)));
 		else {
 			char *msg = xasprintf("worker %s without an answer", how);
 
-			answer(ag, id, false, msg, json_pack("{s:s%}", "log", log.buf, log.len));
+			answer(ag, id, false, msg, json_pack("{s:o}", "log", rq_json_textn(log.buf, log.len)));
 			free(msg);
 		}
 	} else {
 		if (!strcmp(w->op, "run"))
-			json_object_set_new(payload, "log", json_stringn(log.buf, log.len));
+			/* a tool's bytes need not be UTF-8: json_stringn() would drop the log */
+			json_object_set_new(payload, "log", rq_json_textn(log.buf, log.len));
 		answer(ag, id, true, NULL, payload);
 	}
 	json_decref(id);
