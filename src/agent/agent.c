@@ -194,7 +194,8 @@ static bool stash_line(struct rq_agent *a, const char *line)
 
 	if (!*line)
 		return true;
-	j = json_loads(line, 0, &jerr);
+	/* a log may hold NUL bytes (escaped as \u0000): they are the tool's, keep them */
+	j = json_loads(line, JSON_ALLOW_NUL, &jerr);
 	if (!j || !json_is_object(j)) {
 		/* Consoles may echo stray text before the agent starts: say what it was. */
 		mark_dead(a, "agent %s sent a line that is not a JSON object: %.80s", a->label, line);
