@@ -86,11 +86,14 @@ static void command_run(struct rq_ctx *ctx, const void *p)
 		proc_describe(&r, argv[0], how, sizeof(how));
 		rq_judge(row, r.signal == 0 && r.exit_code == cfg->exit,
 			 "%s (expected exit %lld)", how, cfg->exit);
+		/* output is bytes: a NUL before the text must not hide it */
 		if (cfg->stdout_contains)
-			rq_judge(row, strstr(r.out.buf, cfg->stdout_contains) != NULL,
+			rq_judge(row, memmem(r.out.buf, r.out.len, cfg->stdout_contains,
+					     strlen(cfg->stdout_contains)) != NULL,
 				 "stdout lacks \"%s\"", cfg->stdout_contains);
 		if (cfg->stderr_contains)
-			rq_judge(row, strstr(r.err.buf, cfg->stderr_contains) != NULL,
+			rq_judge(row, memmem(r.err.buf, r.err.len, cfg->stderr_contains,
+					     strlen(cfg->stderr_contains)) != NULL,
 				 "stderr lacks \"%s\"", cfg->stderr_contains);
 	}
 	proc_result_release(&r);
