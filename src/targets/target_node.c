@@ -76,6 +76,9 @@ void node_agents_peer_facts(struct rq_target *t, struct rq_result *sink)
 	json_t *ans = rq_agent_call(p->peer, req, scaled_ms(10000), why, sizeof(why));
 
 	json_decref(req);
+	/* A peer that died or broke the protocol must show in the report, not vanish from it. */
+	if (!ans || !json_is_object(json_object_get(ans, "facts")))
+		rq_fact_add(sink, "peer.error", ans ? "its facts answer holds no facts" : why);
 	json_object_foreach(json_object_get(ans, "facts"), k, v) {
 		char *key = xasprintf("peer.%s", k);
 		char *val = json_is_string(v) ? xstrdup(json_string_value(v)) :
