@@ -602,6 +602,8 @@ int cmd_qualify(int argc, char **argv)
 		goto out;
 	}
 	have_rep = true;
+	if (repeat > 1)
+		rq_repeat_spread_filter(&rep, sb_.doc, sa.doc);
 	double secs = (double)(now_ms() - t0) / 1000.0;
 
 	printf("\n== qualify %s\n", qdir);

@@ -15,6 +15,7 @@
 #include "core/result.h"
 #include "core/util.h"
 #include "qual/baseline.h"
+#include "qual/compare.h"
 #include "qual/repeat.h"
 #include "report_html.h"
 
@@ -107,6 +108,60 @@ START_TEST(merge_repeats)
 	free(r1);
 	free(r2);
 	free(r3);
+}
+END_TEST
+
+/* Three runs a side, merged; compared; the spread filter applied. */
+static unsigned spread_case(const double b[3], const double a[3], struct cmp_report *rep)
+{
+	json_t *db[3], *da[3], *mb, *ma;
+	struct cmp_opts o;
+	char err[256];
+	unsigned n;
+
+	for (int i = 0; i < 3; i++) {
+		char *rb = bwrow("PASS", b[i]), *ra = bwrow("PASS", a[i]);
+
+		db[i] = doc(rb);
+		da[i] = doc(ra);
+		free(rb);
+		free(ra);
+	}
+	mb = rq_repeat_merge(db, 3, err, sizeof(err));
+	ma = rq_repeat_merge(da, 3, err, sizeof(err));
+	ck_assert(mb && ma);
+	cmp_opts_init(&o);
+	ck_assert_int_eq(cmp_compare(mb, ma, &o, rep, err, sizeof(err)), 0);
+	ck_assert_uint_eq(rep->regressions, 1);	/* bw_64KiB, the row's one figure */
+	n = rq_repeat_spread_filter(rep, mb, ma);
+	cmp_opts_release(&o);
+	for (int i = 0; i < 3; i++) {
+		json_decref(db[i]);
+		json_decref(da[i]);
+	}
+	json_decref(mb);
+	json_decref(ma);
+	return n;
+}
+
+START_TEST(spread_filter)
+{
+	static const double before[3] = { 1.0, 1.2, 0.8 };
+	static const double noise[3] = { 0.9, 0.85, 0.95 };	/* median 0.9: -10 %, inside [0.8..1.2] */
+	static const double slower[3] = { 0.5, 0.55, 0.6 };	/* median 0.55: outside */
+	struct cmp_report rep;
+
+	ck_assert_uint_eq(spread_case(before, noise, &rep), 1);
+	ck_assert_uint_eq(rep.regressions, 0);
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.v[i].name && !strcmp(rep.v[i].name, "bw_64KiB")) {
+			ck_assert_int_eq(rep.v[i].type, CMP_FIG_UNJUDGED);
+			ck_assert_ptr_nonnull(strstr(rep.v[i].msg, "within the before runs' spread [0.8..1.2]"));
+		}
+	cmp_report_release(&rep);
+	ck_assert_uint_eq(spread_case(before, slower, &rep), 0);
+	ck_assert_uint_eq(rep.regressions, 1);
+	cmp_report_release(&rep);
 }
 END_TEST
 
@@ -232,6 +287,7 @@ int main(void)
 
 	tcase_add_test(tc, median);
 	tcase_add_test(tc, merge_repeats);
+	tcase_add_test(tc, spread_filter);
 	tcase_add_test(tc, baseline);
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_heatmap);
