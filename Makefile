@@ -8,7 +8,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) -MMD -MP
+# The version reports, --version and the agent's hello carry: git describe of
+# the tree (a build outside git says "unknown").  `make RQ_VERSION=1.2` sets it.
+RQ_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+VERSION_DEF := -DRQ_VERSION='"$(RQ_VERSION)"'
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) -MMD -MP
 LDLIBS   := $(PKG_LIBS) -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -21,7 +25,8 @@ REL_OBJ  := $(LIBSRC:%.c=build/rel/%.o)
 SAN_OBJ  := $(LIBSRC:%.c=build/san/%.o)
 TEST_BIN := $(TESTS:tests/%.c=build/san/tests/%)
 
-.PHONY: all deps check unit integration fuzz fuzz-brief demo bench clean docs docs-check layers cleanup
+.PHONY: all deps check unit integration fuzz fuzz-brief demo bench clean docs docs-check layers \
+	shellcheck cleanup FORCE
 all: rdmaqual
 
 deps:
@@ -43,6 +48,14 @@ build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
 
+# The files that use RQ_VERSION are rebuilt when it changes (a commit, an
+# edit that makes the tree dirty): build/version holds the last one built.
+VERSION_USERS := harness/main.c harness/runreport.c src/agent/agent_serve.c
+build/version: FORCE
+	@mkdir -p build
+	@echo '$(RQ_VERSION)' | cmp -s - $@ || echo '$(RQ_VERSION)' >$@
+$(foreach v,rel san fuzz/obj,$(VERSION_USERS:%.c=build/$(v)/%.o)): build/version
+
 # Tests link against an archive, so a test pulls in only the objects it
 # uses (and works while other parts are still being written).
 build/san/librq.a: $(SAN_OBJ)
@@ -53,16 +66,28 @@ build/san/tests/%: tests/%.c build/san/librq.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $< build/san/librq.a $(LDLIBS) $(shell pkg-config --libs check)
 
-unit: $(TEST_BIN)
-	@tools/run-unit.sh $(TEST_BIN)
+# make unit: every unit test; make unit T=loader: tests/test_loader.c alone.
+UNIT_BIN := $(if $(T),build/san/tests/test_$(T),$(TEST_BIN))
+unit: $(if $(T),$(if $(wildcard tests/test_$(T).c),$(UNIT_BIN),FORCE),$(UNIT_BIN))
+	@$(if $(T),$(if $(wildcard tests/test_$(T).c),,echo "no unit test tests/test_$(T).c; there are: $(TESTS:tests/test_%.c=%)" >&2; exit 2))
+	@tools/run-unit.sh $(UNIT_BIN)
 
+# make integration: every script; make integration T=60: tests/integration/60-*.sh
+# (those that boot guests: under `flock /tmp/rq-vm.lock` on a shared machine).
 integration: rdmaqual build/san/rdmaqual
-	@tools/run-integration.sh
+	@tools/run-integration.sh $(T)
+
+# Every shell script of the project (sh, run by the tests, the VM guest and CI).
+SCRIPTS := $(sort $(wildcard bench/*.sh tests/integration/*.sh tests/fuzz/*.sh tools/*.sh vm/*.sh \
+	fixtures/*/*/*.sh) vm/init .ci/run)
+
+shellcheck:
+	@shellcheck $(SCRIPTS) && echo "shellcheck: $(words $(SCRIPTS)) scripts clean"
 
 check: deps
 	$(MAKE) all build/san/rdmaqual
 	$(MAKE) unit
-	$(MAKE) docs-check layers
+	$(MAKE) docs-check layers shellcheck
 	$(MAKE) integration
 	$(MAKE) fuzz-brief
 
@@ -85,7 +110,7 @@ docs-check: rdmaqual
 FUZZ_SRC := $(SRC)
 FUZZ_OBJ := $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
 # UB must stop the run: by default UBSan only prints and libFuzzer goes on
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Isrc -iquote harness $(PKG_CFLAGS) \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) \
 	-fno-sanitize-recover=undefined
 FUZZ_RUN = build/fuzz/fuzz_$(1) -max_total_time=$(2) -max_len=$(3) build/fuzz/corpus-$(1) \
 	$(if $(filter loader,$(1)),tests/fuzz/corpus,tests/fuzz/corpus-$(1))

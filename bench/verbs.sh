@@ -14,7 +14,7 @@
 # latency message size (64), RQ_ACCEL (tcg: a standard guest kernel hangs
 # under this machine's KVM), RQ (./rdmaqual).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 RQ=${RQ:-./rdmaqual}
 REPS=${REPS:-5}
 DUR=${DUR:-3}

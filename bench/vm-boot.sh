@@ -13,7 +13,8 @@ set -eu
 cd "$(dirname "$0")/.."
 RQ=${RQ:-./rdmaqual}
 [ -x "$RQ" ] || { echo "build rdmaqual first (make)"; exit 1; }
-export RDMAQUAL_STATE_DIR=${RDMAQUAL_STATE_DIR:-$(mktemp -d /tmp/rq-bench-state.XXXXXX)}
+RDMAQUAL_STATE_DIR=${RDMAQUAL_STATE_DIR:-$(mktemp -d /tmp/rq-bench-state.XXXXXX)}
+export RDMAQUAL_STATE_DIR
 echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$RQ" vm image | sed 's/^/  /'
 for i in 1 2 3; do

@@ -13,9 +13,6 @@
 #include "cli.h"
 #include "core/util.h"
 
-#ifndef RQ_VERSION
-#define RQ_VERSION "0.1"
-#endif
 
 const char *rq_self_exe;
 const char *rq_prog = "rdmaqual";

@@ -6,9 +6,6 @@
 #include "agent/agent.h"
 #include "runreport.h"
 
-#ifndef RQ_VERSION
-#define RQ_VERSION "0.1"
-#endif
 
 void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc, char **argv)
 {

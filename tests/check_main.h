@@ -2,7 +2,8 @@
 /*
  * The one libcheck main of the unit tests.  A test file defines its tests,
  * then a function that adds them to the test case (and sets its fixture,
- * timeout or process state), and ends with
+ * timeout or process state; a test case with other settings is made with
+ * tcase_create() and added to the suite s), and ends with
  *
  *	RQ_CHECK_MAIN("name", add_tests)
  *
@@ -16,15 +17,15 @@
 #include <check.h>
 #include <stdlib.h>
 
-static inline int rq_check_run(const char *name, void (*add)(TCase *tc))
+static inline int rq_check_run(const char *name, void (*add)(Suite *s, TCase *tc))
 {
 	Suite *s = suite_create(name);
 	TCase *tc = tcase_create(name);
 	SRunner *sr;
 	int failed;
 
-	add(tc);
 	suite_add_tcase(s, tc);
+	add(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -14,6 +14,7 @@
 #include "qual/capture.h"
 #include "nodecase.h"
 #include "qual/sysroot.h"
+#include "check_main.h"
 
 static const char *const kinds[] = { "driver", "pcie", "mtu", "irq-affinity" };
 static const char *const driver_kv[] = { "min_fw=16.35.2000,20.35.1012,22.36.1010,28.39.1002", NULL };
@@ -235,23 +236,14 @@ START_TEST(redact_text_edges)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("capture");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
-
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, capture_replays_identically, 0, (int)ARRAY_SIZE(fixtures));
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);
 	tcase_add_test(tc, redact_text_edges);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("capture", add_tests)

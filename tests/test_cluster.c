@@ -9,6 +9,7 @@
 #include "cluster/plan.h"
 #include "cluster/suspects.h"
 #include "core/util.h"
+#include "check_main.h"
 
 static char *joined(const struct rq_hosts *h)
 {
@@ -330,13 +331,8 @@ START_TEST(suspects_link_and_node_checks)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("cluster");
-	TCase *tc = tcase_create("all");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, hostlist_forms);
 	tcase_add_test(tc, hostlist_errors);
 	tcase_add_test(tc, nodes_sources);
@@ -346,10 +342,6 @@ int main(void)
 	tcase_add_test(tc, plan_list_many_rounds);
 	tcase_add_test(tc, suspects_one_bad_node);
 	tcase_add_test(tc, suspects_link_and_node_checks);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("cluster", add_tests)

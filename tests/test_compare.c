@@ -13,6 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "qual/compare.h"
+#include "check_main.h"
 
 /* A results.json document; rows is the text of the "results" array's items. */
 static json_t *doc(const char *facts, const char *rows)
@@ -560,13 +561,8 @@ START_TEST(many_rows)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("compare");
-	TCase *tc = tcase_create("compare");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, tolerance_args);
 	tcase_add_test(tc, direction);
@@ -579,7 +575,6 @@ int main(void)
 	tcase_add_test(tc, bad_documents);
 	tcase_add_test(tc, warnings);
 	tcase_add_test(tc, json_document);
-	suite_add_tcase(s, tc);
 	/* Its own 10 s bound (the scan took 19 s; indexed, about 1 s under ASan). */
 	TCase *big = tcase_create("many rows");
 
@@ -587,9 +582,6 @@ int main(void)
 	tcase_set_timeout(big, 10);
 	tcase_add_test(big, many_rows);
 	suite_add_tcase(s, big);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("compare", add_tests)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/case.h"
+#include "check_main.h"
 
 START_TEST(durations)
 {
@@ -174,23 +175,14 @@ START_TEST(formatting)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("convert");
-	TCase *tc = tcase_create("convert");
-	SRunner *sr;
-	int nfail;
-
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, bools);
 	tcase_add_test(tc, integers);
 	tcase_add_test(tc, doubles);
 	tcase_add_test(tc, formatting);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nfail = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+RQ_CHECK_MAIN("convert", add_tests)

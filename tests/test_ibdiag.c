@@ -19,6 +19,7 @@
 #include "parsers/parsers.h"
 #include "core/util.h"
 #include "real_outputs.h"
+#include "check_main.h"
 
 static void own_sample(const char *name, struct sb *out)
 {
@@ -719,37 +720,28 @@ START_TEST(ibstat_real_redacted)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("ibdiag");
-	TCase *t = tcase_create("parsers");
-	SRunner *r;
-	int failed;
-
-	tcase_add_test(t, sminfo_master_and_standby);
-	tcase_add_test(t, sminfo_failures);
-	tcase_add_test(t, iblinkinfo_real_edr);
-	tcase_add_test(t, iblinkinfo_ibsim_degraded);
-	tcase_add_test(t, iblinkinfo_malformed);
-	tcase_add_test(t, perfquery_real_extended);
-	tcase_add_test(t, perfquery_ibsim_errors);
-	tcase_add_test(t, netdiscover_ports_real);
-	tcase_add_test(t, netdiscover_topology_real_ibsim);
-	tcase_add_test(t, ibnet_fabrics);
-	tcase_add_test(t, ibnet_mistakes);
-	tcase_add_test(t, ibnet_resolve_names);
-	tcase_add_test(t, ibstat_real_and_ibsim);
-	tcase_add_test(t, smpquery_and_saquery);
-	tcase_add_test(t, opensm_logs);
-	tcase_add_test(t, adapters_registered);
-	tcase_add_test(t, adapters_non_utf8);
-	tcase_add_test(t, sminfo_redacted);
-	tcase_add_test(t, ibstat_messy);
-	tcase_add_test(t, ibstat_real_redacted);
-	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	tcase_add_test(tc, sminfo_master_and_standby);
+	tcase_add_test(tc, sminfo_failures);
+	tcase_add_test(tc, iblinkinfo_real_edr);
+	tcase_add_test(tc, iblinkinfo_ibsim_degraded);
+	tcase_add_test(tc, iblinkinfo_malformed);
+	tcase_add_test(tc, perfquery_real_extended);
+	tcase_add_test(tc, perfquery_ibsim_errors);
+	tcase_add_test(tc, netdiscover_ports_real);
+	tcase_add_test(tc, netdiscover_topology_real_ibsim);
+	tcase_add_test(tc, ibnet_fabrics);
+	tcase_add_test(tc, ibnet_mistakes);
+	tcase_add_test(tc, ibnet_resolve_names);
+	tcase_add_test(tc, ibstat_real_and_ibsim);
+	tcase_add_test(tc, smpquery_and_saquery);
+	tcase_add_test(tc, opensm_logs);
+	tcase_add_test(tc, adapters_registered);
+	tcase_add_test(tc, adapters_non_utf8);
+	tcase_add_test(tc, sminfo_redacted);
+	tcase_add_test(tc, ibstat_messy);
+	tcase_add_test(tc, ibstat_real_redacted);
 }
+
+RQ_CHECK_MAIN("ibdiag", add_tests)

@@ -17,6 +17,7 @@
 #include "core/kind.h"
 #include "core/util.h"
 #include "rich_kind.h"
+#include "check_main.h"
 
 static struct rq_suite S;
 static struct rq_diags D;
@@ -923,11 +924,8 @@ START_TEST(error_cap)
 }
 END_TEST
 
-static Suite *loader_suite(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("loader");
-	TCase *tc = tcase_create("loader");
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, good_file_values);
 	tcase_add_test(tc, kind_default_targets);
@@ -953,7 +951,6 @@ static Suite *loader_suite(void)
 	tcase_add_test(tc, key_tables);
 	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
-	suite_add_tcase(s, tc);
 	/* Its own 10 s bound (the scan took minutes for this many). */
 	TCase *big = tcase_create("many cases");
 
@@ -961,16 +958,6 @@ static Suite *loader_suite(void)
 	tcase_set_timeout(big, 10);
 	tcase_add_test(big, many_cases_dups);
 	suite_add_tcase(s, big);
-	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(loader_suite());
-	int nfail;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nfail = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+RQ_CHECK_MAIN("loader", add_tests)

@@ -14,6 +14,7 @@
 #include "core/case.h"
 #include "core/kind.h"
 #include "core/util.h"
+#include "check_main.h"
 
 static char root[64];
 
@@ -155,13 +156,8 @@ START_TEST(short_reason_buffer)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("needs");
-	TCase *tc = tcase_create("needs");
-	SRunner *sr;
-	int nfail;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, all_unmet_are_named);
 	tcase_add_test(tc, met_needs);
@@ -169,10 +165,6 @@ int main(void)
 	tcase_add_test(tc, replay_needs_no_privilege);
 	tcase_add_test(tc, live_process_needs);
 	tcase_add_test(tc, short_reason_buffer);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nfail = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+RQ_CHECK_MAIN("needs", add_tests)

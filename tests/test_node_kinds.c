@@ -19,6 +19,7 @@
 #include "rdma/nodeinfo.h"
 #include "rdma/pci_ids.h"
 #include "core/undo.h"
+#include "check_main.h"
 
 /* The expectation table leaves trailing fields out on purpose. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -637,13 +638,8 @@ START_TEST(pci_models)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("node_kinds");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
-
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, kind_vs_fixture, 0, (int)ARRAY_SIZE(table));
 	tcase_add_test(tc, driver_profiles);
@@ -654,10 +650,6 @@ int main(void)
 	tcase_add_test(tc, undo_irq_follows_vector);
 	tcase_add_test(tc, nodeinfo_helpers);
 	tcase_add_test(tc, pci_models);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include "rdma/oob.h"
 #include "core/util.h"
+#include "check_main.h"
 
 static int free_port(void)
 {
@@ -118,21 +119,12 @@ START_TEST(peer_dies_and_hostile_length)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("oob");
-	TCase *tc = tcase_create("oob");
-	SRunner *sr;
-	int failed;
-
 	signal(SIGPIPE, SIG_IGN);
 	tcase_add_test(tc, exchange_client_first);
 	tcase_add_test(tc, deadlines);
 	tcase_add_test(tc, peer_dies_and_hostile_length);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("oob", add_tests)

@@ -17,6 +17,7 @@
 #include "parsers/parsers.h"
 #include "core/util.h"
 #include "real_outputs.h"
+#include "check_main.h"
 
 static void parse_ok(const char *text, struct devinfo *d)
 {
@@ -288,13 +289,8 @@ START_TEST(old_libibverbs_no_link_layer)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("parse_devinfo");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, real_rxe_two_devices);
 	tcase_add_test(tc, real_rxe_verbose_spaces);
 	tcase_add_test(tc, real_rxe_verbose_tabs);
@@ -303,10 +299,6 @@ int main(void)
 	tcase_add_test(tc, malformed);
 	tcase_add_test(tc, json_adapter);
 	tcase_add_test(tc, old_libibverbs_no_link_layer);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("parse_devinfo", add_tests)

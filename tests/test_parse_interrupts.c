@@ -16,6 +16,7 @@
 #include "parsers/parsers.h"
 #include "core/util.h"
 #include "real_outputs.h"
+#include "check_main.h"
 
 START_TEST(real_cx5_grep_excerpt)
 {
@@ -149,21 +150,12 @@ START_TEST(malformed)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("parse_interrupts");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, real_cx5_grep_excerpt);
 	tcase_add_test(tc, kernel_layouts);
 	tcase_add_test(tc, malformed);
 	tcase_add_test(tc, adapter_non_utf8);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("parse_interrupts", add_tests)

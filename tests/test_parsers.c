@@ -132,7 +132,7 @@ START_TEST(lenient_json)
 }
 END_TEST
 
-static void add_tests(TCase *tc)
+static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, lines_numbered_trimmed);
 	tcase_add_test(tc, lines_nul);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "rdma/pattern.h"
 #include "core/util.h"
+#include "check_main.h"
 
 START_TEST(roundtrip_and_flip)
 {
@@ -59,19 +60,10 @@ START_TEST(other_iteration_and_seed)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("pattern");
-	TCase *tc = tcase_create("pattern");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, roundtrip_and_flip);
 	tcase_add_test(tc, other_iteration_and_seed);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("pattern", add_tests)

@@ -18,6 +18,7 @@
 #include "parsers/parse_pingpong.h"
 #include "parsers/parsers.h"
 #include "core/util.h"
+#include "check_main.h"
 
 extern const struct rq_parser rq_parser_perftest;
 
@@ -658,13 +659,8 @@ START_TEST(mutations_do_not_crash)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("perftest");
-	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, real_bw_tables);
 	tcase_add_test(tc, real_lat_tables);
 	tcase_add_test(tc, real_server_side_and_repeats);
@@ -678,10 +674,6 @@ int main(void)
 	tcase_add_test(tc, real_rping);
 	tcase_add_test(tc, rping_corruption_and_errors);
 	tcase_add_test(tc, mutations_do_not_crash);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("perftest", add_tests)

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "core/proc.h"
+#include "check_main.h"
 
 static char tmpdir[64];
 
@@ -388,13 +389,8 @@ START_TEST(cmd_lookup)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("proc");
-	TCase *tc = tcase_create("proc");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, captures_output_and_exit);
@@ -410,10 +406,6 @@ int main(void)
 	tcase_add_test(tc, spawn_wait_kill);
 	tcase_add_test(tc, pdeathsig_kills_spawned);
 	tcase_add_test(tc, cmd_lookup);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("proc", add_tests)

@@ -17,6 +17,7 @@
 #include "core/kind.h"
 #include "rdma/rdmadev.h"
 #include "core/util.h"
+#include "check_main.h"
 
 static char rootbuf[PATH_MAX];
 
@@ -302,13 +303,8 @@ START_TEST(parsers)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("rdmadev");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, scan_cx6_ib);
 	tcase_add_test(tc, scan_cx6dx_roce);
 	tcase_add_test(tc, scan_rxe);
@@ -317,10 +313,6 @@ int main(void)
 	tcase_add_test(tc, no_devices);
 	tcase_add_test(tc, scan_dereferenced_copy);
 	tcase_add_test(tc, parsers);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("rdmadev", add_tests)

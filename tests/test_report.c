@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include "report.h"
 #include "xmllint.h"
+#include "check_main.h"
 
 static char srcdir[256];
 
@@ -358,13 +359,8 @@ START_TEST(run_info)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("report");
-	TCase *tc = tcase_create("report");
-	SRunner *sr;
-	int nf;
-
 	/* golden files and the XSD live beside this source file */
 	snprintf(srcdir, sizeof(srcdir), "%s", __FILE__);
 	char *slash = strrchr(srcdir, '/');
@@ -379,10 +375,6 @@ int main(void)
 	tcase_add_test(tc, write_both_atomically);
 	tcase_add_test(tc, console_lines);
 	tcase_add_test(tc, run_info);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("report", add_tests)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "core/result.h"
+#include "check_main.h"
 
 START_TEST(ids)
 {
@@ -280,13 +281,8 @@ START_TEST(json_mutations)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("result");
-	TCase *tc = tcase_create("result");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, ids);
 	tcase_add_test(tc, finish_rules);
 	tcase_add_test(tc, verdict_names);
@@ -294,10 +290,6 @@ int main(void)
 	tcase_add_test(tc, json_round_trip);
 	tcase_add_test(tc, json_garbage_rejected);
 	tcase_add_test(tc, json_mutations);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("result", add_tests)

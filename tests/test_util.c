@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include "core/sha256.h"
 #include "core/util.h"
+#include "check_main.h"
 
 static char tmpdir[64];
 
@@ -352,13 +353,8 @@ START_TEST(sha256_vectors)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("util");
-	TCase *tc = tcase_create("util");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, sb_basics);
 	tcase_add_test(tc, alloc_helpers);
@@ -371,10 +367,6 @@ int main(void)
 	tcase_add_test(tc, time_funcs);
 	tcase_add_test(tc, utf8);
 	tcase_add_test(tc, sha256_vectors);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("util", add_tests)

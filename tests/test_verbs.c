@@ -8,6 +8,7 @@
 #include <string.h>
 #include "rdma/verbs.h"
 #include "rdma/verbs_pair.h"
+#include "check_main.h"
 
 START_TEST(peer_roundtrip)
 {
@@ -95,20 +96,11 @@ START_TEST(stats_and_names)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("verbs");
-	TCase *tc = tcase_create("verbs");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, peer_roundtrip);
 	tcase_add_test(tc, peer_refuses_garbage);
 	tcase_add_test(tc, stats_and_names);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("verbs", add_tests)

@@ -19,6 +19,7 @@
 #include "core/proc.h"
 #include "core/util.h"
 #include "vm/vm.h"
+#include "check_main.h"
 
 static char tmpdir[64];
 
@@ -290,13 +291,8 @@ START_TEST(tsc_rate_plausible)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("vm");
-	TCase *tc = tcase_create("vm");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, argv_vm2_tcg);
@@ -306,10 +302,6 @@ int main(void)
 	tcase_add_test(tc, accel_verdicts_persist);
 	tcase_add_test(tc, cleanup_kills_leftovers_only);
 	tcase_add_test(tc, tsc_rate_plausible);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("vm", add_tests)

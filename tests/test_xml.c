@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/xml.h"
 #include "xmllint.h"
+#include "check_main.h"
 
 static char *esc_text(const char *s, size_t n)
 {
@@ -113,21 +114,12 @@ START_TEST(every_byte_is_well_formed)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("xml");
-	TCase *tc = tcase_create("xml");
-	SRunner *sr;
-	int nf;
-
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, escaping);
 	tcase_add_test(tc, writer_shape);
 	tcase_add_test(tc, every_byte_is_well_formed);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("xml", add_tests)

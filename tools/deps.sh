@@ -11,6 +11,7 @@ for p in $pkgs; do
 done
 [ "${1:-}" = list ] && { echo "$pkgs"; exit 0; }
 if [ -z "$missing" ]; then
+	# shellcheck disable=SC2086 # the list, one word a package
 	echo "deps: all $(echo $pkgs | wc -w) packages present"
 	exit 0
 fi
@@ -21,4 +22,5 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# shellcheck disable=SC2086 # the list, one word a package
 apt-get install -y -qq --no-install-recommends $missing

@@ -30,7 +30,7 @@ while [ $# -gt 1 ]; do
 	*) break ;;
 	esac
 done
-[ $# -eq 1 ] && [ -n "$cache" ] || { echo "usage: debian-kernel.sh --cache DIR SUITE|PACKAGE=VERSION" >&2; exit 2; }
+{ [ $# -eq 1 ] && [ -n "$cache" ]; } || { echo "usage: debian-kernel.sh --cache DIR SUITE|PACKAGE=VERSION" >&2; exit 2; }
 spec=$1
 die() { echo "debian-kernel.sh: $*" >&2; exit 1; }
 
@@ -50,6 +50,7 @@ host_mirror() {
 mirror=${RQ_DEBIAN_MIRROR:-$(host_mirror)}
 mirror=${mirror:-http://deb.debian.org/debian}
 security=${RQ_DEBIAN_SECURITY_MIRROR:-${mirror%/debian}/debian-security}
+# shellcheck source=/dev/null # the host's
 codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 codename=${codename:-bookworm}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -58,7 +59,7 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 case $spec in
 *=*)
 	pkg=${spec%%=*} want=${spec#*=}
-	[ -n "$pkg" ] && [ -n "$want" ] || die "debian:$spec: expected debian:PACKAGE=VERSION"
+	{ [ -n "$pkg" ] && [ -n "$want" ]; } || die "debian:$spec: expected debian:PACKAGE=VERSION"
 	# An exact version may be in any of this release's suites.
 	suites="$codename $codename-updates $codename-security $codename-backports"
 	key=$codename-all
@@ -162,7 +163,7 @@ linux-image-[0-9]*) ;;
 	[ -n "$real" ] || die "debian:$spec: $pkg $want depends on no linux-image-VERSION package"
 	pkg=$real
 	want=$(policy "$pkg" | sed -n 's/^ *Candidate: //p')
-	[ -n "$want" ] && [ "$want" != "(none)" ] || die "debian:$spec: $pkg is not available from $mirror"
+	{ [ -n "$want" ] && [ "$want" != "(none)" ]; } || die "debian:$spec: $pkg is not available from $mirror"
 	;;
 esac
 origin=$(policy "$pkg" | awk -v v="$want" '

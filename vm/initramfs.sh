@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 die() { echo "initramfs.sh: $*" >&2; exit 1; }
-[ -n "$modroot" ] && [ -n "$kver" ] || die "--modroot and --kver are required"
+{ [ -n "$modroot" ] && [ -n "$kver" ]; } || die "--modroot and --kver are required"
 [ -x "$busybox" ] || die "busybox not found at $busybox (install busybox-static)"
 ! command -v file >/dev/null || ! file -L "$busybox" | grep -q 'dynamically linked' ||
 	die "$busybox is dynamically linked: the initramfs needs busybox-static"

@@ -96,7 +96,7 @@ extract_pvh() {
 modroot_for() {
 	dir=$1 ver=$2
 	case $dir in
-	*/lib/modules/"$ver") echo "${dir%/lib/modules/$ver}"; return ;;
+	*/lib/modules/"$ver") echo "${dir%/lib/modules/"$ver"}"; return ;;
 	esac
 	r="$cache/modroot/$(echo "$dir" | sha256sum | cut -c1-16)"
 	mkdir -p "$r/lib/modules"
@@ -131,7 +131,7 @@ emit() {
 
 # 1. explicit
 if [ -n "$kernel$modules" ]; then
-	[ -n "$kernel" ] && [ -n "$modules" ] || die "--kernel and --modules go together"
+	{ [ -n "$kernel" ] && [ -n "$modules" ]; } || die "--kernel and --modules go together"
 	modules=$(cd "$modules" && pwd)
 	kernel=$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")
 	has_rxe "$modules" || die "no rdma_rxe module under $modules"
@@ -147,7 +147,7 @@ if [ -n "$spec" ]; then
 	out=$("$here/debian-kernel.sh" --cache "$cache" "${spec#debian:}") || exit 1
 	dir=$(echo "$out" | sed -n 's/^RQ_KDIR=//p')
 	ver=$(echo "$out" | sed -n 's/^RQ_KVER=//p')
-	[ -n "$dir" ] && [ -n "$ver" ] || die "debian-kernel.sh gave no kernel for $spec"
+	{ [ -n "$dir" ] && [ -n "$ver" ]; } || die "debian-kernel.sh gave no kernel for $spec"
 	meta="$dir.meta"
 	emit debian "$ver" "$dir/boot/vmlinuz-$ver" "$dir/lib/modules/$ver"
 fi
@@ -190,7 +190,7 @@ if [ -n "$pkg" ]; then
 	ver=${pkg#linux-image-}
 	if [ ! -e "$deb/$ver.ok" ]; then
 		dl="$deb/dl.$$"
-		rm -rf "$dl" "$deb/$ver"
+		rm -rf "$dl" "${deb:?}/$ver"
 		mkdir -p "$dl"
 		echo "kernel.sh: fetching $pkg" >&2
 		if (cd "$dl" && apt-get download "$pkg" >&2 2>"$dl.err") &&
@@ -207,7 +207,7 @@ if [ -n "$pkg" ]; then
 			kcache=fetched
 		else
 			echo "kernel.sh: apt-get download $pkg failed: $(tail -n1 "$dl.err" 2>/dev/null)" >&2
-			rm -rf "$deb/$ver"
+			rm -rf "${deb:?}/$ver"
 			ver=
 		fi
 		rm -rf "$dl" "$dl.err"
@@ -215,7 +215,7 @@ if [ -n "$pkg" ]; then
 fi
 if [ -z "$ver" ]; then
 	# Offline: the newest complete tree in the cache.
-	ok=$(ls "$deb" 2>/dev/null | sed -n 's/\.ok$//p' | sort -V | tail -n1)
+	ok=$(for f in "$deb"/*.ok; do [ -e "$f" ] && basename "$f" .ok; done | sort -V | tail -n1)
 	[ -n "$ok" ] || die "no guest kernel: no mirror answered and $deb holds none (pre-seed it, or pass --kernel/--modules)"
 	ver=$ok
 	echo "kernel.sh: using cached $ver" >&2

@@ -32,9 +32,6 @@
 #include "core/kind.h"
 #include "core/util.h"
 
-#ifndef RQ_VERSION
-#define RQ_VERSION "0.1"
-#endif
 
 /* Sysroot replay; provided by the sysroot target, absent in minimal builds. */
 __attribute__((weak)) int rq_tool_replay(struct rq_ctx *ctx, const char *const *argv,

@@ -17,19 +17,22 @@ idx() {
 }
 
 # seed PARSER FILE [NAME]: selector byte + file
+# (the format is the selector byte as an octal escape)
+# shellcheck disable=SC2059
 seed() {
 	name=${3:-$(basename "$2")}
 	{ printf "\\$(printf '%03o' "$(idx "$1")")"; cat "$2"; } > "$out/$1--$name"
 }
 
 # seedtext PARSER NAME TEXT: selector byte + text (synthesized samples)
+# shellcheck disable=SC2059
 seedtext() {
 	{ printf "\\$(printf '%03o' "$(idx "$1")")"; printf '%s\n' "$3"; } > "$out/$1--$2"
 }
 
 for f in fixtures/perftest/*.txt fixtures/perftest/*.json; do seed perftest "$f"; done
 for n in rxe-vm1 cx7-ndr-ib cx6dx-roce-mtu4180; do
-	for f in fixtures/nodes/$n/capture/tools/ibv_devinfo*.out; do
+	for f in fixtures/nodes/"$n"/capture/tools/ibv_devinfo*.out; do
 		seed ibv_devinfo "$f" "$n-$(basename "$f")"
 	done
 done
@@ -41,14 +44,14 @@ for n in cx7-ndr-ib cx6dx-roce-2numa; do
 		seed ibstat fixtures/nodes/$n/capture/tools/ibstat.out "$n-ibstat.out"
 done
 t=fixtures/tool-output/ibsim
-for f in $t/sminfo-*.txt; do seed sminfo "$f"; done
-for f in $t/iblinkinfo-*.txt; do seed iblinkinfo "$f"; done
-for f in $t/perfquery-*.txt; do seed perfquery "$f"; done
-for f in $t/ibnetdiscover-*.txt; do seed ibnetdiscover "$f"; done
-for f in $t/ibstat-*.txt; do seed ibstat "$f"; done
-for f in $t/smpquery-*.txt; do seed smpquery "$f"; done
-for f in $t/saquery-*.txt; do seed saquery_sm "$f"; done
-for f in $t/opensm-*.txt; do seed opensm_log "$f"; done
+for f in "$t"/sminfo-*.txt; do seed sminfo "$f"; done
+for f in "$t"/iblinkinfo-*.txt; do seed iblinkinfo "$f"; done
+for f in "$t"/perfquery-*.txt; do seed perfquery "$f"; done
+for f in "$t"/ibnetdiscover-*.txt; do seed ibnetdiscover "$f"; done
+for f in "$t"/ibstat-*.txt; do seed ibstat "$f"; done
+for f in "$t"/smpquery-*.txt; do seed smpquery "$f"; done
+for f in "$t"/saquery-*.txt; do seed saquery_sm "$f"; done
+for f in "$t"/opensm-*.txt; do seed opensm_log "$f"; done
 
 # Synthesized from the formats in rdma-core 44's pingpong.c and rping.c (as
 # in tests/test_perftest.c): no project fixture holds these tools' output.

@@ -4,7 +4,7 @@
 # SIGKILL or interrupted with SIGINT still leaving a valid report and no
 # process behind.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}

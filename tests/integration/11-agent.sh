@@ -3,7 +3,7 @@
 # garbage, wrong versions, unknown ops, oversized and truncated lines.
 # Each gets an error answer and the agent keeps serving.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}

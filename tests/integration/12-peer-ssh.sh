@@ -5,7 +5,7 @@
 # agent answers over ssh, the peer's facts
 # reach the report, and nothing (sshd, agent, copy) is left afterwards.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}

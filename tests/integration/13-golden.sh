@@ -1,9 +1,9 @@
 #!/bin/sh
 # Golden reports of the runner's own suite (one case per outcome), run
-# through the CLI, with times, hostnames, run ids and machine facts
-# normalised.  RQ_UPDATE_GOLDEN=1 rewrites the golden files.
+# through the CLI, with times, hostnames, run ids, the version (git
+# describe) and machine facts normalised.  RQ_UPDATE_GOLDEN=1 rewrites the golden files.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
@@ -18,6 +18,7 @@ sed -E -e 's/ time="[0-9.]+"/ time="T"/g' -e 's/ timestamp="[^"]*"/ timestamp="T
        -e 's/(target [a-z-]+ opened in )[0-9.]+ s/\1N s/' \
        "$T/rep/latest/junit.xml" >"$T/junit.xml"
 jq -S 'del(.run.id, .run.started, .run.finished, .run.hostname, .run.argv, .run.duration_s, .facts)
+       | .run.version |= (if type == "string" and . != "" then "VERSION" else . end)
        | .results[] |= (.duration_s = 0 | .figures |= map(.value = 0))' \
        "$T/rep/latest/results.json" >"$T/results.json"
 if [ "${RQ_UPDATE_GOLDEN:-}" = 1 ]; then

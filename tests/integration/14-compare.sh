@@ -5,7 +5,7 @@
 # figure drops, the kernel changes, the target changes).  Checks exit codes
 # (0 none, 1 regression, 2 bad input), the table and the JSON document.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}

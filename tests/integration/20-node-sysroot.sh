@@ -5,7 +5,7 @@
 # tree replays with the same verdicts, redacted or not; `rdmaqual parse`
 # reads ibv_devinfo and /proc/interrupts.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
@@ -16,6 +16,7 @@ CASES="cases/driver cases/pcie cases/mtu cases/irq"
 F=fixtures/nodes
 
 run_on() {	# run_on TREE OUT -> exit status in $rc
+	# shellcheck disable=SC2086 # CASES is a list of folders
 	"$RQ" run --target "sysroot:$1" --report-dir "$T/rep" $CASES >"$2" 2>&1
 	rc=$?
 }

@@ -5,18 +5,10 @@
 # ERROR with the console tail and the next case runs on fresh guests.  At
 # the end no QEMU, socket or temp dir of the run is left.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
-fi
-# The release build: the guest runs it too (over 9p), and ASan is slow under TCG.
-RQ=${RQ_VM:-./rdmaqual}
-T=$(mktemp -d /tmp/rq-it-vm.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
+vm_test_setup vm
 
 start=$(date +%s)
 # The project's own driver, MTU and verbs suites run in the same boot, before
@@ -29,11 +21,7 @@ for d in cases/driver cases/mtu cases/verbs; do [ -d "$d" ] && suites="$suites $
 runner=$!
 # The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N.XXXXXX: learn
 # that pid from the run-state record while the run is going.
-owner=
-while kill -0 "$runner" 2>/dev/null && [ -z "$owner" ]; do
-	owner=$(ls "$T/state" 2>/dev/null | sed -n 's/^rxevm-\([0-9]*\)$/\1/p' | head -n1)
-	sleep 0.1
-done
+owner=$(vm_owner "$runner")
 wait $runner
 rc=$?
 expect_true "the run recorded its guests in the run state (owner pid ${owner:-none})" [ -n "$owner" ]

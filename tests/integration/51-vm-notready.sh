@@ -4,17 +4,10 @@
 # gives ERROR with a clear reason within its deadline, and leaves no QEMU,
 # socket or temp dir behind.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
-fi
-RQ=${RQ_VM:-./rdmaqual}
-T=$(mktemp -d /tmp/rq-it-vmnr.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
+vm_test_setup vmnr
 
 start=$(date +%s)
 RQ_VM_INIT_MODE=hang RQ_VM_READY_TIMEOUT_MS=4000 \
@@ -23,11 +16,7 @@ RQ_VM_INIT_MODE=hang RQ_VM_READY_TIMEOUT_MS=4000 \
 runner=$!
 # The QEMUs' dirs are /tmp/rq-<pid of the process that booted them>-N.XXXXXX: learn
 # that pid from the run-state record while the run is going.
-owner=
-while kill -0 "$runner" 2>/dev/null && [ -z "$owner" ]; do
-	owner=$(ls "$T/state" 2>/dev/null | sed -n 's/^rxevm-\([0-9]*\)$/\1/p' | head -n1)
-	sleep 0.1
-done
+owner=$(vm_owner "$runner")
 wait $runner
 rc=$?
 expect_true "the run recorded its guests in the run state (owner pid ${owner:-none})" [ -n "$owner" ]

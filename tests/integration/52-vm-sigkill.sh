@@ -5,17 +5,10 @@
 # record are gone.  A runner interrupted with SIGINT stops its guests
 # itself, with no cleanup needed.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
-fi
-RQ=${RQ_VM:-./rdmaqual}
-T=$(mktemp -d /tmp/rq-it-vmkill.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
+vm_test_setup vmkill
 
 "$RQ" run --target rxe-vm --accel tcg --report-dir "$T/rep" tests/integration/vm-slow \
 	>"$T/run.out" 2>&1 &
@@ -50,8 +43,12 @@ expect_true "the run-state record is removed" sh -c "[ ! -e '$rec' ]"
 "$RQ" run --target rxe-vm --accel tcg --report-dir "$T/rep2" tests/integration/vm-slow \
 	>"$T/run2.out" 2>&1 &
 runner=$!
-wait_for "second run: guests up" 90 sh -c "ls '$T/state'/rxevm-* >/dev/null 2>&1 && grep -q RQ-READY /tmp/rq-\$(ls '$T/state' | sed -n 's/^rxevm-//p' | head -n1)-*/vm1.console"
-owner=$(ls "$T/state" | sed -n 's/^rxevm-//p' | head -n1)
+second_up() {
+	o=$(vm_record_owner)
+	[ -n "$o" ] && grep -qs RQ-READY /tmp/rq-"$o"-*/vm1.console
+}
+wait_for "second run: guests up" 90 second_up
+owner=$(vm_record_owner)
 kill -INT "$owner"
 wait "$runner" 2>/dev/null
 expect_grep "the run says it was stopped" 'stopped by signal 2' "$T/run2.out"

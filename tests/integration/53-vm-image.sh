@@ -4,7 +4,7 @@
 # module that resolves to nothing stops the initramfs build, and the
 # initramfs is rebuilt only when an input changes.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ_VM:-./rdmaqual}
@@ -34,7 +34,8 @@ expect_true "dependencies come before their users (ib_core before rdma_rxe)" \
 	sh -c "cpio -i --to-stdout lib/modules/order <'$initrd' 2>/dev/null | grep -n 'ib_core\|rdma_rxe' | head -n1 | grep -q ib_core"
 
 # --kernel/--modules: used as given, reported as such.
-kimg=$(ls "$modroot"/boot/vmlinuz-* 2>/dev/null | head -n1)
+kimg=
+for k in "$modroot"/boot/vmlinuz-*; do [ -e "$k" ] && kimg=$k && break; done
 if [ -n "$kimg" ]; then
 	"$RQ" vm image --kernel "$kimg" --modules "$modroot/lib/modules/$kver" >"$T/user.out" 2>&1
 	expect_eq "vm image with --kernel/--modules" 0 $?

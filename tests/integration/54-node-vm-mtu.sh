@@ -4,17 +4,10 @@
 # and the old MTU is back for the next case; the driver kind passes there
 # with its rxe profile.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
-fi
-RQ=${RQ_VM:-./rdmaqual}
-T=$(mktemp -d /tmp/rq-it-nodevm.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
+vm_test_setup nodevm
 
 "$RQ" run --target rxe-vm --vm-topology vm1 --report-dir "$T/rep" tests/integration/node-vm >"$T/run.out" 2>&1
 rc=$?

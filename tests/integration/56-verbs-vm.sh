@@ -7,17 +7,10 @@
 # address nobody answers for fails naming the CM event, and a case whose
 # selected port does not exist SKIPs saying so.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
-fi
-RQ=${RQ_VM:-./rdmaqual}
-T=$(mktemp -d /tmp/rq-it-verbs.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
+vm_test_setup verbs
 
 start=$(date +%s)
 "$RQ" run --target rxe-vm --vm-topology vm2 --accel "${RQ_ACCEL:-tcg}" --report-dir "$T/rep" \
@@ -37,6 +30,7 @@ expect_grep "its bandwidth figure is reported" '"bw_64KiB"' "$R"
 expect_grep "min_line_rate is not judged on rxe, and says so" 'not judged: software device' "$R"
 expect_grep "a refusing perftest server fails the case, naming why" \
 	'^FAIL +vfault\.a_perftest_server_refuses\[rxe0/1\] +[0-9.]+s .*IB device rxe9 not found' "$T/run.out"
+# shellcheck disable=SC2016 # $3 is awk's
 expect_true "... within its 60 s deadline" awk '/vfault\.a_perftest_server_refuses/ { t=$3; sub("s","",t); exit !(t+0 < 60) }' "$T/run.out"
 expect_grep "... and leaves no ib_write_bw in the guest" '^PASS +vfault\.b_no_perftest_left' "$T/run.out"
 expect_grep "a server side without the device stops the client with a FAIL" \

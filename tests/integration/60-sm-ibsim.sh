@@ -9,15 +9,15 @@
 # scratch or run-state record is left, also after a run killed with SIGKILL
 # and `rdmaqual cleanup`.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
 T=$(mktemp -d /tmp/rq-it-sm.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
-ours() { pgrep -f -- "$1" | while read -r p; do grep -qa "$T\|rq-ibsim\|rq-agent" /proc/$p/cmdline /proc/$p/environ 2>/dev/null && echo $p; done; }
-before_ibsim=$(ls -d /tmp/rq-ibsim-* 2>/dev/null | wc -l)
+ours() { pgrep -f -- "$1" | while read -r p; do grep -qa "$T\|rq-ibsim\|rq-agent" "/proc/$p/cmdline" "/proc/$p/environ" 2>/dev/null && echo "$p"; done; }
+before_ibsim=$(count /tmp/rq-ibsim-*)
 
 if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
 	echo "  skip: ibsim target unavailable here"; exit 0
@@ -62,8 +62,8 @@ expect_grep "repeated key with both lines" "bad.conf:10: 'sweep_interval' repeat
 # 3. nothing left
 expect_eq "no ibsim of ours left" "" "$(ours 'ibsim -s -n')"
 expect_eq "no opensm of ours left" "" "$(ours '^opensm')"
-expect_eq "no ibsim scratch left" "$before_ibsim" "$(ls -d /tmp/rq-ibsim-* 2>/dev/null | wc -l)"
-expect_eq "no run-state record left" "" "$(ls "$T/state" | grep ibsm- || true)"
+expect_eq "no ibsim scratch left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
+expect_eq "no run-state record left" 0 "$(count "$T/state"/ibsm-*)"
 
 # 4. SIGKILL in the middle of a bring-up wait, then rdmaqual cleanup
 cat > "$T/slow.yaml" <<'YAML'
@@ -84,8 +84,12 @@ kill -9 $pid
 wait $pid 2>/dev/null
 # The killed run's agent dies with it (PDEATHSIG), not always at once: a record
 # whose writer still lives is left for the next cleanup, so retry briefly.
-wait_for "rdmaqual cleanup finished what the run left" 10 sh -c "$RQ cleanup --state-dir $T/state2 >>$T/cleanup.out 2>&1; ! ls $T/state2 | grep -q ibsm-"
+cleaned() {
+	"$RQ" cleanup --state-dir "$T/state2" >>"$T/cleanup.out" 2>&1
+	[ "$(count "$T/state2"/ibsm-*)" = 0 ]
+}
+wait_for "rdmaqual cleanup finished what the run left" 10 cleaned
 wait_for "no ibsim of the killed run" 10 sh -c "[ -z \"\$(pgrep -f 'ibsim -s -n' | while read p; do grep -qa rq-ibsim /proc/\$p/environ 2>/dev/null && echo \$p; done)\" ] || [ -z \"\$(pgrep -f 'ibsim -s -n')\" ]"
-expect_eq "no run-state record after cleanup" "" "$(ls "$T/state2" | grep ibsm- || true)"
-expect_eq "no ibsim scratch after cleanup" "$before_ibsim" "$(ls -d /tmp/rq-ibsim-* 2>/dev/null | wc -l)"
+expect_eq "no run-state record after cleanup" 0 "$(count "$T/state2"/ibsm-*)"
+expect_eq "no ibsim scratch after cleanup" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
 finish

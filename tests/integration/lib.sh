@@ -1,4 +1,6 @@
+# shellcheck shell=sh
 # Helpers for integration tests: each check prints ok/FAIL and is counted.
+# Sourced by tests/integration/NN-*.sh, run from the repository root.
 _fails=0
 _checks=0
 ok()   { _checks=$((_checks + 1)); echo "  ok   $1"; }
@@ -19,4 +21,46 @@ wait_for() {
 	done
 	ok "$d"
 }
+# count PATH...: how many of the paths exist (pass a glob unquoted: one
+# that matches nothing stays itself and does not exist)
+count() { _n=0; for _p in "$@"; do [ -e "$_p" ] && _n=$((_n + 1)); done; echo "$_n"; }
+
+# vm_test_setup NAME: the start of every test that boots guests.  Without
+# QEMU it skips (exit 0).  RQ is the release build (the guest runs it too,
+# over 9p, and ASan is slow under TCG; RQ_VM overrides), T a private temp
+# dir removed at exit, and the run state goes to a private dir under it.
+# shellcheck disable=SC2034 # RQ is for the test that calls this
+vm_test_setup() {
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		echo "  SKIP: qemu-system-x86_64 not installed"
+		exit 0
+	fi
+	RQ=${RQ_VM:-./rdmaqual}
+	T=$(mktemp -d "/tmp/rq-it-$1.XXXXXX") || exit 1
+	trap 'rm -rf "$T"' EXIT
+	RDMAQUAL_STATE_DIR="$T/state"
+	export RDMAQUAL_STATE_DIR
+}
+
+# vm_record_owner: the pid named by the run-state record of booted guests
+# (rxevm-<pid>), "" when there is none yet.  The guests' dirs are
+# /tmp/rq-<that pid>-N.
+vm_record_owner() {
+	for _r in "$RDMAQUAL_STATE_DIR"/rxevm-*; do
+		_o=${_r##*/rxevm-}
+		case $_o in '' | *[!0-9]*) ;; *) echo "$_o"; return 0 ;; esac
+	done
+	echo ""
+}
+
+# vm_owner PID: vm_record_owner, polled while the run PID is going.
+vm_owner() {
+	_owner=
+	while kill -0 "$1" 2>/dev/null && [ -z "$_owner" ]; do
+		_owner=$(vm_record_owner)
+		[ -n "$_owner" ] || sleep 0.1
+	done
+	echo "$_owner"
+}
+
 finish() { echo "  $_checks checks, $_fails failed"; [ "$_fails" -eq 0 ]; }
