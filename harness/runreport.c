@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
+#include "core/json_text.h"
 #include "runreport.h"
 
 
@@ -14,6 +18,11 @@ void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc
 	json_t *v;
 
 	r->dir = xstrdup(dir);
+	r->rs = NULL;
+	r->sched = NULL;
+	r->dirty = false;
+	r->flushed_ms = 0;
+	r->journal = -1;
 	rq_run_info_init(&r->info, RQ_VERSION, argc, argv);
 	free(r->info.run_id);
 	r->info.run_id = xstrdup(run_id);
@@ -61,12 +70,80 @@ void runrep_flush(struct runrep *r, struct rq_results *rs)
 		runrep_write_failed(r, what, ret);
 		free(what);
 	}
+	r->flushed_ms = now_ms();
+	r->dirty = false;
 }
 
 void runrep_write_failed(struct runrep *r, const char *what, int err)
 {
 	r->write_errors++;
 	fprintf(stderr, "rdmaqual: cannot write %s: %s\n", what, strerror(-err));
+}
+
+int runrep_journal_open(struct runrep *r)
+{
+	char *path = xasprintf("%s/journal.jsonl", r->dir);
+	int ret = 0;
+
+	r->journal = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (r->journal < 0) {
+		ret = -errno;
+		runrep_write_failed(r, path, ret);
+	}
+	free(path);
+	return ret;
+}
+
+void runrep_case(struct runrep *r, const char *unit, struct rq_results *rs, size_t first)
+{
+	struct sb lines = SB_INIT;
+	json_t *a = json_array(), *o;
+	char *t;
+
+	r->rs = rs;
+	/* the lab runs' unit line (cluster.c), so one reader takes both */
+	for (size_t i = first; i < rs->n; i++)
+		json_array_append_new(a, rq_result_to_json(rs->v[i], false));
+	o = json_pack("{s:o, s:o}", "unit", rq_json_text(unit), "rows", a);
+	t = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	if (t) {
+		sb_adds(&lines, t);
+		sb_addc(&lines, '\n');
+	}
+	free(t);
+	json_decref(o);
+	/* one write and one fsync a case: the durable record of what finished */
+	if (r->journal >= 0 && lines.len) {
+		int e = write_full(r->journal, lines.buf, lines.len);
+
+		if (!e && fdatasync(r->journal) < 0)
+			e = -errno;
+		if (e) {
+			char *what = xasprintf("%s/journal.jsonl", r->dir);
+
+			runrep_write_failed(r, what, e);
+			free(what);
+			close(r->journal);
+			r->journal = -1;
+		}
+	}
+	sb_release(&lines);
+	r->dirty = true;
+	if (now_ms() - r->flushed_ms >= 1000) {
+		/* Facts of targets opened since join the report now. */
+		if (r->sched)
+			runrep_facts(r, r->sched);
+		runrep_flush(r, rs);
+	}
+}
+
+void runrep_tick(void *arg)
+{
+	struct runrep *r = arg;
+
+	/* No facts here: asking a peer agent for them would nest in the wait. */
+	if (r->dirty && r->rs && now_ms() - r->flushed_ms >= 1000)
+		runrep_flush(r, r->rs);
 }
 
 void runrep_end(struct runrep *r, struct rq_results *rs)
@@ -79,6 +156,9 @@ void runrep_end(struct runrep *r, struct rq_results *rs)
 
 void runrep_release(struct runrep *r)
 {
+	if (r->journal >= 0)
+		close(r->journal);
+	r->journal = -1;
 	rq_run_info_release(&r->info);
 	free(r->dir);
 }

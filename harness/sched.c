@@ -66,6 +66,33 @@ static struct rq_result *error_row(const struct rq_case *c, enum rq_verdict v, c
 	return r;
 }
 
+/*
+ * rq_agent_wait_any() in slices of a second, calling s->tick between them;
+ * the same answer and the same deadline as one wait.
+ */
+static int wait_ticking(struct sched *s, struct rq_agent **a, const uint64_t *ids, int n,
+			int64_t deadline, json_t **resp, char *why, size_t whysz)
+{
+	for (;;) {
+		int64_t slice = now_ms() + 1000;
+		int r = rq_agent_wait_any(a, ids, n, s->tick && slice < deadline ? slice : deadline,
+					  resp, why, whysz);
+
+		bool waiting = false;
+
+		if (r != -1 || !s->tick || now_ms() >= deadline)
+			return r;
+		for (int i = 0; i < n; i++) {
+			if (ids[i] && a[i]->dead)
+				return r;
+			waiting |= ids[i] != 0;
+		}
+		if (!waiting)
+			return r;
+		s->tick(s->tick_arg);
+	}
+}
+
 static json_t *build_request(struct sched *s, const struct rq_case *c, const char *tname,
 			     const struct rq_placement *p, const char *role, int side, int port)
 {
@@ -187,7 +214,7 @@ static void run_one_sided(struct sched *s, const struct rq_case *c, const char *
 		answer_rows(c, NULL, p->side[0]->dead_why, rows, log);
 		return;
 	}
-	int r = rq_agent_wait_any(&p->side[0], &id, 1, deadline, &ans, why, sizeof(why));
+	int r = wait_ticking(s, &p->side[0], &id, 1, deadline, &ans, why, sizeof(why));
 
 	if (r == -2) {
 		rq_agent_cancel(p->side[0], id);
@@ -223,7 +250,7 @@ static void run_two_sided(struct sched *s, const struct rq_case *c, const char *
 	while (ids[0] || ids[1]) {
 		json_t *a = NULL;
 		char w[512] = "";
-		int k = rq_agent_wait_any(ag, ids, 2, deadline, &a, w, sizeof(w));
+		int k = wait_ticking(s, ag, ids, 2, deadline, &a, w, sizeof(w));
 
 		if (k < 0) {
 			for (int i = 0; i < 2; i++)

@@ -17,6 +17,13 @@ struct sched {
 	struct rq_target **targets;
 	size_t ntargets;
 	unsigned case_seq;	/* for distinct out-of-band ports */
+	/*
+	 * Called about once a second while a case runs (the run's reports are
+	 * rewritten at most once a second, and a long case must not hold back
+	 * the rows of those before it).  NULL: nothing.
+	 */
+	void (*tick)(void *arg);
+	void *tick_arg;
 };
 
 /* Run one case; appends its rows (at least one) to out. */

@@ -18,6 +18,7 @@
 #include "qual/compare.h"
 #include "qual/repeat.h"
 #include "report_html.h"
+#include "check_main.h"
 
 static json_t *doc(const char *rows)
 {
@@ -278,13 +279,8 @@ START_TEST(html_escape)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("upgrade");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, median);
 	tcase_add_test(tc, merge_repeats);
 	tcase_add_test(tc, spread_filter);
@@ -292,10 +288,6 @@ int main(void)
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_heatmap);
 	tcase_add_test(tc, html_escape);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("upgrade", add_tests)

@@ -372,7 +372,7 @@ int read_line(const char *path, char *buf, size_t size)
 	return ret;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_full(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -389,7 +389,7 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+static int write_file_rename(const char *path, const void *data, size_t len, bool durable)
 {
 	static unsigned seq;
 	char *tmp = NULL;
@@ -413,8 +413,8 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		free(tmp);
 		return ret;
 	}
-	ret = write_all(fd, data, len);
-	if (!ret && fsync(fd) < 0)
+	ret = write_full(fd, data, len);
+	if (!ret && durable && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
@@ -423,7 +423,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	if (ret)
 		unlink(tmp);
 	free(tmp);
-	if (ret)
+	if (ret || !durable)
 		return ret;
 	/* Make the rename itself durable: fsync the directory. */
 	char *dir = xstrdup(path);
@@ -443,6 +443,16 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	return 0;
 }
 
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_file_rename(path, data, len, true);
+}
+
+int write_file_replace(const char *path, const void *data, size_t len)
+{
+	return write_file_rename(path, data, len, false);
+}
+
 int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -450,7 +460,7 @@ int write_str(const char *path, const char *s)
 
 	if (fd < 0)
 		return -errno;
-	ret = write_all(fd, s, strlen(s));
+	ret = write_full(fd, s, strlen(s));
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	return ret;

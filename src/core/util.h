@@ -73,8 +73,18 @@ int open_in_root(const char *root, const char *rel, int flags);
 int read_file_ends(const char *path, struct sb *sb, size_t head, size_t tail, bool *cut);
 /* Read one sysfs-style value into buf (trailing whitespace stripped). */
 int read_line(const char *path, char *buf, size_t size);
+/* write() all of data, through EINTR and short writes; 0 or -errno. */
+int write_full(int fd, const void *data, size_t len);
 /* Write data to path via temp file + fsync + rename, so readers never see a torn file. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/*
+ * The same without the fsyncs: readers (and a process killed after the
+ * rename) see the old file or the new one, never a torn one, but a power
+ * loss may lose it.  For files that a crash makes moot (an agent's answer
+ * in its scratch dir) or that another durable record covers (a run's logs
+ * and reports, beside its journal).
+ */
+int write_file_replace(const char *path, const void *data, size_t len);
 /* Write a string to an existing file (sysfs/procfs style).  0 or -errno. */
 int write_str(const char *path, const char *s);
 /* mkdir -p; 0 or -errno. */

@@ -66,6 +66,13 @@ wait $pid 2>/dev/null
 expect_true "report after SIGKILL is well-formed" xmllint --noout "$T/k/latest/junit.xml"
 expect_grep "finished cases are in it" 'slow.second' "$T/k/latest/junit.xml"
 expect_nogrep "unstarted cases are not" 'never_reached' "$T/k/latest/junit.xml"
+# the journal: one row a line, appended (and fsynced) as each case ended
+J="$T/k/latest/journal.jsonl"
+expect_grep "the journal starts with the run's command" '^\{"argv":\[' "$J"
+expect_eq "then the two finished cases, a line each" "slow.first slow.second" \
+	"$(jq -r '.unit // empty' "$J" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "... with the rows results.json has" "$(jq -r '[.results[].id] | join(" ")' "$T/k/latest/results.json")" \
+	"$(jq -r '.rows[]?.id' "$J" | tr '\n' ' ' | sed 's/ $//')"
 wait_for "no process of the killed run remains" 5 no_proc "^sleep 31.7"
 
 # 6. the node lock

@@ -4,7 +4,7 @@
 # terminal (script(1) gives the run one) and plain lines in a pipe; reports
 # prune --keep N removes only old run directories.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
@@ -63,7 +63,7 @@ ln -s /etc "$R/etc-link"
 expect_eq "prune exit status" 0 $?
 sed 's/^/    | /' "$T/prune.out"
 expect_eq "kept: latest and the two newest" "20260101-000000-1 20260104-000000-1 20260105-000000-1" \
-	"$(ls -d "$R"/2026* | xargs -n1 basename | tr '\n' ' ' | sed 's/ $//')"
+	"$(for d in "$R"/2026*; do [ -e "$d" ] && printf '%s ' "${d##*/}"; done | sed 's/ $//')"
 expect_true "an old qualification is pruned too" [ ! -e "$R/qualify-x" ]
 expect_true "a directory that is no report is left alone" [ -d "$R/notes" ]
 expect_true "a symlink is left alone (and not followed)" sh -c "[ -L '$R/etc-link' ] && [ -d /etc ]"

@@ -7,7 +7,7 @@
 # names both and matches the golden text.  Also baselines: a run judged
 # against a saved baseline.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 . tests/integration/browser.sh
 

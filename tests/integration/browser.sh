@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Checks of report.html in a real headless browser (Debian's chromium),
 # sourced by the integration tests after lib.sh.
 #
