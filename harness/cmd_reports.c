@@ -6,8 +6,8 @@
  * Only what a run or a qualification wrote is removed: a directory (not a
  * symlink) directly under DIR that holds results.json or qualify.json.  The
  * one reports/latest points to is always kept.  Age is the directory's
- * modification time (a run rewrites its reports after every case, so this
- * is when it last wrote), names break ties.
+ * modification time (a run rewrites its reports at most a second after
+ * each case, so this is when it last wrote), names break ties.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rdmaqual run: load, filter, plan, run, report.  Reports are rewritten
- * atomically after every case, so a run killed at any point leaves a valid
- * junit.xml and results.json of every case that finished.
+ * rdmaqual run: load, filter, plan, run, report.  Each case's rows go to
+ * the run's journal as the case ends and the reports are rewritten
+ * atomically at most once a second (runreport.h), so a run killed at any
+ * point leaves a valid junit.xml and results.json of what had finished.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
  * schema "rdmaqual-results/1") and the console.  They read results only.
  * docs/reports.md describes both file formats.
  *
- * The runner rewrites both files after every case (rq_reports_write), each
- * through write_file_atomic(), so a run killed at any point leaves valid
- * files holding what had finished.
+ * The runner rewrites both files at most once a second and at the end
+ * (rq_reports_write, see runreport.h), each through write_file_atomic(), so
+ * a run killed at any point leaves valid files holding what had finished.
  */
 #ifndef RQ_REPORT_H
 #define RQ_REPORT_H
