@@ -3,8 +3,9 @@
 # and what a run must do when its own writes fail: state dirs someone else
 # made, links planted in them, forged cleanup records, bad options, full
 # report disks, colliding run ids.  Each check failed before its fix.
+# shellcheck disable=SC2086 # $PASS is a filter and a folder: split on purpose
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}

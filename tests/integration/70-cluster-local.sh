@@ -7,12 +7,12 @@
 # every node's work, nothing left running) and --resume (the same rows as an
 # uninterrupted run).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
 T=$(mktemp -d /tmp/rq-it-lab.XXXXXX)
-export RDMAQUAL_STATE_DIR=$T/state
+export RDMAQUAL_STATE_DIR="$T/state"
 trap 'rm -rf "$T"' EXIT
 C=tests/integration/lab-cases
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
