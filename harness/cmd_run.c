@@ -501,7 +501,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	statedir_cleanup(&o, false);
 
 	char run_id[80], run_dir[4096];
-	int rc = 0;
+	int rc = 0, journal_err = 0;
 
 	if (resume) {
 		/* The interrupted run's own dir and id: the same report, completed. */
@@ -518,9 +518,15 @@ static int run_main(int argc, char **argv, const char *resume)
 		report_dir = rdir;
 	} else {
 		rc = make_run_dir(report_dir, run_id, sizeof(run_id), run_dir, sizeof(run_dir));
-		/* every run's journal starts with its command (runreport.h, cluster.c) */
-		if (!rc)
+		/*
+		 * Every run's journal starts with its command (runreport.h,
+		 * cluster.c).  A lab run cannot be resumed without it; a plain
+		 * run goes on, and its exit status says the write failed.
+		 */
+		if (!rc && cl)
 			rc = cluster_journal_start(run_dir, argc, argv);
+		else if (!rc)
+			journal_err = cluster_journal_start(run_dir, argc, argv);
 	}
 
 	{
@@ -547,8 +553,14 @@ static int run_main(int argc, char **argv, const char *resume)
 
 	runrep_init(&rep, run_dir, run_id, argc, argv);
 	/* a lab run journals its units itself (cluster_journal_unit) */
-	if (!cl)
+	if (!cl && journal_err) {
+		char *jp = xasprintf("%s/journal.jsonl", run_dir);
+
+		runrep_write_failed(&rep, jp, journal_err);
+		free(jp);
+	} else if (!cl) {
 		runrep_journal_open(&rep);
+	}
 	runrep_begin(&rep, &results);
 	rep.sched = &s;
 	s.tick = runrep_tick;
