@@ -279,7 +279,7 @@ START_TEST(html_escape)
 }
 END_TEST
 
-static void add_tests(TCase *tc)
+static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, median);
 	tcase_add_test(tc, merge_repeats);
