@@ -22,10 +22,11 @@ for n in ${BENCH_NODES:-64 256}; do
 	lab=$T/lab$n
 	mkdir -p "$lab"
 	i=0
+	# shellcheck disable=SC2086 # the list of trees, split on purpose
 	set -- $trees
 	while [ $i -lt "$n" ]; do
 		i=$((i + 1))
-		t=$(echo $trees | cut -d' ' -f$(( (i - 1) % 4 + 1 )))
+		t=$(echo "$trees" | cut -d' ' -f$(( (i - 1) % 4 + 1 )))
 		ln -s "$PWD/fixtures/nodes/$t" "$lab/$(printf 'n%03d' $i)"
 	done
 	nodes="n[001-$(printf '%03d' "$n")]"

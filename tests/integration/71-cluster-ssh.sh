@@ -6,7 +6,7 @@
 # own error while the run goes on and ends in bounded time, its JUnit suite
 # carries the node's real hostname, and nothing is left running.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
