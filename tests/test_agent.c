@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include "agent/agent.h"
 #include "core/util.h"
+#include "check_main.h"
 
 static int to_ctl[2], from_ctl[2];
 static struct rq_agent *a;
@@ -89,20 +90,11 @@ START_TEST(unsolicited_flood)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("agent");
-	TCase *tc = tcase_create("agent");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, answers_only_in_flight);
 	tcase_add_test(tc, unsolicited_flood);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("agent", add_tests)
