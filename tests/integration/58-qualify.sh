@@ -8,7 +8,7 @@
 # judges medians with their spread; a run judged against a planted
 # baseline fails naming the figure.  Kernels are fetched on a cold cache.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 . tests/integration/browser.sh
 
@@ -56,7 +56,8 @@ start=$(date +%s)
 rc=$?
 took=$(( $(date +%s) - start ))
 sed -n '/^== qualify/,$p' "$T/qual.out" | sed 's/^/    | /'
-Q=$(ls -d "$T"/q/qualify-* 2>/dev/null | head -n1)
+Q=
+for q in "$T"/q/qualify-*; do [ -e "$q" ] && Q=$q && break; done
 J="$Q/qualify.json"
 expect_true "qualify.json written" [ -s "$J" ]
 n=$(jq '.compare.summary.regressions // ([.compare.findings[] | select(.regression)] | length)' "$J")
@@ -68,6 +69,7 @@ A=$(jq -r '.after.runs[0]' "$J")
 for side in B A; do
 	# (not $d: lib.sh's expect_true uses it)
 	eval rd=\$$side
+	# shellcheck disable=SC2154 # rd is set by the eval above
 	expect_true "$side run is an ordinary run dir (junit.xml, results.json, report.html)" \
 		sh -c "[ -s '$rd/junit.xml' ] && [ -s '$rd/results.json' ] && [ -s '$rd/report.html' ]"
 	expect_eq "$side run: driver, mtu, verbs and bandwidth rows pass" 0 \
@@ -102,7 +104,8 @@ expect_true "offline qualify ran (exit $rc)" [ $rc -le 1 ]
 expect_nogrep "offline: every row ran (none is an ERROR)" '^(ERROR|FAIL) ' "$T/off.out"
 expect_grep "offline: the cached 6.1 is used and said to be" '^before +debian:bookworm: .*\(offline\)$' "$T/off.out"
 expect_grep "offline: the cached 6.12 too" '^after +debian:bookworm-backports: .*\(offline\)$' "$T/off.out"
-OJ=$(ls -d "$T"/off/qualify-*/qualify.json | head -n1)
+OJ=
+for q in "$T"/off/qualify-*/qualify.json; do [ -e "$q" ] && OJ=$q && break; done
 expect_eq "two runs a side" "2 2" "$(jq -r '"\(.before.runs | length) \(.after.runs | length)"' "$OJ")"
 expect_eq "the runs' facts say offline" "offline" \
 	"$(jq -r '.facts["vm.kernel_cache"]' "$(jq -r '.after.runs[1]' "$OJ")/results.json")"
