@@ -71,17 +71,25 @@ void rq_agent_close(struct rq_agent *a)
 		close(a->rfd);
 	if (a->pid > 0) {
 		int st;
+		bool clean = false;
 
 		/*
 		 * EOF first, and time to act on it: the agent stops its workers and
 		 * removes its scratch dir (a peer's shell removes its copy) before
 		 * anything is killed.  Whatever is left in its group goes after.
 		 */
-		if (proc_wait_deadline(a->pid, now_ms() + 2000, &st) == 1)
+		if (proc_wait_deadline(a->pid, now_ms() + 2000, &st) == 1) {
+			clean = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 			kill(-a->pid, SIGKILL);
-		else
+		} else {
 			proc_kill_group(a->pid, 1000);
+		}
+		/* A peer whose shell died (the session killed) never removed its copy. */
+		if (a->peer_dir && (a->dead || !clean))
+			rq_ssh_peer_remove(a->peer_host, a->peer_dir);
 	}
+	free(a->peer_host);
+	free(a->peer_dir);
 	json_decref(a->stash);
 	json_decref(a->inflight);
 	free(a->rbuf);

@@ -55,6 +55,7 @@ struct rq_agent {
 	struct json_t *inflight;	/* ids sent and not answered: only these are accepted */
 	bool dead;		/* EOF or protocol breakage seen */
 	char dead_why[256];
+	char *peer_host, *peer_dir;	/* an ssh peer's copy of rdmaqual (agent_ssh.c) */
 };
 
 /* Fork+exec `self_exe agent --stdio` with pipes. */
@@ -107,6 +108,8 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 int rq_ssh_host_ok(const char *host);
 /* The IPv4 address ssh would connect to for HOST (ssh_config aliases applied). */
 int rq_ssh_resolve4(const char *host, char *buf, size_t size);
+/* Remove a peer's copy dir over ssh (bounded, best effort). */
+void rq_ssh_peer_remove(const char *host, const char *dir);
 /* Cancel a request: the agent kills its worker and answers it with an error. */
 void rq_agent_cancel(struct rq_agent *a, uint64_t id);
 

@@ -178,8 +178,8 @@ static int peer_copy(const char *host, const char *self_exe, const char *hash,
 	return ret;
 }
 
-/* Best effort, when the agent never ran (it removes the dir itself). */
-static void peer_remove(const char *host, const char *dir)
+/* Best effort, when the agent never ran or its shell died (else it removes the dir itself). */
+void rq_ssh_peer_remove(const char *host, const char *dir)
 {
 	char e[256];
 	const char *cmd[] = { "rm", "-rf", dir, NULL };
@@ -225,7 +225,7 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
 		snprintf(err, errsz, "pipe: %s", strerror(errno));
 		free(script);
-		peer_remove(host, dir);
+		rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
 	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2 };
@@ -238,7 +238,7 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 		snprintf(err, errsz, "cannot start ssh: %s", strerror(-pid));
 		close(to[1]);
 		close(from[0]);
-		peer_remove(host, dir);
+		rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
 	char label[300];
@@ -254,9 +254,11 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 			snprintf(err, errsz, "peer %s: agent did not greet", host);
 		json_decref(ans);
 		rq_agent_close(a);
-		peer_remove(host, dir);
+		rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
 	json_decref(ans);
+	a->peer_host = xstrdup(host);
+	a->peer_dir = xstrdup(dir);
 	return a;
 }
