@@ -84,7 +84,17 @@ sleep 0.3
 expect_eq "second run refused" 1 $?
 expect_grep "refusal names the holder" 'another run holds this node' "$T/lock.out"
 
-# 7. SIGINT ends the run promptly with a report
+# 7. SIGINT ends the run promptly with a report, once the case runs (a
+# signal before its first case leaves no row to say "interrupted"): its
+# sleep is up, ours by the state dir in its environment
+our_sleep() {
+	for p in $(pgrep -f '^sleep 31.7'); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RDMAQUAL_STATE_DIR=$T/state" &&
+			return 0
+	done
+	return 1
+}
+wait_for "the hanging case runs" 10 our_sleep
 kill -INT $pid
 wait $pid
 expect_eq "interrupted run exit status" 1 $?
