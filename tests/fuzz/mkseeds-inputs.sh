@@ -9,6 +9,7 @@ out=tests/fuzz/corpus-inputs
 mkdir -p "$out"
 find "$out" -type f ! -name 'regress-*' -delete
 
+# shellcheck disable=SC2059 # the format is the selector byte as an octal escape
 sel() { printf "\\$(printf '%03o' "$1")"; }
 # seed N NAME: selector N + stdin
 seed() { { sel "$1"; cat; } > "$out/$2"; }
@@ -48,7 +49,7 @@ tree() {
 			while read -r p; do echo "l $p=$(readlink "$p")"; done
 		find -L sys/class/infiniband/ -maxdepth 2 -type l 2>/dev/null | head -20 |
 			while read -r p; do echo "l $p=$(readlink "$p")"; done
-		for d in $(find sys/class/infiniband -maxdepth 1 -type l); do
+		find sys/class/infiniband -maxdepth 1 -type l | while read -r d; do
 			r=$(cd "$d" && pwd -P); r=${r#"$(pwd -P)/"}
 			find "$r" -type f -size -200c 2>/dev/null | grep -v '/gids/[1-9]' | head -40 |
 				while read -r f; do printf 'f %s=%s\n' "$f" "$(sed ':a;N;$!ba;s/\n/\\n/g' "$f")"; done
@@ -72,11 +73,13 @@ printf '\0\0\020\001' | seed 6 oob--toolong
 printf '\0\0\0\003a\0b' | seed 6 oob--nul
 
 # 7 opensm.conf
+# shellcheck disable=SC2094 # seed writes $out/NAME, not the file it reads
 for f in fixtures/opensm/*.conf; do seed 7 "opensm-conf--$(basename "$f")" < "$f"; done
 printf 'sm_key 0xdeadbeefcafe1234\nm_key 0x1234567812345678\nsa_key 0x0000000000000001\n' |
 	seed 7 opensm-conf--keys
 
 # 8 ibsim .net
+# shellcheck disable=SC2094 # as above
 for f in fixtures/fabrics/*.net; do seed 8 "ibnet--$(basename "$f")" < "$f"; done
 
 # 9 redaction: host name, NUL, text with secrets (0xff KIND DELIMS HEX...)
