@@ -54,7 +54,7 @@ static void pump(struct rq_target *t, const sigset_t *sigs)
 {
 	struct rq_agent *ag[2] = { 0 };
 	int n = 0;
-	struct sb in = SB_INIT;
+	struct sb in = SB_INIT, part[2] = { SB_INIT, SB_INIT };
 
 	for (int i = 0; i < 2; i++)
 		if ((ag[n] = rq_rxevm_agent(t, i)))
@@ -83,13 +83,29 @@ static void pump(struct rq_target *t, const sigset_t *sigs)
 			if (pf[i].revents & (POLLIN | POLLHUP)) {
 				char buf[65536];
 				ssize_t r = read(pf[i].fd, buf, sizeof(buf));
+				struct sb *o = &part[i - 1];
+				char *nl;
 
 				if (r <= 0) {
 					printf("[%s: channel closed]\n", ag[i - 1]->label);
-					sb_release(&in);
-					return;
+					goto out;
 				}
-				fwrite(buf, 1, (size_t)r, stdout);
+				/*
+				 * Whole answers only, each on its own line and
+				 * vm1's prefixed as its requests are: an answer
+				 * longer than one read must not be cut by the
+				 * other guest's.
+				 */
+				sb_add(o, buf, (size_t)r);
+				while ((nl = memchr(o->buf, '\n', o->len))) {
+					size_t len = (size_t)(nl - o->buf) + 1;
+
+					if (i > 1)
+						fputs("vm1 ", stdout);
+					fwrite(o->buf, 1, len, stdout);
+					memmove(o->buf, nl + 1, o->len - len);
+					o->len -= len;
+				}
 				fflush(stdout);
 			}
 		}
@@ -119,7 +135,10 @@ static void pump(struct rq_target *t, const sigset_t *sigs)
 			}
 		}
 	}
+out:
 	sb_release(&in);
+	sb_release(&part[0]);
+	sb_release(&part[1]);
 }
 
 enum vm_mode { VM_BOOT, VM_IMAGE, VM_BENCH };

@@ -116,8 +116,9 @@ static json_t *build_request(struct sched *s, const struct rq_case *c, const cha
 	}
 	if (p->addr[side][0])
 		json_object_set_new(req, "local_addr", json_string(p->addr[side]));
-	if (side == 0 && p->addr[1][0])
-		json_object_set_new(req, "peer_addr", json_string(p->addr[1]));
+	/* Each side's peer is the other side (command_pair's {peer_ip} on the server too). */
+	if (p->addr[!side][0] && (side == 0 || !strcmp(role, "server")))
+		json_object_set_new(req, "peer_addr", json_string(p->addr[!side]));
 	if (p->env) {
 		json_t *e = json_array();
 

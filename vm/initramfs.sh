@@ -4,7 +4,7 @@
 # vm/initramfs.sh: build the rxe-vm guest's initramfs and print
 # RQ_INITRD=PATH.  Contents: busybox-static, vm/init as /init, and the
 # modules that `modprobe -a --show-depends` lists for the virtio devices,
-# 9p, rdma_rxe and rdma_ucm, plus crc32_generic (rxe needs it and nothing
+# 9p, rdma_rxe, rdma_ucm and ib_umad, plus crc32_generic (rxe needs it and nothing
 # pulls it in: without it creating rxe0 fails with ENOENT) and virtio_rng.  Nothing
 # autoloads under busybox, so /init loads them in this order.
 #
@@ -22,8 +22,10 @@ kver=
 busybox=${RQ_BUSYBOX:-/bin/busybox}
 # virtio_rng: under KVM the guest CPU model has no RDRAND, and without an
 # entropy source the first /dev/urandom read blocks about a second.
-MODULES="virtio_pci virtio_net virtio_console 9pnet_virtio 9p rdma_rxe rdma_ucm crc32_generic virtio_rng"
-APPLETS="sh mount insmod ip mkdir chroot echo sleep cat poweroff reboot mknod ln"
+# ib_umad: /dev/infiniband/umad*, which MAD tools (ibstat, perfquery,
+# libibumad users) open; nothing autoloads it here.
+MODULES="virtio_pci virtio_net virtio_console 9pnet_virtio 9p rdma_rxe rdma_ucm crc32_generic virtio_rng ib_umad"
+APPLETS="sh mount insmod ip mkdir chroot echo sleep cat poweroff reboot mknod ln tr"
 
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -537,8 +537,8 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 		char how[128];
 
 		describe_status(status, how, sizeof(how));
-		if (w->cancelled)
-			answer_err(ag, id, "cancelled");
+		if (w->cancelled)	/* what it printed until then still explains it */
+			answer(ag, id, false, "cancelled", json_pack("{s:s%}", "log", log.buf, log.len));
 		else if (w->timed_out)
 			answer(ag, id, false, "timed out", json_pack("{s:o}", "log", rq_json_textn(log.buf, log.len)));
 		else {

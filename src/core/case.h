@@ -97,6 +97,8 @@ struct rq_case {
 	char *devices;		/* "all" | "first-active" | comma-separated names */
 	long long port;		/* 0: all/auto */
 	long long gid_index;	/* -1: auto */
+	int vm_cpus;		/* rxe-vm guests' vCPUs; 0: the run's */
+	uint64_t vm_memory;	/* rxe-vm guests' memory in bytes; 0: the run's */
 	void *cfg;		/* kind's config struct, cfg_size bytes */
 	struct rq_pos pos;	/* where the case starts */
 	char *file;		/* owning file path */

@@ -34,6 +34,12 @@ const struct key_def rq_common_keys[] = {
 	[CK_GID_INDEX] = { .name = "gid_index", .type = KEY_INT, .offset = CO(gid_index),
 		.def = "-1", .min = -1, .max = 255,
 		.help = "GID table index; -1: resolve (RoCE v2 IPv4-mapped GID)" },
+	[CK_VM_CPUS] = { .name = "vm_cpus", .type = KEY_INT, .offset = CO(vm_cpus), .def = "0",
+		.min = 0, .max = 64,
+		.help = "rxe-vm: vCPUs of each guest for this case (guests reboot when it differs); 0: the run's ($RQ_VM_CPUS, else 1)" },
+	[CK_VM_MEMORY] = { .name = "vm_memory", .type = KEY_SIZE, .offset = CO(vm_memory),
+		.def = "0", .min = 0, .max = 64LL << 30,
+		.help = "rxe-vm: memory of each guest for this case, at least 128MiB (guests reboot when it differs); 0: the run's ($RQ_VM_MEM_MB, else 512MiB)" },
 	KEY_END,
 };
 #undef CO
@@ -209,6 +215,16 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 	case CK_TAGS:
 		dedup = true;
 		break;
+	case CK_VM_MEMORY:
+		/* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
+		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
+			return false;
+		if (cc->vm_memory && cc->vm_memory < (128u << 20)) {
+			lerr(ld, NPOS(e->v), "vm_memory: %s is below the 128MiB a guest needs "
+			     "(0: the run's)", stext(e->v));
+			return false;
+		}
+		return true;
 	}
 	return conv_key(ld, ld->doc, k, e->pre, e->v, cc, check, dedup);
 }

@@ -372,6 +372,8 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->devices = cc.devices;
 	c->port = cc.port;
 	c->gid_index = cc.gid_index;
+	c->vm_cpus = (int)cc.vm_cpus;
+	c->vm_memory = cc.vm_memory;
 	c->cfg = cfg;
 	c->pos = (struct rq_pos){ .line = (unsigned)cn->start_mark.line + 1,
 				  .col = (unsigned)cn->start_mark.column + 1 };

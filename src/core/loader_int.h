@@ -133,11 +133,13 @@ struct common {
 	char *devices;
 	long long port;
 	long long gid_index;
+	long long vm_cpus;
+	uint64_t vm_memory;
 };
 
 enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
-	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_COUNT
+	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_COUNT
 };
 
 

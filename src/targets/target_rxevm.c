@@ -35,7 +35,9 @@ struct rxevm {
 	enum rq_accel accel;
 	char accel_why[160];
 	bool vm2;
-	int cpus, mem_mb;
+	int cpus, mem_mb;		/* the run's: $RQ_VM_CPUS, $RQ_VM_MEM_MB */
+	int boot_cpus, boot_mem_mb;	/* what the guests now up were booted with */
+	int want_cpus, want_mem_mb;	/* what the next boot uses (the case's, or the run's) */
 	const char *init_mode;
 	struct rq_vm vm[2];
 	int nvm;
@@ -151,6 +153,14 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		return rc;
 	}
 	x->nvm = x->vm2 ? 2 : 1;
+	/* Every guest's /etc/hosts names all guests: "vm0@10.77.0.1,vm1@10.77.0.2". */
+	char hosts[128] = "";
+
+	for (int i = 0; i < x->nvm; i++) {
+		size_t l = strlen(hosts);
+
+		snprintf(hosts + l, sizeof(hosts) - l, "%svm%d@10.77.0.%d", i ? "," : "", i, i + 1);
+	}
 	for (int i = 0; i < x->nvm; i++) {
 		struct rq_vm *vm = &x->vm[i];
 
@@ -187,13 +197,15 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		struct rq_vm_spec spec = {
 			.qemu = QEMU_BIN,
 			.accel = a,
-			.cpus = x->cpus,
-			.mem_mb = x->mem_mb,
+			.cpus = x->want_cpus,
+			.mem_mb = x->want_mem_mb,
 			.kimage = x->img.kimage,
 			.initrd = x->img.initrd,
 			.pvh = x->img.pvh,
 			.self_exe = o->self_exe,
 			.init_mode = x->init_mode,
+			.hostname = vm->name,
+			.hosts = hosts,
 			.console_path = vm->console,
 			.agent_sock = vm->agent_sock,
 			.net_local = x->vm2 && !stream ? vm->net_sock : NULL,
@@ -230,6 +242,8 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 	if (rc < 0)
 		goto fail;
 	x->boot_ms = now_ms() - start;
+	x->boot_cpus = x->want_cpus;
+	x->boot_mem_mb = x->want_mem_mb;
 	x->accel = a;
 	x->up = true;
 	x->broken = false;
@@ -327,6 +341,8 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	x->vm2 = !strcmp(topo, "vm2");
 	x->cpus = env_int("RQ_VM_CPUS", 1, 1, 64);
 	x->mem_mb = env_int("RQ_VM_MEM_MB", 512, 128, 65536);
+	x->want_cpus = x->cpus;
+	x->want_mem_mb = x->mem_mb;
 	x->init_mode = getenv("RQ_VM_INIT_MODE");
 	rq_vm_state_dir(o, x->state_dir, sizeof(x->state_dir));
 	rc = rq_vm_image_prepare(o, &x->img, err, errsz);
@@ -378,6 +394,15 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		snprintf(err, errsz, "rxe-vm target not open");
 		return -EINVAL;
 	}
+	/* vm_cpus / vm_memory: the case's size, else the run's. */
+	x->want_cpus = c && c->vm_cpus ? c->vm_cpus : x->cpus;
+	x->want_mem_mb = c && c->vm_memory ? (int)(c->vm_memory >> 20) : x->mem_mb;
+	if (x->up && !x->broken &&
+	    (x->want_cpus != x->boot_cpus || x->want_mem_mb != x->boot_mem_mb)) {
+		/* Guests of another size: the next boot makes the ones this case asks for. */
+		save_consoles(x, t->opts);
+		stop_all(x);
+	}
 	if (!x->up || x->broken || !guests_alive(x, false, why, sizeof(why))) {
 		/* The case before left dead guests (its rows say why): start afresh. */
 		save_consoles(x, t->opts);
@@ -399,9 +424,13 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	snprintf(p->addr[1], sizeof(p->addr[1]), "%s", two && x->vm2 ? x->vm[1].ip : x->vm[0].ip);
 	p->root = "";
 	/* What kinds may want to know about the place: the rxe device and its netdev. */
+	/* hosts: each side's hostname, client first (the {peer_host} of a command pair). */
 	p->param = xasprintf("{\"topology\":\"%s\",\"rdma_dev\":\"rxe0\",\"netdev\":\"eth0\","
-			     "\"accel\":\"%s\"}",
-			     x->vm2 ? "vm2" : "vm1", rq_accel_name(x->accel));
+			     "\"accel\":\"%s\",\"hosts\":[\"%s\",\"%s\"],\"vm_cpus\":%d,"
+			     "\"vm_memory_mb\":%d}",
+			     x->vm2 ? "vm2" : "vm1", rq_accel_name(x->accel), x->vm[0].name,
+			     two && x->vm2 ? x->vm[1].name : x->vm[0].name, x->boot_cpus,
+			     x->boot_mem_mb);
 	return 0;
 }
 
@@ -542,6 +571,8 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 	}
 	snprintf(buf, sizeof(buf), "%d", x->cpus);
 	rq_fact_add(sink, "vm.cpus", buf);
+	snprintf(buf, sizeof(buf), "%d", x->mem_mb);
+	rq_fact_add(sink, "vm.memory_mb", buf);
 }
 
 static void rxevm_cleanup_stale(const struct rq_run_opts *o)

@@ -120,6 +120,10 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 		sb_addf(&app, " rq.ip=%s", s->ip);
 	if (s->init_mode && *s->init_mode)
 		sb_addf(&app, " rq.mode=%s", s->init_mode);
+	if (s->hostname && *s->hostname)
+		sb_addf(&app, " rq.name=%s", s->hostname);
+	if (s->hosts && *s->hosts)
+		sb_addf(&app, " rq.hosts=%s", s->hosts);
 	add(&a, "-append");
 	add(&a, app.buf);
 	sb_release(&app);
