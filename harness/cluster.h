@@ -49,9 +49,10 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 /*
  * The lab part of the report: a JSON object (nodes, pairs, matrices,
  * suspects) for results.json; prints the matrices and suspects; writes
- * the drain list.  Caller json_decref.
+ * the drain list.  Caller json_decref.  *html: report.html's heat maps of
+ * the matrices (malloc'd), or NULL.
  */
-struct json_t *cluster_report(struct cluster *cl, const struct rq_results *rs);
+struct json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, char **html);
 /* Stop every node's agent (also after an interrupt); then free. */
 void cluster_free(struct cluster *cl);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cluster/suspects.h"
 #include "cluster_int.h"
+#include "report_html.h"
 
 /* A pair far below its case's median is as suspect as one that failed. */
 #define SLOW_FRACTION 0.5
@@ -148,6 +149,41 @@ static json_t *matrix_json(const struct cluster *cl, const struct rq_case *c)
 	return m;
 }
 
+/* report.html: the matrix as a heat map (report_html.c draws it). */
+static void html_matrix(const struct cluster *cl, const struct rq_case *c, struct sb *html)
+{
+	size_t n = cl->n;
+	double *cells = xmalloc((n * n + 1) * sizeof(*cells));
+	const char **labels = xcalloc(n + 1, sizeof(*labels));
+	const char *unit = NULL;
+	char *title;
+
+	for (size_t i = 0; i < n * n; i++)
+		cells[i] = NAN;
+	for (size_t i = 0; i < n; i++)
+		labels[i] = cl->nodes[i].name;
+	for (size_t k = 0; k < cl->npairs; k++) {
+		const struct cpair *p = &cl->pairs[k];
+
+		if (p->c != c || !p->has_fig)
+			continue;
+		cells[p->client * n + p->server] = p->fig;
+		unit = p->unit;
+	}
+	if (!unit) {		/* no figure at all (every pair skipped or failed) */
+		free(labels);
+		free(cells);
+		return;
+	}
+	title = xasprintf("%s: client (row) to server (column)", c->name);
+	/* Times are better low; rates and sizes high. */
+	rq_html_heatmap(html, title, labels, n, cells, unit,
+			!(str_ends(unit, "s") && !strchr(unit, '/')));
+	free(title);
+	free(labels);
+	free(cells);
+}
+
 static void write_drain_list(const struct cluster *cl, const struct rq_suspects *s)
 {
 	struct sb out = SB_INIT;
@@ -172,8 +208,9 @@ static void write_drain_list(const struct cluster *cl, const struct rq_suspects 
 	sb_release(&out);
 }
 
-json_t *cluster_report(struct cluster *cl, const struct rq_results *rs)
+json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, char **html_out)
 {
+	struct sb html = SB_INIT;
 	json_t *lab = json_object(), *nodes = json_array(), *pairs = json_array();
 	json_t *mats = json_array(), *sus = json_array();
 	bool *slow = xcalloc(cl->npairs + 1, sizeof(*slow));
@@ -225,6 +262,8 @@ json_t *cluster_report(struct cluster *cl, const struct rq_results *rs)
 	for (size_t k = 0; k < cl->npair_cases; k++) {
 		json_array_append_new(mats, matrix_json(cl, cl->pair_cases[k]));
 		console_matrix(cl, cl->pair_cases[k]);
+		if (cl->n <= 128)	/* a bigger map is unreadable; results.json has it */
+			html_matrix(cl, cl->pair_cases[k], &html);
 	}
 	rq_suspects_find(cl->n, names, no, po, npo, &s);
 	printf("\n%s\n", s.n ? "suspects (pairwise elimination):" : "suspects: none");
@@ -251,6 +290,8 @@ json_t *cluster_report(struct cluster *cl, const struct rq_results *rs)
 	json_object_set_new(lab, "matrices", mats);
 	json_object_set_new(lab, "suspects", sus);
 	rq_suspects_release(&s);
+	*html_out = html.len ? sb_detach(&html) : NULL;
+	sb_release(&html);
 	free(names);
 	free(po);
 	free(no);

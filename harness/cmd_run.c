@@ -611,8 +611,13 @@ static int run_main(int argc, char **argv, const char *resume)
 	if (rq_interrupted && cl)
 		fprintf(stderr, "rdmaqual run: stopped by signal %d; finish it with: rdmaqual run "
 			"--resume %s\n", (int)rq_interrupted, run_dir);
-	if (cl)
-		rep.info.lab = cluster_report(cl, &results);
+	if (cl) {
+		char *html = NULL;
+
+		rep.info.lab = cluster_report(cl, &results, &html);
+		free(rep.info.html_extra);
+		rep.info.html_extra = html;
+	}
 	/* Every node's work stops before the report is final. */
 	cluster_free(cl);
 	sched_close(&s);

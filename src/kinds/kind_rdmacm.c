@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rdma/rdma_cma.h>
+#include <jansson.h>
 #include "core/kind.h"
 #include "rdma/pattern.h"
 #include "rdma/verbs_pair.h"
@@ -292,6 +293,23 @@ static int exchange(struct cm_run *r, double *lat, unsigned *bad, char *first, s
 	return 0;
 }
 
+/*
+ * Lab runs (--nodes) keep the out-of-band exchange on the management
+ * address (peer_addr) and pass the RDMA side's addresses as parameters:
+ * the CM connection goes over the rails, where its traffic belongs.
+ */
+static bool lab_addr(struct rq_ctx *ctx, const char *key, char *buf, size_t size)
+{
+	json_t *j = ctx->param ? json_loads(ctx->param, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(j, key));
+	bool ok = v && *v && strlen(v) < size;
+
+	if (ok)
+		snprintf(buf, size, "%s", v);
+	json_decref(j);
+	return ok;
+}
+
 static void cm_server(struct cm_run *r)
 {
 	struct rq_ctx *ctx = r->s->ctx;
@@ -300,16 +318,19 @@ static void cm_server(struct cm_run *r)
 	unsigned bad = 0;
 	int ret;
 
-	if (ctx->local_addr && *ctx->local_addr)
-		inet_pton(AF_INET, ctx->local_addr, &sa.sin_addr);
+	char lab[64];
+	const char *bind = lab_addr(ctx, "rdma_local_addr", lab, sizeof(lab)) ? lab : ctx->local_addr;
+
+	if (bind && *bind)
+		inet_pton(AF_INET, bind, &sa.sin_addr);
 	if (rdma_create_id(r->ch, &r->listen_id, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(r->listen_id, (struct sockaddr *)&sa) || rdma_listen(r->listen_id, 1)) {
 		snprintf(r->why, sizeof(r->why), "listen on %s:%d: %s",
-			 ctx->local_addr ? ctx->local_addr : "*", ctx->oob_port + 1, strerror(errno));
+			 bind && *bind ? bind : "*", ctx->oob_port + 1, strerror(errno));
 		vp_trade(r->s, r->row, RQ_FAIL, r->why, theirs, sizeof(theirs));
 		return;
 	}
-	rq_log(ctx, "# CM listening on %s:%d", ctx->local_addr ? ctx->local_addr : "*", ctx->oob_port + 1);
+	rq_log(ctx, "# CM listening on %s:%d", bind && *bind ? bind : "*", ctx->oob_port + 1);
 	if (vp_trade(r->s, r->row, RQ_NONE, "listening", theirs, sizeof(theirs)) < 0)
 		return;
 	ret = cm_expect(r, RDMA_CM_EVENT_CONNECT_REQUEST, "waiting for the client", &r->id, true);
@@ -359,7 +380,11 @@ static void cm_client(struct cm_run *r)
 {
 	struct rq_ctx *ctx = r->s->ctx;
 	const struct cm_cfg *cfg = r->cfg;
-	const char *to = cfg->connect_to ? cfg->connect_to : ctx->peer_addr;
+	char lab_to[64], lab_src[64];
+	const char *to = cfg->connect_to ? cfg->connect_to :
+			 lab_addr(ctx, "rdma_peer_addr", lab_to, sizeof(lab_to)) ? lab_to : ctx->peer_addr;
+	const char *from = lab_addr(ctx, "rdma_local_addr", lab_src, sizeof(lab_src)) ? lab_src :
+			   ctx->local_addr;
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons((uint16_t)(ctx->oob_port + 1)) };
 	struct sockaddr_in src = { .sin_family = AF_INET };
 	int tmo = (int)scaled_ms(cfg->resolve_timeout_ms);
@@ -374,8 +399,8 @@ static void cm_client(struct cm_run *r)
 		rq_result_set(r->row, RQ_ERROR, "no server address to connect to");
 		goto tell;
 	}
-	if (ctx->local_addr && *ctx->local_addr)
-		inet_pton(AF_INET, ctx->local_addr, &src.sin_addr);
+	if (from && *from)
+		inet_pton(AF_INET, from, &src.sin_addr);
 	rq_log(ctx, "# CM connecting to %s:%d", to, ctx->oob_port + 1);
 	t0 = vp_now_us();
 	if (rdma_create_id(r->ch, &r->id, NULL, RDMA_PS_TCP) ||
