@@ -414,14 +414,55 @@ void cluster_free(struct cluster *cl)
 
 /* ---- dry run -------------------------------------------------------- */
 
-void cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r)
+const char *cluster_case_policy(const struct cluster *cl, const struct rq_case *c)
 {
+	return c->pairs ? c->pairs : cl->policy_text;
+}
+
+int cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r,
+			char *err, size_t errsz)
+{
+	struct rq_pairs_policy own;
+	const struct rq_pairs_policy *p = &cl->policy;
 	struct timespec a, b;
 
+	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	rq_plan_rounds(&cl->policy, cl->n, r);
+	/* A case's own pairs: win over the run's --pairs. */
+	if (c->pairs) {
+		char e2[256];
+
+		if (rq_pairs_parse(c->pairs, &cl->hosts, &own, e2, sizeof(e2))) {
+			snprintf(err, errsz, "%s: pairs: %s", c->name, e2);
+			return -1;
+		}
+		p = &own;
+	}
+	rq_plan_rounds(p, cl->n, r);
+	if (p == &own)
+		rq_pairs_release(&own);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	cl->plan_ms += (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	return 0;
+}
+
+int cluster_check_cases(struct cluster *cl, struct rq_case *const *sel, size_t nsel,
+			char *err, size_t errsz)
+{
+	struct rq_pairs_policy p;
+
+	for (size_t i = 0; i < nsel; i++)
+		if (cluster_runs_on_nodes(sel[i]) && cluster_case_is_pairs(sel[i]) && sel[i]->pairs) {
+			char e2[256];
+
+			if (rq_pairs_parse(sel[i]->pairs, &cl->hosts, &p, e2, sizeof(e2))) {
+				snprintf(err, errsz, "%s (%s:%u): pairs: %s", sel[i]->name,
+					 sel[i]->file ? sel[i]->file : "?", sel[i]->pos.line, e2);
+				return -1;
+			}
+			rq_pairs_release(&p);
+		}
+	return 0;
 }
 
 void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel)
@@ -447,10 +488,14 @@ void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel
 			continue;
 		}
 		struct rq_rounds r;
+		char err[300];
 
-		cluster_case_rounds(cl, c, &r);
+		if (cluster_case_rounds(cl, c, &r, err, sizeof(err))) {
+			printf("%-40s %s\n", c->name, err);
+			continue;
+		}
 		printf("%-40s two-sided, pairs %s: %zu pairs in %zu rounds, rail i with rail i\n",
-		       c->name, cl->policy_text, r.npairs, r.nrounds);
+		       c->name, cluster_case_policy(cl, c), r.npairs, r.nrounds);
 		for (size_t k = 0; k < r.nrounds; k++) {
 			printf("  round %zu:", k + 1);
 			for (size_t j = r.start[k]; j < r.start[k + 1]; j++)

@@ -37,6 +37,9 @@ struct cluster;
 /* Parse nodes and the policy; NULL with err (a usage error). */
 struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_opts *o,
 			    char *err, size_t errsz);
+/* Cases' own pairs: name nodes of this run?  0, or -1 with err (a usage error). */
+int cluster_check_cases(struct cluster *cl, struct rq_case *const *sel, size_t nsel,
+			char *err, size_t errsz);
 /* --dry-run: the nodes, each case's placement and the rounds. */
 void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel);
 /*

@@ -442,12 +442,12 @@ static void note_local_fail(struct cnode *nd, const struct rq_result *r)
 		nd->first_fail = xasprintf("%s: %s", r->id, r->reason ? r->reason : "failed");
 }
 
-static void note_pair(struct cluster *cl, struct unit *u)
+static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *v, size_t n)
 {
-	struct cpair *p = &cl->pairs[u->pair];
+	struct cpair *p = &cl->pairs[pair];
 
-	for (size_t i = 0; i < u->rows.n; i++) {
-		const struct rq_result *r = u->rows.v[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct rq_result *r = v[i];
 
 		if (verdict_rank(r->verdict) > verdict_rank(p->verdict) || !p->what) {
 			p->verdict = r->verdict;
@@ -480,12 +480,31 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 		e->sink->row(e->sink->arg, r);
 	}
 	if (u->rail >= 0)
-		note_pair(cl, u);
+		note_pair(cl, u->pair, u->rows.v, u->rows.n);
 	free(u->rows.v);
 	u->rows.v = NULL;
 	u->rows.n = 0;
 	if (!u->gone[0] && !u->gone[1])
 		cluster_journal_unit(cl, u->key, e->out, first);
+}
+
+/*
+ * --resume: a unit the journal has goes back into the report, and into
+ * the suspects' tallies as if it had just run.  nd: a node-local unit's
+ * node; pair: a pair's index, or -1.
+ */
+static bool resumed(struct cluster *cl, const char *key, struct rq_results *out,
+		    const struct cluster_sink *sink, struct cnode *nd, long pair)
+{
+	size_t first = out->n;
+
+	if (!cluster_resume_unit(cl, key, out, sink))
+		return false;
+	for (size_t i = first; nd && i < out->n; i++)
+		note_local_fail(nd, out->v[i]);
+	if (pair >= 0)
+		note_pair(cl, (size_t)pair, out->v + first, out->n - first);
+	return true;
 }
 
 static void unit_free(struct unit *u)
@@ -519,7 +538,7 @@ void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_r
 		struct cnode *nd = &cl->nodes[i];
 		char *key = xasprintf("%s|%s", c->name, nd->name);
 
-		if (cluster_resume_unit(cl, key, out, sink)) {
+		if (resumed(cl, key, out, sink, nd, -1)) {
 			free(key);
 			continue;
 		}
@@ -639,8 +658,19 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 	struct emit e = { out, sink };
 	json_t *jc = case_json(c);
 
+	char perr[300];
+
+	if (cluster_case_rounds(cl, c, &rr, perr, sizeof(perr))) {
+		struct rq_result *r = verdict_row(c->name, RQ_ERROR, "%s", perr);
+
+		r->kind = xstrdup(c->kind->name);
+		r->file = xstrdup(c->file ? c->file : "");
+		rq_results_add(out, r);
+		sink->row(sink->arg, r);
+		json_decref(jc);
+		return;
+	}
 	discover_rails(cl);
-	cluster_case_rounds(cl, c, &rr);
 	cl->pair_cases = xrealloc(cl->pair_cases, (cl->npair_cases + 1) * sizeof(*cl->pair_cases));
 	cl->pair_cases[cl->npair_cases++] = c;
 	for (size_t k = 0; k < rr.nrounds && !rq_interrupted; k++) {
@@ -663,7 +693,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 				struct cnode *x = a->down ? a : b->down ? b : !a->rails_known ? a : b;
 				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
 
-				if (!cluster_resume_unit(cl, key, out, sink)) {
+				if (!resumed(cl, key, out, sink, NULL, (long)pi)) {
 					struct unit t = { .c = c, .nd = { a, b }, .rail = -1, .start = now_ms(),
 							  .pair = pi };
 					struct sb nolog = SB_INIT;
@@ -685,7 +715,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 					free(r->id);
 					r->id = xasprintf("%s[%s->%s]", c->name, a->name, b->name);
 					r->peer_node = xstrdup(b->hostname);
-					note_pair(cl, &t);
+					note_pair(cl, pi, t.rows.v, t.rows.n);
 					rq_results_add(out, r);
 					sink->row(sink->arg, r);
 					cluster_journal_unit(cl, key, out, out->n - 1);
@@ -698,7 +728,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 			for (size_t i = 0; i < nr; i++) {
 				char *key = xasprintf("%s|%s|%s|%zu", c->name, a->name, b->name, i);
 
-				if (cluster_resume_unit(cl, key, out, sink)) {
+				if (resumed(cl, key, out, sink, NULL, (long)pi)) {
 					free(key);
 					continue;
 				}

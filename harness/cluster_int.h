@@ -91,7 +91,9 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 			const struct cluster_sink *sink);
 bool cluster_runs_on_nodes(const struct rq_case *c);
 bool cluster_case_is_pairs(const struct rq_case *c);
-/* The policy a case uses (the run's --pairs), planned. */
-void cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r);
+/* The rounds of a case's policy (its pairs:, else the run's --pairs); -1 with err. */
+int cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r,
+			char *err, size_t errsz);
+const char *cluster_case_policy(const struct cluster *cl, const struct rq_case *c);
 
 #endif

@@ -141,6 +141,7 @@ static json_t *matrix_json(const struct cluster *cl, const struct rq_case *c)
 	}
 	free(cell);
 	json_object_set_new(m, "case", json_string(c->name));
+	json_object_set_new(m, "pairs_policy", json_string(cluster_case_policy(cl, c)));
 	json_object_set_new(m, "figure", fig ? json_string(fig) : json_null());
 	json_object_set_new(m, "unit", unit ? json_string(unit) : json_null());
 	json_object_set_new(m, "nodes", names);

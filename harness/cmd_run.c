@@ -415,6 +415,10 @@ static int run_main(int argc, char **argv, const char *resume)
 		char err[512];
 
 		cl = cluster_new(&co, &o, err, sizeof(err));
+		if (cl && cluster_check_cases(cl, sel, nsel, err, sizeof(err))) {
+			cluster_free(cl);
+			cl = NULL;
+		}
 		if (!cl) {
 			free(sel);
 			rq_suite_release(&suite);

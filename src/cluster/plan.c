@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/plan.h"
+#include "core/case.h"
 #include "core/util.h"
 
 static void rounds_add(struct rq_rounds *r, size_t *cap, uint32_t client, uint32_t server)
@@ -125,41 +126,6 @@ void rq_rounds_release(struct rq_rounds *r)
 	free(r->pairs);
 	free(r->start);
 	memset(r, 0, sizeof(*r));
-}
-
-/* One "A:B" item of a list; names are host-name characters. */
-static bool item_syntax(const char *s, size_t len)
-{
-	const char *colon = memchr(s, ':', len);
-
-	if (!colon || colon == s || colon == s + len - 1 || memchr(colon + 1, ':', len - (size_t)(colon - s) - 1))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!(c == ':' || c == '-' || c == '.' || c == '_' || (c >= '0' && c <= '9') ||
-		      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-			return false;
-	}
-	return true;
-}
-
-int rq_pairs_syntax(const char *text, char *err, size_t errsz)
-{
-	if (!strcmp(text, "ring") || !strcmp(text, "all"))
-		return 0;
-	for (const char *p = text;;) {
-		const char *e = strchrnul(p, ',');
-
-		if (!item_syntax(p, (size_t)(e - p))) {
-			snprintf(err, errsz, "expected ring, all, or a list of CLIENT:SERVER node "
-				 "pairs (n1:n2,n3:n4), not \"%s\"", text);
-			return -1;
-		}
-		if (!*e)
-			return 0;
-		p = e + 1;
-	}
 }
 
 int rq_pairs_parse(const char *text, const struct rq_hosts *nodes, struct rq_pairs_policy *p,

@@ -45,8 +45,6 @@ struct rq_rounds {
  */
 int rq_pairs_parse(const char *text, const struct rq_hosts *nodes, struct rq_pairs_policy *p,
 		   char *err, size_t errsz);
-/* Is text a pairing policy's syntax (names not checked)?  For the loader-side check. */
-int rq_pairs_syntax(const char *text, char *err, size_t errsz);
 void rq_pairs_release(struct rq_pairs_policy *p);
 
 /* Plan the rounds of a policy over nnodes nodes. */

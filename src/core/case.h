@@ -99,6 +99,7 @@ struct rq_case {
 	long long gid_index;	/* -1: auto */
 	int vm_cpus;		/* rxe-vm guests' vCPUs; 0: the run's */
 	uint64_t vm_memory;	/* rxe-vm guests' memory in bytes; 0: the run's */
+	char *pairs;		/* lab runs: the case's pairing policy, or NULL (the run's) */
 	void *cfg;		/* kind's config struct, cfg_size bytes */
 	struct rq_pos pos;	/* where the case starts */
 	char *file;		/* owning file path */
@@ -152,6 +153,9 @@ int rq_suite_check_dups(struct rq_suite *suite, struct rq_diags *diags);
 void rq_suite_release(struct rq_suite *suite);
 void rq_diags_release(struct rq_diags *d);
 void rq_diags_print(const struct rq_diags *d, FILE *fp);
+
+/* Is text a pairing policy (pairs:): ring, all or A:B,C:D?  0, or -1 with err. */
+int rq_pairs_syntax(const char *text, char *err, size_t errsz);
 
 /* Value conversions, shared with the CLI; 0 or -EINVAL. */
 int parse_duration_ms(const char *s, int64_t *ms);

@@ -4,6 +4,7 @@
  * timeout, devices, port, gid_index): their table and the checks beyond
  * their type (valid names, known targets, the needs: syntax, device lists).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/loader_int.h"
@@ -40,6 +41,8 @@ const struct key_def rq_common_keys[] = {
 	[CK_VM_MEMORY] = { .name = "vm_memory", .type = KEY_SIZE, .offset = CO(vm_memory),
 		.def = "0", .min = 0, .max = 64LL << 30,
 		.help = "rxe-vm: memory of each guest for this case, at least 128MiB (guests reboot when it differs); 0: the run's ($RQ_VM_MEM_MB, else 512MiB)" },
+	[CK_PAIRS] = { .name = "pairs", .type = KEY_STR, .offset = CO(pairs),
+		.help = "lab runs (--nodes), two-sided kinds: ring, all, or CLIENT:SERVER node pairs (n1:n2,n3:n4); default: the run's --pairs" },
 	KEY_END,
 };
 #undef CO
@@ -97,6 +100,38 @@ static bool check_target(struct ld *ld, const yaml_node_t *n)
 		hint_try(&h, known_targets[i]);
 	lerr(ld, NPOS(n), "targets: unknown target \"%s\" (expected hca, rxe-vm, rxe-host, "
 	     "ibsim, local or sysroot:DIR)%s", s, hint_text(&h, hb, sizeof(hb)));
+	return false;
+}
+
+int rq_pairs_syntax(const char *text, char *err, size_t errsz)
+{
+	if (!strcmp(text, "ring") || !strcmp(text, "all"))
+		return 0;
+	for (const char *p = text;;) {
+		const char *e = strchrnul(p, ','), *colon = memchr(p, ':', (size_t)(e - p));
+		bool ok = colon && colon > p && colon + 1 < e && !memchr(colon + 1, ':', (size_t)(e - colon - 1));
+
+		for (const char *q = p; ok && q < e; q++)
+			ok = *q == ':' || *q == '-' || *q == '.' || *q == '_' || (*q >= '0' && *q <= '9') ||
+			     (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+		if (!ok) {
+			snprintf(err, errsz, "expected ring, all, or a list of CLIENT:SERVER node "
+				 "pairs (n1:n2,n3:n4), not \"%s\"", text);
+			return -1;
+		}
+		if (!*e)
+			return 0;
+		p = e + 1;
+	}
+}
+
+static bool check_pairs(struct ld *ld, const yaml_node_t *n)
+{
+	char err[300];
+
+	if (!rq_pairs_syntax(stext(n), err, sizeof(err)))
+		return true;
+	lerr(ld, NPOS(n), "pairs: %s", err);
 	return false;
 }
 
@@ -207,6 +242,9 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 		break;
 	case CK_TARGETS:
 		check = check_target;
+		break;
+	case CK_PAIRS:
+		check = check_pairs;
 		break;
 	case CK_NEEDS:
 		check = check_need;

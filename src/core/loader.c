@@ -148,6 +148,7 @@ static void case_free(struct rq_case *c)
 		free(c->needs[i].arg);
 	free(c->needs);
 	free(c->devices);
+	free(c->pairs);
 	if (c->kind && c->cfg)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
@@ -374,6 +375,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->gid_index = cc.gid_index;
 	c->vm_cpus = (int)cc.vm_cpus;
 	c->vm_memory = cc.vm_memory;
+	c->pairs = cc.pairs;
 	c->cfg = cfg;
 	c->pos = (struct rq_pos){ .line = (unsigned)cn->start_mark.line + 1,
 				  .col = (unsigned)cn->start_mark.column + 1 };

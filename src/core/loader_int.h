@@ -135,11 +135,12 @@ struct common {
 	long long gid_index;
 	long long vm_cpus;
 	uint64_t vm_memory;
+	char *pairs;
 };
 
 enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
-	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_COUNT
+	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_COUNT
 };
 
 

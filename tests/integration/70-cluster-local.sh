@@ -52,6 +52,22 @@ expect_grep "ring of 5: 5 pairs in 3 rounds" 'lab.pingpong .*pairs ring: 5 pairs
 expect_grep "n5->n1 closes the ring" 'round 2: n5->n1 n2->n3' "$T/dry"
 expect_grep "round 3: what is left" 'round 3: n4->n5$' "$T/dry"
 
+cat >"$T/pc.yaml" <<'YAML'
+cases:
+  - name: p.all
+    kind: verbs-pingpong
+    pairs: all
+  - name: p.list
+    kind: verbs-pingpong
+    pairs: n1:n3,n2:n5
+YAML
+"$RQ" run --nodes 'n[1-5]' --launcher local --pairs ring --dry-run "$T/pc.yaml" >"$T/dry2" 2>&1
+expect_grep "a case's pairs: all wins over --pairs ring" 'p\.all .*pairs all: 10 pairs in 5 rounds' "$T/dry2"
+expect_grep "an explicit list: one round" 'p\.list .*pairs n1:n3,n2:n5: 2 pairs in 1 rounds' "$T/dry2"
+"$RQ" run --nodes 'n[1-4]' --launcher local --dry-run "$T/pc.yaml" >"$T/dry3" 2>&1
+expect_eq "a case pairing a node outside --nodes is a usage error" 2 $?
+expect_grep "naming the case, its file and the node" 'p\.list \(.*pc\.yaml:5\): pairs: .*not in --nodes \(n5\)' "$T/dry3"
+
 echo "-- a node dies mid-case"
 "$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" $C/node.yaml $C/slow.yaml \
 	$C/pairs.yaml >"$T/out2" 2>&1 &
@@ -103,7 +119,10 @@ expect_grep "resume reruns only unfinished units" 'resuming .*: 6 units already 
 rows() { json "$1" "'\n'.join(sorted(r['id'] + ' ' + r['verdict'] for r in d['results']))"; }
 expect_eq "resumed report has the uninterrupted run's rows" "$(rows "$T/r5/latest/results.json")" \
 	"$(rows "$run3/results.json")"
-[ "$(rows "$T/r5/latest/results.json")" = "$(rows "$run3/results.json")" ] || sed 's/^/    | /' "$T/out4"
+[ "$(rows "$T/r5/latest/results.json")" = "$(rows "$run3/results.json")" ] ||
+	sed 's/^/    | /' "$T/out4" "$T/out5"
+expect_eq "the resumed run names the same suspect" node02 \
+	"$(json "$run3/results.json" "' '.join(s['node'] for s in d['lab']['suspects'])")"
 expect_eq "and is complete" True "$(json "$run3/results.json" "d['run']['complete']")"
 "$RQ" run --resume "$run3" --nodes x >"$T/out6" 2>&1
 expect_eq "--resume with other options is a usage error" 2 $?
