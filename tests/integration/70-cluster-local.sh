@@ -15,6 +15,17 @@ T=$(mktemp -d /tmp/rq-it-lab.XXXXXX)
 export RDMAQUAL_STATE_DIR="$T/state"
 trap 'rm -rf "$T"' EXIT
 C=tests/integration/lab-cases
+# A node-local case that takes a while (interrupts and dying nodes land in
+# it), with a sleep of its own: other runs of this test may share the host.
+SLOW="sleep 4.$(( $$ % 900 + 100 ))"
+cat >"$T/slow.yaml" <<YAML
+cases:
+  - name: lab.slow
+    kind: command
+    targets: [local, sysroot, hca]
+    timeout: 60s
+    argv: [$(echo "$SLOW" | sed 's/ /, "/; s/$/"/')]
+YAML
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 echo "-- four nodes, one with a rail down (cx7-ndr-ib-raildown)"
@@ -69,20 +80,25 @@ expect_eq "a case pairing a node outside --nodes is a usage error" 2 $?
 expect_grep "naming the case, its file and the node" 'p\.list \(.*pc\.yaml:5\): pairs: .*not in --nodes \(n5\)' "$T/dry3"
 
 echo "-- a node dies mid-case"
-"$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" $C/node.yaml $C/slow.yaml \
+"$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" $C/node.yaml $T/slow.yaml \
 	$C/pairs.yaml >"$T/out2" 2>&1 &
 pid=$!
-wait_for "the slow case runs on the nodes" 20 pgrep -f 'sleep 4.317'
-# node02's agent: the runner's child above the sleep that runs with RDMAQUAL_NODE=node02
+wait_for "the slow case runs on the nodes" 20 pgrep -f "$SLOW"
+# node02's agent: the runner's child above the sleep that runs with
+# RDMAQUAL_NODE=node02 (the nodes' sleeps start one after another: look again)
 victim=
-for p in $(pgrep -f 'sleep 4.317'); do
-	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RDMAQUAL_NODE=node02 || continue
-	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
-		pp=$(ps -o ppid= -p "$p" | tr -d ' ')
-		[ "$pp" = "$pid" ] && { victim=$p; break; }
-		p=$pp
+find_victim() {
+	for p in $(pgrep -f "$SLOW"); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RDMAQUAL_NODE=node02 || continue
+		while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+			pp=$(ps -o ppid= -p "$p" | tr -d ' ')
+			[ "$pp" = "$pid" ] && { victim=$p; return 0; }
+			p=$pp
+		done
 	done
-done
+	return 1
+}
+for i in $(seq 50); do find_victim && break; sleep 0.1; done
 expect_true "found node02's agent" test -n "$victim"
 kill -9 "$victim"
 start=$(date +%s)
@@ -98,23 +114,23 @@ expect_eq "suspects: node02 (down, and its failed check)" "node02" \
 	"$(json "$T/r2/latest/results.json" "' '.join(s['node'] for s in d['lab']['suspects'])")"
 
 echo "-- SIGINT stops every node's work; --resume completes the same report"
-"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r3" $C/node.yaml $C/slow.yaml \
+"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r3" $C/node.yaml $T/slow.yaml \
 	>"$T/out3" 2>&1 &
 pid=$!
-wait_for "the slow case runs" 20 pgrep -f 'sleep 4.317'
+wait_for "the slow case runs" 20 pgrep -f "$SLOW"
 kill -INT $pid
 start=$(date +%s)
 wait $pid
 expect_eq "interrupted run exits 1" 1 $?
 expect_true "within 5 s" test $(( $(date +%s) - start )) -lt 5
-expect_true "no agent or case left running" no_proc 'sleep 4.317'
+expect_true "no agent or case left running" no_proc "$SLOW"
 expect_grep "it says how to resume" 'rdmaqual run --resume ' "$T/out3"
 run3=$(readlink -f "$T/r3/latest")
 expect_nogrep "the interrupted units are not journaled" 'lab\.slow' "$run3/journal.jsonl"
 "$RQ" run --resume "$run3" >"$T/out4" 2>&1
 expect_eq "resumed run exits 1 (node02 still fails its check)" 1 $?
 expect_grep "resume reruns only unfinished units" 'resuming .*: 6 units already finished' "$T/out4"
-"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r5" $C/node.yaml $C/slow.yaml \
+"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r5" $C/node.yaml $T/slow.yaml \
 	>"$T/out5" 2>&1
 rows() { json "$1" "'\n'.join(sorted(r['id'] + ' ' + r['verdict'] for r in d['results']))"; }
 expect_eq "resumed report has the uninterrupted run's rows" "$(rows "$T/r5/latest/results.json")" \
