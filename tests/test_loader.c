@@ -397,6 +397,21 @@ START_TEST(required_common)
 }
 END_TEST
 
+START_TEST(vm_size_keys)
+{
+	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, vm_cpus: 2, vm_memory: 1GiB}\n"
+			      "  - {name: b, kind: plain}\n"), 0);
+	ck_assert_int_eq(S.cases[0]->vm_cpus, 2);
+	ck_assert_uint_eq(S.cases[0]->vm_memory, 1ull << 30);
+	ck_assert_int_eq(S.cases[1]->vm_cpus, 0);
+	ck_assert_uint_eq(S.cases[1]->vm_memory, 0);
+	/* a guest below 128 MiB does not boot: refused where it is written */
+	ck_assert_int_eq(load("cases:\n  - {name: c, kind: plain, vm_memory: 64MiB}\n"), 1);
+	expect_exact(2, 39, "vm_memory: 64MiB is below the 128MiB a guest needs (0: the run's)");
+	ck_assert_int_eq(load("cases:\n  - {name: d, kind: plain, vm_cpus: 65}\n"), 1);
+}
+END_TEST
+
 START_TEST(yaml_syntax_error)
 {
 	ck_assert_int_eq(load("cases:\n"
@@ -936,6 +951,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, all_errors_reported);
 	tcase_add_test(tc, one_bad_case_drops_the_file);
 	tcase_add_test(tc, required_common);
+	tcase_add_test(tc, vm_size_keys);
 	tcase_add_test(tc, yaml_syntax_error);
 	tcase_add_test(tc, file_shape_errors);
 	tcase_add_test(tc, validate_hook);

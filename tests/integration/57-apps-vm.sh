@@ -7,19 +7,13 @@
 # stopped at the deadline with both sides' output in the log; placeholders are the other
 # guest's address and name; vm1 resolves in vm0; a non-root process
 # registers 64 MiB (and cannot under memlock: 8MiB); vm_cpus reboots the
-# guests with the vCPUs a case asks for.
+# guests with the vCPUs a case asks for.  Then `vm boot` with both guests
+# answering ~400 KB at once: every answer arrives whole, vm1's prefixed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
-fi
-RQ=${RQ_VM:-./rdmaqual}
-T=$(mktemp -d /tmp/rq-it-apps.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
+vm_test_setup apps
 
 # The helper lives under build/ of this checkout: the guests see it over 9p
 # (they cover /tmp with their own tmpfs, so not in $T).
@@ -104,4 +98,25 @@ expect_grep "memlock: 8MiB is applied to the programs" '^PASS +afault\.h_memlock
 expect_grep "vm_cpus: 2 gives guests two vCPUs" '^PASS +afault\.z_vm_cpus' "$T/run.out"
 expect_true "suite took under 4 minutes (${took}s)" [ "$took" -lt 240 ]
 expect_true "no QEMU of the run left" no_proc "/tmp/rq-$pid-[0-9]+/vm"
+
+# vm boot relays both guests' answers on one stdout: large ones must not
+# interleave.  Requests go in through a fifo held open until both answers
+# are out (the pump stops the guests at EOF).
+mkfifo "$T/in"
+"$RQ" vm boot --topology vm2 --accel "${RQ_ACCEL:-tcg}" <"$T/in" >"$T/boot.out" 2>&1 &
+bpid=$!
+exec 3>"$T/in"
+big='"argv":["seq","1","60000"],"timeout_ms":60000}'
+printf '{"v":1,"id":1,"op":"exec",%s\nvm1 {"v":1,"id":2,"op":"exec",%s\n' "$big" "$big" >&3
+answers() { [ "$(grep -c '"id":[12],"ok":true' "$T/boot.out")" -eq 2 ]; }
+wait_for "vm boot: both guests answer" 120 answers
+exec 3>&-
+wait $bpid
+whole() {
+	# each answer a line of its own that parses, its output complete
+	grep '^{.*"id":1,' "$T/boot.out" | jq -e '.out | endswith("\n60000\n")' &&
+		grep '^vm1 {.*"id":2,' "$T/boot.out" | cut -c5- | jq -e '.out | endswith("\n60000\n")'
+}
+expect_true "vm boot: each ~400 KB answer arrives whole, vm1's prefixed" whole
+expect_true "vm boot left no QEMU" no_proc "/tmp/rq-$bpid-[0-9]+/vm"
 finish
