@@ -165,6 +165,39 @@ static struct rq_agent *launch_srun(struct cluster *cl, struct cnode *nd, char *
 	return rq_agent_attach(from[0], to[1], pid, nd->name);
 }
 
+/*
+ * A simulated node: a local agent whose environment names its node
+ * (RDMAQUAL_NODE), so everything it runs, and a test, can tell the nodes
+ * apart on one host.
+ */
+static struct rq_agent *spawn_local(struct cluster *cl, struct cnode *nd, char *err, size_t errsz)
+{
+	char *env = xasprintf("RDMAQUAL_NODE=%s", nd->name);
+	const char *argv[] = { cl->o->self_exe, "agent", "--stdio", NULL };
+	const char *envv[] = { env, NULL };
+	int to[2], from[2];
+
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
+		snprintf(err, errsz, "pipe: %s", strerror(errno));
+		free(env);
+		return NULL;
+	}
+	struct spawn_opts so = { .argv = argv, .env_add = envv, .stdin_fd = to[0],
+				 .stdout_fd = from[1], .stderr_fd = 2 };
+	pid_t pid = proc_spawn(&so);
+
+	close(to[0]);
+	close(from[1]);
+	free(env);
+	if (pid < 0) {
+		snprintf(err, errsz, "cannot start agent %s: %s", cl->o->self_exe, strerror(-pid));
+		close(to[1]);
+		close(from[0]);
+		return NULL;
+	}
+	return rq_agent_attach(from[0], to[1], pid, nd->name);
+}
+
 static bool greet(struct rq_agent *a, struct cnode *nd, const char *how, char *err, size_t errsz)
 {
 	json_t *req = json_pack("{s:s}", "op", "hello");
@@ -186,7 +219,7 @@ static void launch_one(struct cluster *cl, struct cnode *nd)
 
 	switch (cl->launcher) {
 	case LAUNCH_LOCAL:
-		a = rq_agent_spawn(cl->o->self_exe, nd->name, err, sizeof(err));
+		a = spawn_local(cl, nd, err, sizeof(err));
 		if (a && !greet(a, nd, "local agent", err, sizeof(err))) {
 			rq_agent_close(a);
 			a = NULL;

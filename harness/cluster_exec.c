@@ -22,7 +22,8 @@ struct unit {
 	const struct rq_case *c;
 	json_t *jcase;			/* the case as sent (pairs: devices/port set per side) */
 	struct cnode *nd[2];		/* [0]: the node, or a pair's client; [1]: its server */
-	int rail;			/* -1: node-local */
+	bool two;			/* a pair's unit (else node-local) */
+	int rail;			/* the pair's rail i, or -1 (node-local, or no rails known) */
 	size_t pair;			/* index into cl->pairs */
 	bool silent;			/* rail discovery: rows are read, not reported */
 	char *key;			/* journal key */
@@ -34,6 +35,29 @@ struct unit {
 	bool running;
 	struct rq_results rows;
 };
+
+/*
+ * A pair's main figure: the client row's first figure that measures the
+ * link, not the run's own length (command_pair reports "elapsed" first).
+ */
+const struct rq_figure *cluster_main_figure(const struct rq_result *r)
+{
+	for (size_t i = 0; i < r->nfigs; i++)
+		if (!str_ends(r->figs[i].name, "elapsed"))
+			return &r->figs[i];
+	return r->nfigs ? &r->figs[0] : NULL;
+}
+
+/* Rates and sizes are better high, times low ("s", "ms", "us", "usec", "ns"). */
+bool cluster_higher_better(const char *unit)
+{
+	static const char *const times[] = { "s", "ms", "us", "usec", "ns", "µs", NULL };
+
+	for (int i = 0; times[i]; i++)
+		if (!strcmp(unit, times[i]))
+			return false;
+	return true;
+}
 
 bool cluster_runs_on_nodes(const struct rq_case *c)
 {
@@ -80,11 +104,11 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 	const struct rq_case *c = u->c;
 	struct cnode *nd = u->nd[side];
 	json_t *req = json_object(), *param = json_object();
-	bool pair = u->rail >= 0;
+	bool pair = u->two, railed = u->rail >= 0;
 
 	json_object_set_new(req, "op", json_string("run"));
 	json_object_set(req, "case", u->jcase ? u->jcase : json_object());
-	if (pair) {
+	if (railed) {
 		/* rail i of this side: its own device and port */
 		const struct rail *r = &nd->rails[u->rail];
 		json_t *jc = json_deep_copy(u->jcase);
@@ -105,9 +129,9 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 		json_object_set_new(req, "root", json_string(nd->root));
 		json_object_set_new(req, "replay", json_true());
 	}
-	/* The out-of-band exchange goes to the server's management address. */
-	if (pair && side == 0)
-		json_object_set_new(req, "peer_addr", json_string(u->nd[1]->mgmt));
+	/* The out-of-band exchange goes to the server's management address (the server learns the client's). */
+	if (pair)
+		json_object_set_new(req, "peer_addr", json_string(u->nd[!side]->mgmt));
 	char *env = xasprintf("RDMAQUAL_NODE=%s", nd->name);
 
 	json_object_set_new(req, "env", json_pack("[s]", env));
@@ -118,6 +142,12 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 		struct cnode *peer = u->nd[!side];
 
 		json_object_set_new(param, "peer_node", json_string(peer->name));
+		/* command_pair's {peer_host}: [client side, server side] */
+		json_object_set_new(param, "hosts", json_pack("[s,s]", u->nd[0]->name, u->nd[1]->name));
+	}
+	if (railed) {
+		struct cnode *peer = u->nd[!side];
+
 		json_object_set_new(param, "rail", json_integer(u->rail));
 		/* The RDMA side of the link: traffic goes here, not to the management name. */
 		json_object_set_new(param, "rdma_local_addr", json_string(nd->rails[u->rail].ipv4));
@@ -192,11 +222,14 @@ static void finish_rows(struct cluster *cl, struct unit *u, struct sb *log)
 		struct rq_result *r = u->rows.v[i];
 		char *id;
 
-		if (u->rail >= 0) {
+		if (u->two && u->rail >= 0) {
 			const struct rail *a = &u->nd[0]->rails[u->rail], *b = &u->nd[1]->rails[u->rail];
 
 			id = xasprintf("%s[%s:%s/%d->%s:%s/%d]", u->c->name, u->nd[0]->name, a->dev,
 				       a->port, u->nd[1]->name, b->dev, b->port);
+			r->peer_node = xstrdup(u->nd[1]->hostname);
+		} else if (u->two) {
+			id = xasprintf("%s[%s->%s]", u->c->name, u->nd[0]->name, u->nd[1]->name);
 			r->peer_node = xstrdup(u->nd[1]->hostname);
 		} else {
 			id = node_id(r->id, nd->name);
@@ -232,7 +265,7 @@ static void unit_rows(struct cluster *cl, struct unit *u)
 	struct sb log = SB_INIT;
 	const struct rq_case *c = u->c;
 
-	if (u->rail < 0) {
+	if (!u->two) {
 		answer_rows(c, u->ans[0], u->why[0][0] ? u->why[0] : "the agent did not answer",
 			    &u->rows, &log);
 	} else {
@@ -285,7 +318,7 @@ static void unit_rows(struct cluster *cl, struct unit *u)
 
 static void unit_start(struct cluster *cl, struct unit *u)
 {
-	int nside = u->rail >= 0 ? 2 : 1;
+	int nside = u->two ? 2 : 1;
 	int port = 20000 + (int)(((unsigned)getpid() % 1000u) * 20u + cl->port_seq++ * 2u) % 20000;
 
 	u->start = now_ms();
@@ -323,7 +356,7 @@ static void unit_start(struct cluster *cl, struct unit *u)
 /* Look at a running unit; true when it is over. */
 static bool unit_poll(struct cluster *cl, struct unit *u)
 {
-	int nside = u->rail >= 0 ? 2 : 1;
+	int nside = u->two ? 2 : 1;
 	int64_t now = now_ms();
 
 	for (int s = 0; s < nside; s++) {
@@ -455,12 +488,15 @@ static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *
 			p->what = xasprintf("%s %s%s%s", r->id, rq_verdict_name(r->verdict),
 					    r->reason ? ": " : "", r->reason ? r->reason : "");
 		}
-		/* the pair's figure: its weakest rail's first figure */
-		if (r->nfigs && (!p->has_fig || r->figs[0].value < p->fig)) {
+		/* the pair's figure: its weakest rail's main figure */
+		const struct rq_figure *f = cluster_main_figure(r);
+
+		if (f && (!p->has_fig || (cluster_higher_better(f->unit) ? f->value < p->fig :
+					  f->value > p->fig))) {
 			p->has_fig = true;
-			p->fig = r->figs[0].value;
-			snprintf(p->fig_name, sizeof(p->fig_name), "%s", r->figs[0].name);
-			snprintf(p->unit, sizeof(p->unit), "%s", r->figs[0].unit);
+			p->fig = f->value;
+			snprintf(p->fig_name, sizeof(p->fig_name), "%s", f->name);
+			snprintf(p->unit, sizeof(p->unit), "%s", f->unit);
 		}
 	}
 }
@@ -474,12 +510,12 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 	for (size_t i = 0; i < u->rows.n; i++) {
 		struct rq_result *r = u->rows.v[i];
 
-		if (u->rail < 0)
+		if (!u->two)
 			note_local_fail(u->nd[0], r);
 		rq_results_add(e->out, r);
 		e->sink->row(e->sink->arg, r);
 	}
-	if (u->rail >= 0)
+	if (u->two)
 		note_pair(cl, u->pair, u->rows.v, u->rows.n);
 	free(u->rows.v);
 	u->rows.v = NULL;
@@ -688,27 +724,41 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 
 			bool notree = (a->root || b->root) && !lists_target(c, "sysroot");
 
-			if (notree || !a->rails_known || !b->rails_known) {
+			if (!notree && !a->down && !b->down && (!a->rails_known || !b->rails_known)) {
+				/*
+				 * No rails to align (no RDMA device, as a node without one
+				 * reports): one unit for the pair, and the kind judges what
+				 * it can run there (a verbs kind SKIPs, command_pair runs).
+				 */
+				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
+
+				if (resumed(cl, key, out, sink, NULL, (long)pi)) {
+					free(key);
+					continue;
+				}
+				u = xrealloc(u, (nu + 1) * sizeof(*u));
+				u[nu++] = (struct unit){ .c = c, .jcase = jc, .nd = { a, b }, .two = true,
+							 .rail = -1, .pair = pi, .key = key };
+				continue;
+			}
+			if (notree || a->down || b->down) {
 				/* No traffic: one row for the pair, saying why (a dead node first). */
-				struct cnode *x = a->down ? a : b->down ? b : !a->rails_known ? a : b;
+				struct cnode *x = a->down ? a : b;
 				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
 
 				if (!resumed(cl, key, out, sink, NULL, (long)pi)) {
-					struct unit t = { .c = c, .nd = { a, b }, .rail = -1, .start = now_ms(),
-							  .pair = pi };
+					struct unit t = { .c = c, .nd = { a, b }, .two = true, .rail = -1,
+							  .start = now_ms(), .pair = pi };
 					struct sb nolog = SB_INIT;
 					struct rq_result *r;
 
 					if (x->down)
 						r = verdict_row(c->name, RQ_ERROR, "%s%s %s", x == b ? "peer " : "",
 								x->name, x->down_why);
-					else if (notree)
+					else
 						r = verdict_row(c->name, RQ_SKIP, "%s does not run between "
 								"captured trees (targets: sysroot not listed)",
 								c->name);
-					else
-						r = verdict_row(c->name, RQ_SKIP, "node %s: no rails known: %s",
-								x->name, x->rails_why);
 
 					rq_results_add(&t.rows, r);
 					finish_rows(cl, &t, &nolog);
@@ -759,7 +809,8 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 					free(key);
 					continue;
 				}
-				u[nu++] = (struct unit){ .c = c, .jcase = jc, .nd = { a, b }, .rail = (int)i,
+				u[nu++] = (struct unit){ .c = c, .jcase = jc, .nd = { a, b }, .two = true,
+							 .rail = (int)i,
 							 .pair = pi, .key = key };
 			}
 		}

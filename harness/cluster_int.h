@@ -90,6 +90,8 @@ void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_r
 void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
 			const struct cluster_sink *sink);
 bool cluster_runs_on_nodes(const struct rq_case *c);
+const struct rq_figure *cluster_main_figure(const struct rq_result *r);
+bool cluster_higher_better(const char *unit);
 bool cluster_case_is_pairs(const struct rq_case *c);
 /* The rounds of a case's policy (its pairs:, else the run's --pairs); -1 with err. */
 int cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r,

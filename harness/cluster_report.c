@@ -15,7 +15,7 @@
 #include "cluster_int.h"
 #include "report_html.h"
 
-/* A pair far below its case's median is as suspect as one that failed. */
+/* A pair far worse than its case's median is as suspect as one that failed. */
 #define SLOW_FRACTION 0.5
 
 static int cmp_double(const void *a, const void *b)
@@ -54,12 +54,17 @@ static void mark_slow(struct cluster *cl, bool *slow)
 		for (size_t i = 0; i < cl->npairs; i++) {
 			struct cpair *p = &cl->pairs[i];
 
+			bool hb = cluster_higher_better(p->unit);
+
 			if (p->c == c && p->has_fig && p->verdict == RQ_PASS &&
-			    p->fig < SLOW_FRACTION * med) {
+			    (hb ? p->fig < SLOW_FRACTION * med : p->fig > med / SLOW_FRACTION)) {
 				slow[i] = true;
-				char *w = xasprintf("%s at %.4g %s, under half the median %.4g %s of "
-						    "%zu pairs", p->what ? p->what : c->name, p->fig,
-						    p->unit, med, p->unit, n);
+				/* what is "ID PASS" for a pair that passed: the ID is what counts */
+				size_t idlen = p->what ? strcspn(p->what, " ") : 0;
+				char *w = xasprintf("%.*s at %.4g %s, %s the median %.4g %s of %zu pairs",
+						    (int)(idlen ? idlen : strlen(c->name)),
+						    idlen ? p->what : c->name, p->fig, p->unit,
+						    hb ? "under half" : "over twice", med, p->unit, n);
 
 				free(p->what);
 				p->what = w;
@@ -177,9 +182,7 @@ static void html_matrix(const struct cluster *cl, const struct rq_case *c, struc
 		return;
 	}
 	title = xasprintf("%s: client (row) to server (column)", c->name);
-	/* Times are better low; rates and sizes high. */
-	rq_html_heatmap(html, title, labels, n, cells, unit,
-			!(str_ends(unit, "s") && !strchr(unit, '/')));
+	rq_html_heatmap(html, title, labels, n, cells, unit, cluster_higher_better(unit));
 	free(title);
 	free(labels);
 	free(cells);

@@ -81,16 +81,16 @@ void rq_suspects_find(size_t n, const char *const *names, const struct rq_node_o
 			a[s].links++;
 		} else if (!cc && sc) {
 			a[c].blamed = true;
-			add_why(&a[c], "%s failed, while %s passed with %s",
+			add_why(&a[c], "%s, while %s passed with %s",
 				p->what, names[s], names[a[s].passed_with]);
 		} else if (cc && !sc) {
 			a[s].blamed = true;
-			add_why(&a[s], "%s failed, while %s passed with %s",
+			add_why(&a[s], "%s, while %s passed with %s",
 				p->what, names[c], names[a[c].passed_with]);
 		} else {
 			a[c].blamed = a[s].blamed = true;
-			add_why(&a[c], "%s failed and neither end passed with any node", p->what);
-			add_why(&a[s], "%s failed and neither end passed with any node", p->what);
+			add_why(&a[c], "%s, and neither end passed with any node", p->what);
+			add_why(&a[s], "%s, and neither end passed with any node", p->what);
 		}
 	}
 	/* A node in several suspect links that mostly fails is the common factor. */
@@ -104,7 +104,7 @@ void rq_suspects_find(size_t n, const char *const *names, const struct rq_node_o
 
 			if (a[x].links >= 2 && a[x].bad > a[x].good) {
 				a[x].blamed = true;
-				add_why(&a[x], "%s failed (%u of its %u pairs failed, the partners "
+				add_why(&a[x], "%s (%u of its %u pairs failed, the partners "
 					"passed with other nodes)", p->what, a[x].bad, a[x].bad + a[x].good);
 				link_kept[i] = false;
 			}
@@ -132,7 +132,7 @@ void rq_suspects_find(size_t n, const char *const *names, const struct rq_node_o
 	for (size_t i = 0; i < np; i++)
 		if (link_kept[i] && !a[pairs[i].client].blamed && !a[pairs[i].server].blamed)
 			push(out, pairs[i].client, pairs[i].server,
-			     xasprintf("%s failed, while both ends passed with other nodes", pairs[i].what));
+			     xasprintf("%s, while both ends passed with other nodes", pairs[i].what));
 	for (size_t i = 0; i < n; i++)
 		sb_release(&a[i].why);
 	free(link_kept);

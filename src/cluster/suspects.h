@@ -31,7 +31,7 @@ struct rq_node_outcome {
 struct rq_pair_outcome {
 	uint32_t client, server;
 	bool bad;		/* a row failed or errored, or a figure far below its peers' */
-	const char *what;	/* "bw.write[n1:mlx5_0/1->n2:mlx5_0/1]: 12 Gb/s < 90" */
+	const char *what;	/* what went wrong: "bw.write[n1:mlx5_0/1->n2:mlx5_0/1] FAIL: ..." */
 };
 
 struct rq_suspect {

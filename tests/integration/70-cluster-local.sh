@@ -79,26 +79,63 @@ expect_grep "an explicit list: one round" 'p\.list .*pairs n1:n3,n2:n5: 2 pairs 
 expect_eq "a case pairing a node outside --nodes is a usage error" 2 $?
 expect_grep "naming the case, its file and the node" 'p\.list \(.*pc\.yaml:5\): pairs: .*not in --nodes \(n5\)' "$T/dry3"
 
+echo "-- pairs between nodes: a matrix, and the degraded node named by elimination"
+"$RQ" run --nodes 'node[01-04]' --launcher local --pairs all --report-dir "$T/rp" \
+	--drain-list "$T/drain2" $C/pair-rate.yaml >"$T/outp" 2>&1
+expect_eq "a failed pair fails the run" 1 $?
+expect_grep "a pair row names both ends" 'PASS +lab\.rate\[node01->node04\]' "$T/outp"
+expect_grep "node03 as the client: its server fails" 'FAIL +lab\.rate\[node03->node01\] .*server side' "$T/outp"
+expect_eq "the matrix: rate [client][server], null where no pair" "42.0 4.2 None" \
+	"$(json "$T/rp/latest/results.json" "' '.join(str(v) for v in [d['lab']['matrices'][0]['values'][0][1], d['lab']['matrices'][0]['values'][1][2], d['lab']['matrices'][0]['values'][0][2]])")"
+expect_eq "the slow pair (node02->node03) is marked slow" True \
+	"$(json "$T/rp/latest/results.json" "[p['slow'] for p in d['lab']['pairs'] if p['client']=='node02' and p['server']=='node03'][0]")"
+expect_eq "one suspect: node03" node03 \
+	"$(json "$T/rp/latest/results.json" "' '.join(s['node'] for s in d['lab']['suspects'])")"
+expect_grep "with the evidence of elimination" 'under half the median 42 Gb/s of 4 pairs, while node02 passed with node01' "$T/outp"
+expect_eq "the drain list holds node03 alone" node03 "$(cut -d' ' -f1 "$T/drain2")"
+expect_grep "pair rows in a JUnit suite 'pairs'" '<testsuite name="pairs"' "$T/rp/latest/junit.xml"
+expect_grep "the matrix as a heat map in report.html" 'lab\.rate: client \(row\) to server \(column\)' "$T/rp/latest/report.html"
+
+echo "-- a node dies in the middle of a pair"
+cat >"$T/pairslow.yaml" <<YAML
+cases:
+  - name: lab.pairslow
+    kind: command_pair
+    targets: [local]
+    server: [sh, -c, 'echo ready; exec $SLOW']
+    ready: ready
+    client: [$(echo "$SLOW" | sed 's/ /, "/; s/$/"/')]
+YAML
+"$RQ" run --nodes 'node[01-04]' --launcher local --pairs ring --report-dir "$T/rq" \
+	"$T/pairslow.yaml" >"$T/outq" 2>&1 &
+pid=$!
+wait_for "the pairs of round 1 run" 20 sh -c "[ \$(pgrep -c -f '$SLOW') -ge 4 ]"
+# node02's agent: local agents carry their node's name in their environment
+victim=
+for a in $(pgrep -P $pid); do
+	tr '\0' '\n' <"/proc/$a/environ" 2>/dev/null | grep -qx RDMAQUAL_NODE=node02 && victim=$a
+done
+expect_true "found node02's agent" test -n "$victim"
+kill -9 "$victim"
+start=$(date +%s)
+wait $pid
+expect_eq "the run fails" 1 $?
+expect_true "and ends soon after (bounded)" test $(( $(date +%s) - start )) -lt 20
+expect_grep "its partner's row ERRORs: peer gone" 'ERROR +lab\.pairslow\[node01->node02\] .*peer node02 gone: agent node02 closed the channel' "$T/outq"
+expect_grep "its next pair ERRORs too, without running" 'ERROR +lab\.pairslow\[node02->node03\] .*node02 gone' "$T/outq"
+expect_grep "pairs without node02 pass" 'PASS +lab\.pairslow\[node03->node04\]' "$T/outq"
+expect_true "nothing of the pairs left running" no_proc "$SLOW"
+
 echo "-- a node dies mid-case"
 "$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" $C/node.yaml $T/slow.yaml \
 	$C/pairs.yaml >"$T/out2" 2>&1 &
 pid=$!
 wait_for "the slow case runs on the nodes" 20 pgrep -f "$SLOW"
-# node02's agent: the runner's child above the sleep that runs with
-# RDMAQUAL_NODE=node02 (the nodes' sleeps start one after another: look again)
+# node02's agent: local agents carry their node's name in their environment
 victim=
-find_victim() {
-	for p in $(pgrep -f "$SLOW"); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RDMAQUAL_NODE=node02 || continue
-		while [ -n "$p" ] && [ "$p" -gt 1 ]; do
-			pp=$(ps -o ppid= -p "$p" | tr -d ' ')
-			[ "$pp" = "$pid" ] && { victim=$p; return 0; }
-			p=$pp
-		done
-	done
-	return 1
-}
-for i in $(seq 50); do find_victim && break; sleep 0.1; done
+for a in $(pgrep -P $pid); do
+	tr '\0' '\n' <"/proc/$a/environ" 2>/dev/null | grep -qx RDMAQUAL_NODE=node02 && victim=$a
+done
 expect_true "found node02's agent" test -n "$victim"
 kill -9 "$victim"
 start=$(date +%s)
