@@ -55,6 +55,8 @@ build/version: FORCE
 	@mkdir -p build
 	@echo '$(RQ_VERSION)' | cmp -s - $@ || echo '$(RQ_VERSION)' >$@
 $(foreach v,rel san fuzz/obj,$(VERSION_USERS:%.c=build/$(v)/%.o)): build/version
+# (a prerequisite that is always out of date)
+FORCE:
 
 # Tests link against an archive, so a test pulls in only the objects it
 # uses (and works while other parts are still being written).
