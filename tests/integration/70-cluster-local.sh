@@ -127,7 +127,7 @@ expect_grep "pairs without node02 pass" 'PASS +lab\.pairslow\[node03->node04\]' 
 expect_true "nothing of the pairs left running" no_proc "$SLOW"
 
 echo "-- a node dies mid-case"
-"$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" $C/node.yaml $T/slow.yaml \
+"$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" "$C/node.yaml" "$T/slow.yaml" \
 	$C/pairs.yaml >"$T/out2" 2>&1 &
 pid=$!
 wait_for "the slow case runs on the nodes" 20 pgrep -f "$SLOW"
@@ -151,7 +151,7 @@ expect_eq "suspects: node02 (down, and its failed check)" "node02" \
 	"$(json "$T/r2/latest/results.json" "' '.join(s['node'] for s in d['lab']['suspects'])")"
 
 echo "-- SIGINT stops every node's work; --resume completes the same report"
-"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r3" $C/node.yaml $T/slow.yaml \
+"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r3" "$C/node.yaml" "$T/slow.yaml" \
 	>"$T/out3" 2>&1 &
 pid=$!
 wait_for "the slow case runs" 20 pgrep -f "$SLOW"
@@ -167,7 +167,7 @@ expect_nogrep "the interrupted units are not journaled" 'lab\.slow' "$run3/journ
 "$RQ" run --resume "$run3" >"$T/out4" 2>&1
 expect_eq "resumed run exits 1 (node02 still fails its check)" 1 $?
 expect_grep "resume reruns only unfinished units" 'resuming .*: 6 units already finished' "$T/out4"
-"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r5" $C/node.yaml $T/slow.yaml \
+"$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r5" "$C/node.yaml" "$T/slow.yaml" \
 	>"$T/out5" 2>&1
 rows() { json "$1" "'\n'.join(sorted(r['id'] + ' ' + r['verdict'] for r in d['results']))"; }
 expect_eq "resumed report has the uninterrupted run's rows" "$(rows "$T/r5/latest/results.json")" \
