@@ -5,6 +5,7 @@
  * the sysfs value parsers.
  */
 #include <check.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -291,6 +292,21 @@ START_TEST(parsers)
 	ck_assert_int_eq(parse_port_rate("fast", &g), -EINVAL);
 	ck_assert_int_eq(parse_port_rate("100 MB/s", &g), -EINVAL);
 	ck_assert_int_eq(parse_port_rate("", &g), -EINVAL);
+
+	/* data rates: 8b/10b to QDR, 64b/66b for FDR10/FDR, data from EDR on */
+	ck_assert(rdma_rate_data_gbps("40 Gb/sec (4X QDR)", "InfiniBand") == 32.0);
+	ck_assert(rdma_rate_data_gbps("10 Gb/sec (4X SDR)", "InfiniBand") == 8.0);
+	ck_assert(rdma_rate_data_gbps("20 Gb/sec (4X DDR)", "InfiniBand") == 16.0);
+	ck_assert(fabs(rdma_rate_data_gbps("56 Gb/sec (4X FDR)", "InfiniBand") - 54.545) < 0.01);
+	/* FDR10 signals 10.3125 GBd: 64b/66b leaves 10 Gb/s a lane */
+	ck_assert(fabs(rdma_rate_data_gbps("40 Gb/sec (4X FDR10)", "InfiniBand") - 40.0) < 0.01);
+	ck_assert(rdma_rate_data_gbps("100 Gb/sec (4X EDR)", "InfiniBand") == 100.0);
+	ck_assert(rdma_rate_data_gbps("200 Gb/sec (2X NDR)", "InfiniBand") == 200.0);
+	ck_assert(rdma_rate_data_gbps("800 Gb/sec (4X XDR)", "InfiniBand") == 800.0);
+	/* Ethernet: the IB names are display only (40GbE shows as 4X QDR) */
+	ck_assert(rdma_rate_data_gbps("40 Gb/sec (4X QDR)", "Ethernet") == 40.0);
+	ck_assert(rdma_rate_data_gbps("25 Gb/sec (1X EDR)", "Ethernet") == 25.0);
+	ck_assert(rdma_rate_data_gbps("fast", "InfiniBand") == 0);
 
 	ck_assert_int_eq(parse_state("4: ACTIVE", &n, name, sizeof(name)), 0);
 	ck_assert_int_eq(n, 4);

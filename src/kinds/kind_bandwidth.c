@@ -72,7 +72,7 @@ static const struct key_def bw_keys[] = {
 	  .help = "fail below this many Gb/s (10^9 bit/s) at any size (0: not judged)" },
 	{ .name = "min_line_rate", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1,
 	  .offset = offsetof(struct bw_cfg, min_line_rate),
-	  .help = "fail below this fraction of the port's sysfs rate (not judged on rxe, whose rate is fictitious)" },
+	  .help = "fail below this fraction of the port's data rate (QDR 32 of 40 signalled, FDR 54.5 of 56; not judged on rxe, whose rate is fictitious, nor in loopback on one HCA)" },
 	{ .name = "server_devices", .type = KEY_STR,
 	  .offset = offsetof(struct bw_cfg, server_devices),
 	  .help = "device selection on the server side when its names differ (default: devices)" },

@@ -168,6 +168,11 @@ static void judge_hca(struct rq_ctx *ctx, struct rq_result *row, const struct dr
 	rq_fact_add(row, "fw_ver", d->fw_ver[0] ? d->fw_ver : "(none)");
 	if (!rq_judge(row, d->fw_ver[0] && major >= 0, "%s: no firmware version in sysfs", d->name))
 		return;
+	/* A firmware of another family means a mis-flashed card or a wrong id. */
+	if (m && m->fw_major)
+		rq_judge(row, major == (long)m->fw_major,
+			 "%s: firmware %s is of family %ld, but PCI id 0x%04x is a %s (family %u)",
+			 d->name, d->fw_ver, major, d->device, name, m->fw_major);
 	if (cfg->fw_ver.n) {
 		const char *pin = NULL;
 
@@ -226,10 +231,70 @@ static void judge_port(struct rq_ctx *ctx, struct rq_result *row, const struct d
 	}
 }
 
-/* PCI functions of vendor 0x15b3 that have no RDMA device: unbound or mlx5_ib missing. */
+/* The last component of a sysfs link under root (a driver's name), or "". */
+static void pci_link_base(struct rq_ctx *ctx, const char *bdf, const char *attr, char *buf,
+			  size_t size)
+{
+	char path[PATH_MAX], t[PATH_MAX];
+	ssize_t len;
+	const char *b;
+
+	buf[0] = '\0';
+	rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	len = readlink(path, t, sizeof(t) - 1);
+	if (len <= 0)
+		return;
+	t[len] = '\0';
+	b = strrchr(t, '/');
+	snprintf(buf, size, "%.*s", (int)size - 1, b ? b + 1 : t);
+}
+
+/*
+ * RoCE LAG: mlx5 registers one RDMA device (mlx5_bond_N) on the first PF
+ * and none on the second, whose netdev is a slave of the same bond (its
+ * `master` link).  The RDMA device of a sibling function (same
+ * domain:bus:device) covers it; its name goes into dev.
+ */
+static bool lag_second_pf(struct rq_ctx *ctx, const struct rdma_devs *devs, const char *bdf,
+			  char *dev, size_t devsz)
+{
+	char path[PATH_MAX], master[64] = "";
+	struct dirent **nets = NULL;
+	int n;
+	size_t slot = strlen(bdf) > 2 ? strlen(bdf) - 2 : 0;	/* "0000:3b:00" of "0000:3b:00.1" */
+
+	rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/net", bdf);
+	n = scandir(path, &nets, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (!master[0] && nets[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "net/%s/master", nets[i]->d_name);
+			pci_link_base(ctx, bdf, path, master, sizeof(master));
+		}
+		free(nets[i]);
+	}
+	free(nets);
+	if (!master[0])
+		return false;
+	for (int k = 0; k < devs->n; k++)
+		if (!strncmp(devs->v[k].pci, bdf, slot) && strcmp(devs->v[k].pci, bdf)) {
+			snprintf(dev, devsz, "%s (bond %s)", devs->v[k].name, master);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * PCI functions of vendor 0x15b3 without an RDMA device.  Several have
+ * none by design and are facts, not faults (a SKIP row that says what
+ * they are): the card's own PCIe bridge functions (class 0x0604, bound to
+ * pcieport), BlueField SoC management functions, virtual functions handed
+ * to vfio-pci (a guest owns them) or left unprobed, and the second PF of a
+ * RoCE LAG, which the bond's RDMA device covers.  A PF bound to mlx5_core
+ * without an RDMA device (mlx5_ib missing) or bound to nothing is a FAIL.
+ */
 static void orphan_functions(struct rq_ctx *ctx, const struct rdma_devs *devs)
 {
-	char path[PATH_MAX], v[64], drv[PATH_MAX];
+	char path[PATH_MAX], v[64];
 	struct dirent **names = NULL;
 	int n;
 
@@ -237,7 +302,12 @@ static void orphan_functions(struct rq_ctx *ctx, const struct rdma_devs *devs)
 	n = scandir(path, &names, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
 		const char *bdf = names[i]->d_name;
-		bool have = false;
+		bool have = false, vf;
+		struct rq_result *row;
+		char mb[64] = "", drv[64], cls[32] = "", cover[128];
+		const char *model = "unknown", *mgmt = NULL;
+		const struct mlx_model *m = NULL;
+		struct stat st;
 
 		if (bdf[0] == '.')
 			goto next;
@@ -246,27 +316,56 @@ static void orphan_functions(struct rq_ctx *ctx, const struct rdma_devs *devs)
 			goto next;
 		for (int k = 0; k < devs->n; k++)
 			have |= !strcmp(devs->v[k].pci, bdf);
-		if (!have) {
-			struct rq_result *row = rq_ctx_row(ctx, bdf, 0);
-			char mb[64] = "";
-			const char *model = "unknown";
-			ssize_t len;
+		if (have)
+			goto next;
+		row = rq_ctx_row(ctx, bdf, 0);
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/device", bdf);
+		if (!read_line(path, v, sizeof(v))) {
+			unsigned id = (unsigned)strtoul(v, NULL, 16);
 
-			rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/device", bdf);
-			if (!read_line(path, v, sizeof(v)))
-				model = mlx_model_name((unsigned)strtoul(v, NULL, 16), mb, sizeof(mb));
-			rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
-			len = readlink(path, drv, sizeof(drv) - 1);
-			if (len > 0) {
-				drv[len] = '\0';
-				char *b = strrchr(drv, '/');
-
-				rq_judge(row, false, "%s (%s) is bound to %s but has no RDMA device (mlx5_ib not loaded?)",
-					 bdf, model, b ? b + 1 : drv);
-			} else {
-				rq_judge(row, false, "%s (%s) is not bound to any driver (mlx5_core)", bdf, model);
-			}
+			m = mlx_model_find(id);
+			mgmt = mlx_mgmt_function(id);
+			model = mgmt ? mgmt : mlx_model_name(id, mb, sizeof(mb));
 		}
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/class", bdf);
+		read_line(path, cls, sizeof(cls));
+		pci_link_base(ctx, bdf, "driver", drv, sizeof(drv));
+		/* the kernel links physfn in every VF (pci/iov.c) */
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", bdf);
+		vf = lstat(path, &st) == 0 || (m && m->vf);
+		rq_fact_add(row, "pci", bdf);
+		rq_fact_add(row, "driver", drv[0] ? drv : "(none)");
+		if (cls[0])
+			rq_fact_add(row, "class", cls);
+		if ((strtoul(cls, NULL, 16) >> 8) == 0x0604) {
+			if (!m)
+				model = "ConnectX/BlueField PCIe bridge";
+			rq_result_set(row, RQ_SKIP, "%s (%s) is a PCIe bridge function of the card (class %s, %s): no RDMA device by design",
+				      bdf, model, cls, drv[0] ? drv : "no driver");
+		} else if (mgmt) {
+			rq_result_set(row, RQ_SKIP, "%s is a %s (%s): no RDMA device by design", bdf, mgmt,
+				      drv[0] ? drv : "no driver");
+		} else if (vf && drv[0] && strcmp(drv, "mlx5_core")) {
+			rq_result_set(row, RQ_SKIP, "%s (%s) is a virtual function bound to %s (passed to a guest): not this node's RDMA device",
+				      bdf, model, drv);
+		} else if (vf && !drv[0]) {
+			rq_result_set(row, RQ_SKIP, "%s (%s) is a virtual function not probed by any driver (sriov_drivers_autoprobe 0?)",
+				      bdf, model);
+		} else if (vf) {
+			rq_result_set(row, RQ_SKIP, "%s (%s) is a virtual function on mlx5_core without an RDMA device (name it in devices: to judge it)",
+				      bdf, model);
+		} else if (!strcmp(drv, "mlx5_core") && lag_second_pf(ctx, devs, bdf, cover, sizeof(cover))) {
+			rq_fact_add(row, "roce_lag", cover);
+			rq_result_set(row, RQ_SKIP, "%s (%s) is the second PF of a RoCE LAG: %s covers both",
+				      bdf, model, cover);
+		}
+		rq_fact_add(row, "model", model);
+		/* the by-design cases above are reported; a PF without a device fails */
+		if (row->verdict == RQ_NONE && drv[0])
+			rq_judge(row, false, "%s (%s) is bound to %s but has no RDMA device (mlx5_ib not loaded?)",
+				 bdf, model, drv);
+		else if (row->verdict == RQ_NONE)
+			rq_judge(row, false, "%s (%s) is not bound to any driver (mlx5_core)", bdf, model);
 next:
 		free(names[i]);
 	}
@@ -364,9 +463,11 @@ const struct rq_kind rq_kind_driver = {
 	.name = "driver",
 	.summary = "RDMA stack present on every device and port: modules, driver, model, firmware, uverbs, port state",
 	.doc = "Checks what a driver upgrade breaks first, one row per device and port: the stack's "
-	       "modules live, every ConnectX PCI function bound to mlx5_core with an RDMA device, the "
-	       "PCI id mapped to its model (virtual functions recognised), firmware pinned or above a "
-	       "minimum per family, the uverbs device present, every port ACTIVE.  On rxe it checks "
+	       "modules live, every ConnectX PF bound to mlx5_core with an RDMA device (bridge and "
+	       "BlueField management functions, VFs given to guests or unprobed, and a RoCE LAG's "
+	       "second PF are reported as SKIP rows, not failed), the PCI id mapped to its model "
+	       "(virtual functions recognised) and to its firmware family, firmware pinned or above "
+	       "a minimum per family, the uverbs device present, every port ACTIVE.  On rxe it checks "
 	       "rdma_rxe/ib_core/ib_uverbs, the parent netdev and the Ethernet link layer; "
 	       "ConnectX-only checks do not apply there.  Kernel, rdma-core, OFED and firmware "
 	       "versions are recorded as facts for before/after comparisons.",

@@ -90,7 +90,7 @@ static const struct key_def ptk_keys[] = {
 	  .help = "bw tests: fail below this average in Gb/s (0: not judged)" },
 	{ .name = "min_line_rate", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1,
 	  .offset = offsetof(struct ptk_cfg, min_line_rate),
-	  .help = "bw tests: fail below this fraction of the port's sysfs rate (not judged on rxe)" },
+	  .help = "bw tests: fail below this fraction of the port's data rate (after line coding; not judged on rxe nor in loopback on one HCA)" },
 	{ .name = "max_latency_us", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1e9,
 	  .offset = offsetof(struct ptk_cfg, max_latency_us),
 	  .help = "lat tests: fail when t_typical (the median) is longer; rc_pingpong: usec/iter (0: not judged)" },

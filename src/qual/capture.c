@@ -48,12 +48,14 @@ static const char *const pci_attrs[] = {
 	"vendor", "device", "subsystem_vendor", "subsystem_device", "class", "revision",
 	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
 	"numa_node", "local_cpulist", "local_cpus", "uevent", "sriov_numvfs", "sriov_totalvfs",
-	"enable", NULL,
+	"sriov_drivers_autoprobe", "sriov_offset", "sriov_stride", "enable", "physfn",
+	/* PCIe AER counters (drivers/pci/pcie/aer.c): link health by growth */
+	"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal", NULL,
 };
 
 static const char *const net_attrs[] = {
 	"mtu", "type", "dev_port", "dev_id", "operstate", "carrier", "address", "mode",
-	"ifindex", "speed", "uevent", NULL,
+	"ifindex", "speed", "duplex", "uevent", "master", NULL,
 };
 
 static const char *const tools[][6] = {
@@ -319,6 +321,33 @@ static void cp_netdev(struct cap *c, const char *ndir)
 	}
 }
 
+/* A name like "0000:3a:00.0". */
+static bool is_bdf(const char *s)
+{
+	unsigned dom, bus, dev, fn;
+	char tail;
+
+	return strlen(s) == 12 && sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4;
+}
+
+/*
+ * The bridges above a PCI function (its parent directories named like a
+ * BDF, up to the root port): the pcie kind judges every link of the path.
+ */
+static void cp_bridges(struct cap *c, const char *pdir)
+{
+	char up[PATH_MAX], *slash;
+
+	snprintf(up, sizeof(up), "%s", pdir);
+	while ((slash = strrchr(up, '/')) && slash != up) {
+		*slash = '\0';
+		slash = strrchr(up, '/');
+		if (!slash || !is_bdf(slash + 1))
+			break;
+		cp_attrs(c, up, pci_attrs);
+	}
+}
+
 static void cp_pci(struct cap *c, const char *pdir)
 {
 	char rel[PATH_MAX], t[PATH_MAX];
@@ -328,6 +357,7 @@ static void cp_pci(struct cap *c, const char *pdir)
 
 	cp_entry(c, pdir, 0);
 	cp_attrs(c, pdir, pci_attrs);
+	cp_bridges(c, pdir);
 	snprintf(rel, sizeof(rel), "%s/driver", pdir);
 	if (cp_follow(c, rel, t, sizeof(t)) == 0)
 		cp_entry(c, t, 0);	/* the driver's directory itself, not its bind files */

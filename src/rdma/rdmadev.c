@@ -217,6 +217,32 @@ int parse_port_rate(const char *s, double *gbps)
 	return 0;
 }
 
+double rdma_rate_data_gbps(const char *rate, const char *link_layer)
+{
+	/* per-lane data rates, ib_verbs.h ib_port_speed names as sysfs.c prints them */
+	static const struct { const char *name; double lane; } speeds[] = {
+		{ "SDR", 2.0 }, { "DDR", 4.0 }, { "QDR", 8.0 },
+		{ "FDR10", 10.3125 * 64 / 66 }, { "FDR", 14.0625 * 64 / 66 },
+		{ "EDR", 25.0 }, { "HDR", 50.0 }, { "NDR", 100.0 }, { "XDR", 200.0 },
+	};
+	const char *open;
+	double gbps;
+	int width;
+	char name[16];
+
+	if (parse_port_rate(rate, &gbps) || gbps <= 0)
+		return 0;
+	if (link_layer && !strcmp(link_layer, "Ethernet"))
+		return gbps;
+	open = strchr(rate, '(');
+	if (!open || sscanf(open, "(%dX %15[A-Z0-9])", &width, name) != 2 || width <= 0)
+		return gbps;
+	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+		if (!strcmp(name, speeds[i].name))
+			return speeds[i].lane * width;
+	return gbps;
+}
+
 int parse_state(const char *s, int *num, char *name, size_t namesz)
 {
 	char *end;
@@ -283,7 +309,8 @@ static void scan_port(struct rq_ctx *ctx, const struct rdma_dev *d, struct rdma_
 	rd(ctx, p->link_layer, sizeof(p->link_layer), IB_CLASS "/%s/ports/%d/link_layer",
 	   d->name, p->num);
 	if (!rd(ctx, p->rate_str, sizeof(p->rate_str), IB_CLASS "/%s/ports/%d/rate", d->name, p->num))
-		parse_port_rate(p->rate_str, &p->rate_gbps);
+		if (!parse_port_rate(p->rate_str, &p->rate_gbps))
+			p->data_gbps = rdma_rate_data_gbps(p->rate_str, p->link_layer);
 	if (!rd(ctx, v, sizeof(v), IB_CLASS "/%s/ports/%d/lid", d->name, p->num))
 		p->lid = (unsigned)strtoul(v, NULL, 16);
 	if (!rd(ctx, v, sizeof(v), IB_CLASS "/%s/ports/%d/sm_lid", d->name, p->num))

@@ -23,6 +23,7 @@ struct rdma_port {
 	char phys_str[48];
 	char link_layer[16];	/* "InfiniBand" / "Ethernet" */
 	double rate_gbps;	/* from "100 Gb/sec (4X EDR)"; 0 unknown */
+	double data_gbps;	/* what the link carries after line coding; 0 unknown */
 	char rate_str[64];
 	unsigned lid, sm_lid;
 	char netdev[32];	/* RoCE: gid_attrs/ndevs of the first GID; IPoIB when found */
@@ -74,6 +75,16 @@ const struct rdma_dev *rdma_devs_find(const struct rdma_devs *d, const char *nam
 
 /* "100 Gb/sec (4X EDR)" -> 100.0; returns 0 on success. */
 int parse_port_rate(const char *s, double *gbps);
+/*
+ * The data rate of a port's sysfs rate: what the wire carries after line
+ * coding.  InfiniBand up to QDR signals 8b/10b (QDR 40 -> 32 Gb/s), FDR10
+ * and FDR 64b/66b (56 -> 54.5), and from EDR on the kernel's figure is the
+ * data rate already (EDR 25.78125 GBd 64b/66b = 25 Gb/s a lane, HDR/NDR/XDR
+ * PAM4 lanes of 50/100/200 Gb/s).  On Ethernet the kernel maps the link
+ * speed into an IB speed and width for display only: the figure is the
+ * Ethernet data rate.  0 when the text makes no sense.
+ */
+double rdma_rate_data_gbps(const char *rate, const char *link_layer);
 /* "4: ACTIVE" -> 4, copies "ACTIVE" into name. */
 int parse_state(const char *s, int *num, char *name, size_t namesz);
 

@@ -123,6 +123,7 @@ static int list_ports(struct vp *s, const char *server_devices)
 			snprintf(vp->link_layer, sizeof(vp->link_layer), "%s", p->link_layer);
 			snprintf(vp->netdev, sizeof(vp->netdev), "%s", p->netdev);
 			vp->rate_gbps = p->rate_gbps;
+			vp->data_gbps = p->data_gbps;
 			vp->is_virtual = dev->is_virtual;
 			vp->gid_index = -1;
 			if (ctx->c->gid_index >= 0) {
@@ -205,6 +206,9 @@ int vp_begin(struct vp *s, struct rq_ctx *ctx, const char *server_devices)
 	}
 	if (s->npairs > s->nports)
 		s->npairs = s->nports;
+	if (!s->server)
+		for (int i = 0; i < s->npairs; i++)
+			vp_note_loopback(s, i, vp_row(s, i));
 	/* client ports without a partner: their own rows say so */
 	if (!s->server)
 		for (int i = s->npairs; i < s->nports; i++)
@@ -288,6 +292,27 @@ enum rq_verdict vp_open_vb(struct vp *s, int i, struct vb *v, struct vb_opts *o,
 	return vp_verdict_for(ret);
 }
 
+bool vp_loopback(const struct vp *s)
+{
+	const char *a = s->server ? s->ctx->local_addr : s->ctx->peer_addr;
+
+	return !a || !*a || str_starts(a, "127.") || !strcmp(a, "localhost");
+}
+
+bool vp_note_loopback(struct vp *s, int i, struct rq_result *row)
+{
+	static const char what[] = "loopback, the wire is not tested";
+
+	/* software devices never had a wire; say it where it matters */
+	if (s->ports[i].is_virtual || !vp_loopback(s))
+		return false;
+	rq_fact_add(row, "loopback", what);
+	if (!row->reason)
+		row->reason = xasprintf("%s (%s/%d to itself: no --peer)", what, s->ports[i].dev,
+					s->ports[i].port);
+	return true;
+}
+
 void vp_judge_bw(struct vp *s, int i, struct rq_result *row, const struct vp_thresholds *t,
 		 double gbps, const char *what)
 {
@@ -297,19 +322,22 @@ void vp_judge_bw(struct vp *s, int i, struct rq_result *row, const struct vp_thr
 		rq_judge(row, gbps >= t->min_gbps, "%s: %.3f Gb/s, below min_gbps %.3f", what, gbps,
 			 t->min_gbps);
 	if (t->min_line_rate > 0) {
-		if (p->is_virtual || p->rate_gbps <= 0) {
-			rq_log(s->ctx, "# min_line_rate not judged on %s/%d: %s", p->dev, p->port,
-			       p->is_virtual ? "a software device's port rate is fictitious"
-					     : "the port rate is unknown");
-			rq_fact_add(row, "min_line_rate", p->is_virtual ?
-				    "not judged: software device (rate fictitious)" :
-				    "not judged: port rate unknown");
+		const char *why = p->is_virtual ? "software device (rate fictitious)" :
+				  p->data_gbps <= 0 ? "port rate unknown" :
+				  vp_loopback(s) ? "loopback inside the HCA (the wire is not tested)" : NULL;
+
+		if (why) {
+			rq_log(s->ctx, "# min_line_rate not judged on %s/%d: %s", p->dev, p->port, why);
+			char *f = xasprintf("not judged: %s", why);
+
+			rq_fact_add(row, "min_line_rate", f);
+			free(f);
 		} else {
-			double need = t->min_line_rate * p->rate_gbps;
+			double need = t->min_line_rate * p->data_gbps;
 
 			rq_judge(row, gbps >= need,
-				 "%s: %.3f Gb/s, below %.0f %% of the %.0f Gb/s port rate (%.3f)",
-				 what, gbps, t->min_line_rate * 100, p->rate_gbps, need);
+				 "%s: %.3f Gb/s, below %.0f %% of the port's %.1f Gb/s data rate (%.0f Gb/s signalled): %.3f",
+				 what, gbps, t->min_line_rate * 100, p->data_gbps, p->rate_gbps, need);
 		}
 	}
 }

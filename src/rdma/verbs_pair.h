@@ -27,6 +27,7 @@ struct vp_port {
 	char link_layer[16];
 	char netdev[32];
 	double rate_gbps;	/* sysfs rate; 0 unknown */
+	double data_gbps;	/* its data rate after line coding; 0 unknown */
 	bool is_virtual;	/* rxe/siw: the rate is fictitious */
 };
 
@@ -70,9 +71,17 @@ enum rq_verdict vp_open_vb(struct vp *s, int i, struct vb *v, struct vb_opts *o,
 /* Thresholds shared by the kinds. */
 struct vp_thresholds {
 	double min_gbps;	/* 0: none */
-	double min_line_rate;	/* fraction of the port rate; 0: none */
+	double min_line_rate;	/* fraction of the port's data rate; 0: none */
 	double max_latency_us;	/* 0: none */
 };
+/*
+ * Do both roles run on this node (no peer: 127.0.0.1)?  Then a pair is
+ * port i with port i of the same card and the data never leaves the HCA:
+ * the wire is not tested.
+ */
+bool vp_loopback(const struct vp *s);
+/* Mark a row as loopback (fact and reason); true when it is one. */
+bool vp_note_loopback(struct vp *s, int i, struct rq_result *row);
 void vp_judge_bw(struct vp *s, int i, struct rq_result *row, const struct vp_thresholds *t,
 		 double gbps, const char *what);
 void vp_judge_lat(struct rq_result *row, const struct vp_thresholds *t, double us, const char *what);

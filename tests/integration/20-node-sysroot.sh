@@ -21,7 +21,8 @@ run_on() {	# run_on TREE OUT -> exit status in $rc
 	rc=$?
 }
 
-for n in cx5-edr-ib cx6-hdr-ib cx6dx-roce-2numa cx7-ndr-ib rxe-vm1; do
+for n in cx5-edr-ib cx6-hdr-ib cx6dx-roce-2numa cx7-ndr-ib rxe-vm1 cx7-ndr200-gen4slot cx9-xdr-ib \
+	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag; do
 	run_on "$F/$n" "$T/$n.out"
 	expect_eq "healthy $n: exit 0" 0 $rc
 	expect_nogrep "healthy $n: no FAIL or ERROR row" '^(FAIL|ERROR) ' "$T/$n.out"
@@ -37,9 +38,23 @@ check_fault() {	# check_fault TREE ROW-REGEX
 	expect_eq "fault $1: exactly one failing row" 1 "$(grep -c '^FAIL ' "$T/$1.out")"
 }
 check_fault cx5-edr-ib-oldfw '^FAIL +driver\.hca_firmware\[mlx5_1/1\] .*firmware 16\.20\.1010 is older than the minimum 16\.35\.2000'
-check_fault cx6-hdr-ib-x8 '^FAIL +pcie\.full_link\[ibp59s0\] .*x8, capable of 16\.0 GT/s x16'
+check_fault cx6-hdr-ib-x8 '^FAIL +pcie\.full_link\[ibp59s0\] .*0000:3b:00\.0-0000:3a:00\.0 at 16\.0 GT/s x8, both ends capable of 16\.0 GT/s x16'
 check_fault cx6dx-roce-farnuma '^FAIL +irq\.comp_local_spread\[rocep175s0f0\] .*completion IRQ [0-9]+ \(mlx5_comp0@pci:0000:af:00\.0\) on CPU 0 \(node 0\)'
 check_fault cx6dx-roce-mtu4180 '^FAIL +mtu\.consistent\[rocep59s0f1/1\] .*MTU 4180 is jumbo but active_mtu is 2048'
+# functions without an RDMA device by design are reported, not failed
+expect_grep "vfs: a VF on vfio-pci is a SKIP row" '^SKIP +driver\.stack\[0000:3b:00\.3\] .*bound to vfio-pci' "$T/cx6dx-roce-vfs.out"
+expect_grep "vfs: a VF's unknown link is a SKIP" '^SKIP +pcie\.full_link\[rocep59s0f0v0\] .*speed/width unknown' "$T/cx6dx-roce-vfs.out"
+expect_grep "bf3: the card's bridge function is a SKIP row" '^SKIP +driver\.stack\[0000:3b:00\.0\] .*PCIe bridge function' "$T/bf3-host.out"
+expect_grep "lag: the second PF is covered by the bond" '^SKIP +driver\.stack\[0000:3b:00\.1\] .*mlx5_bond_0' "$T/cx6dx-roce-lag.out"
+run_on "$F/bf3-host-slotx8" "$T/bfx8.out"
+expect_eq "bf3 slot at x8: exit 1" 1 $rc
+expect_grep "bf3 slot at x8: the slot link above the card's switch is named" \
+	'^FAIL +pcie\.full_link\[mlx5_0\] .*link 0000:3b:00\.0-0000:3a:00\.0 at 32\.0 GT/s x8' "$T/bfx8.out"
+run_on "$F/cx5-edr-ib-gen3" "$T/gen3.out"
+expect_grep "dual-port Gen3 card: capacity per card" \
+	'^FAIL +pcie\.full_link\[mlx5_1\] .*carries 126 Gb/s .*less than the 200 Gb/s of the card.s 2 active ports' "$T/gen3.out"
+run_on "$F/cx6-hdr-ib-fwfamily" "$T/fwf.out"
+expect_grep "firmware family vs PCI id" '^FAIL +driver\.stack\[ibp59s0/1\] .*family 22, but PCI id 0x101b is a ConnectX-6 \(family 20\)' "$T/fwf.out"
 run_on "$F/cx7-ndr-ib-raildown" "$T/rail.out"
 expect_eq "rail down: exit 1" 1 $rc
 expect_grep "rail down: driver fails mlx5_5 only" '^FAIL +driver\.stack\[mlx5_5/1\] .*mlx5_5 port 1 is DOWN' "$T/rail.out"
