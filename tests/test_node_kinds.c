@@ -695,6 +695,35 @@ START_TEST(pcie_facts)
 }
 END_TEST
 
+/*
+ * IPoIB datagram: any MTU up to the group's IB MTU - 4 is legal (1500
+ * under a 4096 port as well as 4092); above it, not.
+ */
+START_TEST(ipoib_datagram_range)
+{
+	static const struct { const char *mtu; enum rq_verdict v; } cases[] = {
+		{ "1500\n", RQ_PASS }, { "4092\n", RQ_PASS }, { "2044\n", RQ_PASS }, { "4096\n", RQ_FAIL },
+	};
+	char tmp[] = "/tmp/rq-ipoib-XXXXXX", path[4200];
+	struct nodecase nc;
+
+	copy_tree("cx6-hdr-ib", tmp);
+	snprintf(path, sizeof(path), "%s/sys/class/net/ibp59s0/mtu", tmp);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		ck_assert_int_eq(write_file_atomic(path, cases[i].mtu, strlen(cases[i].mtu)), 0);
+		nc_init(&nc, "mtu", tmp, NULL);
+		nc_run(&nc);
+		ck_assert_msg(nc.out.v[0]->verdict == cases[i].v, "MTU %s: %s %s", cases[i].mtu,
+			      rq_verdict_name(nc.out.v[0]->verdict), nc.out.v[0]->reason ? nc.out.v[0]->reason : "");
+		if (cases[i].v == RQ_FAIL)
+			ck_assert_str_eq(nc.out.v[0]->reason, "ibp59s0 (IPoIB datagram): MTU 4096 above 4092 "
+					 "(active_mtu 4096 - 4: the largest a datagram interface carries)");
+		nc_release(&nc);
+	}
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -733,6 +762,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, nodeinfo_helpers);
 	tcase_add_test(tc, pci_models);
 	tcase_add_test(tc, pcie_facts);
+	tcase_add_test(tc, ipoib_datagram_range);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -10,9 +10,10 @@
  * A jumbo netdev that still gives less than 4096 (4180 on mlx5) is the
  * classic silent loss; `jumbo_4k` flags it.  On InfiniBand the active MTU is
  * what the SM and the neighbour allow: it must reach max_mtu (or the
- * expected value), and IPoIB's MTU must fit its mode (datagram: IB MTU - 4,
- * 2044/4092; connected: up to 65520).  active_mtu exists only in verbs:
- * it comes from `ibv_devinfo -v` (live, or replayed from a capture).
+ * expected value), and IPoIB's MTU must fit its mode (datagram: up to the
+ * IB MTU - 4, 2044/4092 or anything smaller; connected: up to 65520).
+ * active_mtu exists only in verbs: it comes from `ibv_devinfo -v` (live,
+ * or replayed from a capture).
  *
  * With `set: N` the case sets every selected RoCE port's netdev MTU to N
  * (SIOCSIFMTU; the undo is journalled and fsynced first), waits for the
@@ -53,7 +54,7 @@ static const struct key_def mtu_keys[] = {
 	  .help = "expected netdev MTU of every selected port's netdev (0: not judged)" },
 	{ .name = "ipoib", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct mtu_cfg, ipoib),
-	  .help = "check IPoIB interface MTUs on InfiniBand ports (datagram: IB MTU - 4; connected: <= 65520)" },
+	  .help = "check IPoIB interface MTUs on InfiniBand ports (datagram: at most active_mtu - 4, e.g. 2044 or 1500 under 2048; connected: <= 65520)" },
 	{ .name = "jumbo_4k", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct mtu_cfg, jumbo_4k),
 	  .help = "a RoCE netdev MTU >= 4096 must give active_mtu 4096 (catches 4176-4191 on mlx5)" },
@@ -196,11 +197,15 @@ static void judge_ipoib(struct rq_ctx *ctx, struct rq_result *row, const struct 
 	if (!strcmp(mode, "connected")) {
 		rq_judge(row, mtu <= 65520, "%s (IPoIB connected): MTU %d above 65520", p->netdev, mtu);
 	} else {
-		int ib = mtu + 4;
-
-		rq_judge(row, largest_ib_mtu(ib) == ib && ib <= active,
-			 "%s (IPoIB datagram): MTU %d is not an IB MTU - 4 within active_mtu %d (2044/4092 expected)",
-			 p->netdev, mtu, active);
+		/*
+		 * ipoib_main.c: a datagram interface's max_mtu is the broadcast
+		 * group's MTU less the 4-byte IPoIB header (IPOIB_UD_MTU), and
+		 * any MTU up to it is legal (1500 as well as 2044).  The group
+		 * MTU is the SM's; the port's active_mtu bounds it.
+		 */
+		rq_judge(row, mtu >= 68 && mtu + 4 <= active,
+			 "%s (IPoIB datagram): MTU %d above %d (active_mtu %d - 4: the largest a datagram "
+			 "interface carries)", p->netdev, mtu, active - 4, active);
 	}
 	if (cfg->netdev_mtu)
 		rq_judge(row, mtu == cfg->netdev_mtu, "%s: MTU %d, expected %lld", p->netdev, mtu,
