@@ -105,7 +105,7 @@ static const struct expect table[] = {
 	{ "cx6-hdr-ib-x8", "irq-affinity", RQ_PASS, NULL, 0, NULL, 1 },
 	{ "cx6dx-roce-2numa", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
 	{ "cx6dx-roce-farnuma", "irq-affinity", RQ_FAIL, "rocep175s0f0", 0,
-	  "rocep175s0f0 (NUMA node 1, local CPUs 8-15): completion IRQ 137 (mlx5_comp0@pci:0000:af:00.0) on CPU 0 (node 0), "
+	  "rocep175s0f0 (NUMA node 1, local CPUs 8-15): completion IRQ 136 (mlx5_comp0@pci:0000:af:00.0) on CPU 0 (node 0), "
 	  "16 of 16 vectors off-node while 8 local CPUs carry none", 3 },
 	{ "cx6dx-roce-mtu4180", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
 	{ "cx7-ndr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
@@ -724,6 +724,50 @@ START_TEST(ipoib_datagram_range)
 }
 END_TEST
 
+/*
+ * Without mlx5 names in /proc/interrupts the async vector is guessed by
+ * the kernel's era: last on 5.16-6.3 (Debian 12's 6.1), first after; the
+ * row says which was used.  cx6-hdr-ib (6.1): comp0-15 are IRQs 96-111,
+ * mlx5_async0 is 112.
+ */
+START_TEST(irq_fallback_era)
+{
+	char tmp[] = "/tmp/rq-irqfb-XXXXXX", path[4200];
+	struct nodecase nc;
+	struct rq_result *r;
+
+	copy_tree("cx6-hdr-ib", tmp);
+	snprintf(path, sizeof(path), "%s/proc/interrupts", tmp);
+	ck_assert_int_eq(unlink(path), 0);
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "ibp59s0", 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(nc_fact(r, "vectors_found_by"), "no mlx5 vector names in /proc/interrupts: "
+			 "msi_irqs/ less its last vector (112), the async one on kernel 6.1.0-27-amd64");
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "irq_layout"), "96->"));
+	ck_assert_ptr_null(strstr(nc_fact(r, "irq_layout"), "112->"));
+	ck_assert(nc_figure(r, "comp_vectors") == 16);
+	nc_release(&nc);
+
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/osrelease", tmp);
+	ck_assert_int_eq(write_file_atomic(path, "6.8.0-48-generic\n", 17), 0);
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "ibp59s0", 0);
+	ck_assert_str_eq(nc_fact(r, "vectors_found_by"), "no mlx5 vector names in /proc/interrupts: "
+			 "msi_irqs/ less its first vector (96), the async one on kernel 6.8.0-48-generic");
+	nc_release(&nc);
+
+	/* with the names, no guess is made and none is reported */
+	nc_init(&nc, "irq-affinity", "cx6-hdr-ib", NULL);
+	nc_run(&nc);
+	ck_assert_ptr_null(nc_fact(nc_row(&nc, "ibp59s0", 0), "vectors_found_by"));
+	nc_release(&nc);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -763,6 +807,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, pci_models);
 	tcase_add_test(tc, pcie_facts);
 	tcase_add_test(tc, ipoib_datagram_range);
+	tcase_add_test(tc, irq_fallback_era);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

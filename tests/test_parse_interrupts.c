@@ -103,6 +103,21 @@ START_TEST(kernel_layouts)
 	ck_assert_str_eq(interrupts_find(&in, 25)->name, "virtio1-input.0");
 	ck_assert_int_eq(mlx5_irq_name("virtio1-input.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), -EINVAL);
 	interrupts_release(&in);
+
+	/* every era: the pre-5.1 control EQs are async, combined is numbered */
+	ck_assert_int_eq(mlx5_irq_name("mlx5_pages_eq@pci:0000:81:00.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "async");
+	ck_assert_str_eq(bdf, "0000:81:00.0");
+	ck_assert_int_eq(mlx5_irq_name("mlx5_cmd_eq@pci:0000:81:00.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "async");
+	ck_assert_int_eq(mlx5_irq_name("mlx5_async_eq@pci:0000:81:00.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "async");
+	ck_assert_int_eq(mlx5_irq_name("mlx5_combined0@pci:0000:81:00.2", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "combined");
+	ck_assert_int_eq(mlx5_irq_name("mlx5_async17@pci:0000:81:00.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), 0);
+	ck_assert_str_eq(kind, "async");
+	ck_assert_int_eq(idx, 17);
+	ck_assert_int_eq(mlx5_irq_name("mlx5_other_eq@pci:0000:81:00.0", kind, sizeof(kind), &idx, bdf, sizeof(bdf)), -EINVAL);
 }
 END_TEST
 

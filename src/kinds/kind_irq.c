@@ -120,9 +120,30 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* Completion vectors of a PCI function: msi_irqs/ ∩ mlx5_comp names, else msi_irqs minus the first. */
+/*
+ * Where the async (control) vector sits among a function's MSI-X vectors
+ * when /proc/interrupts names none: kernels 5.16 to 6.3 allocate it last
+ * (pci_irq.c's irq_set_name() names the pool's last index mlx5_async<N>),
+ * older and newer ones first.  Unknown release: first, as mlnx-tools does.
+ */
+static bool async_is_last(struct rq_ctx *ctx, char *rel, size_t relsz)
+{
+	char path[PATH_MAX];
+	int maj = 0, min = 0;
+
+	rq_path(ctx, path, sizeof(path), "/proc/sys/kernel/osrelease");
+	if (read_line(path, rel, relsz) || sscanf(rel, "%d.%d", &maj, &min) != 2)
+		snprintf(rel, relsz, "unknown");
+	return (maj == 5 && min >= 16) || (maj == 6 && min <= 3);
+}
+
+/*
+ * Completion vectors of a PCI function: msi_irqs/ ∩ mlx5 completion names
+ * (comp<N>, combined<N>), else msi_irqs less the async vector, with how
+ * that was decided in how[] ("" when the names told).
+ */
 static int find_vectors(struct rq_ctx *ctx, const struct rdma_dev *d, const struct interrupts *in,
-			struct vec **out)
+			struct vec **out, char *how, size_t howsz)
 {
 	char path[PATH_MAX];
 	struct dirent **ents = NULL;
@@ -155,9 +176,15 @@ static int find_vectors(struct rq_ctx *ctx, const struct rdma_dev *d, const stru
 		snprintf(v[n].name, sizeof(v[n].name), "%s", in->v[i].name);
 		n++;
 	}
+	how[0] = '\0';
 	if (!n && nmsi > 1) {
-		/* mlnx-tools' fallback: the first vector is the async/control one. */
-		for (int i = 1; i < nmsi; i++) {
+		char rel[64];
+		bool last = async_is_last(ctx, rel, sizeof(rel));
+
+		snprintf(how, howsz, "no mlx5 vector names in /proc/interrupts: msi_irqs/ less its %s "
+			 "vector (%d), the async one on kernel %s", last ? "last" : "first",
+			 msi[last ? nmsi - 1 : 0], rel);
+		for (int i = last ? 0 : 1; i < (last ? nmsi - 1 : nmsi); i++) {
 			v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].irq = msi[i];
@@ -274,10 +301,15 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 	struct cpuset local, online, used = { 0 }, pol;
 	struct vec *v = NULL;
 	int nv, nlocal, off = 0, first_off = -1;
-	char ll[512], layout[2048] = "";
+	char ll[512], layout[2048] = "", how[256];
 
-	nv = find_vectors(ctx, d, in, &v);
+	nv = find_vectors(ctx, d, in, &v, how, sizeof(how));
 	rq_figure_add(row, "comp_vectors", nv, "");
+	if (how[0]) {
+		/* a guess about which vector is which: say so on the row */
+		rq_log(ctx, "%s: %s", d->name, how);
+		rq_fact_add(row, "vectors_found_by", how);
+	}
 	if (!rq_judge(row, nv >= cfg->min_vectors && nv > 0,
 		      "%s (%s): %d completion vectors found (msi_irqs/ and mlx5_comp*@pci:%s in /proc/interrupts)",
 		      d->name, d->pci, nv, d->pci))

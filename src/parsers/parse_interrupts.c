@@ -138,8 +138,18 @@ int mlx5_irq_name(const char *name, char *kind, size_t kindsz, int *index, char 
 	static const char *const kinds[] = { "comp", "async", "combined" };
 	const char *at = strstr(name, "@pci:");
 
+	static const char *const ctrl_eqs[] = { "pages_eq", "cmd_eq", "async_eq" };
+
 	if (!str_starts(name, "mlx5_") || !at)
 		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(ctrl_eqs); i++)
+		if ((size_t)(at - name - 5) == strlen(ctrl_eqs[i]) &&
+		    !strncmp(name + 5, ctrl_eqs[i], strlen(ctrl_eqs[i]))) {
+			snprintf(kind, kindsz, "async");
+			*index = 0;
+			snprintf(bdf, bdfsz, "%s", at + 5);
+			return 0;
+		}
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
 		size_t kl = strlen(kinds[i]);
 		const char *d = name + 5 + kl;

@@ -35,8 +35,12 @@ void interrupts_release(struct interrupts *in);
 const struct irq_line *interrupts_find(const struct interrupts *in, int irq);
 
 /*
- * "mlx5_comp3@pci:0000:3b:00.0" -> kind "comp", index 3, bdf.  Also
- * mlx5_async, mlx5_combined.  0, or -EINVAL when the name is not mlx5's.
+ * "mlx5_comp3@pci:0000:3b:00.0" -> kind "comp", index 3, bdf.  Every era's
+ * names: mlx5_comp<N>, mlx5_async<N> and mlx5_combined<N> (a single vector
+ * doing both) of today's pci_irq.c, and the control EQs of kernels before
+ * 5.1 and of older MLNX_OFED, mlx5_pages_eq, mlx5_cmd_eq and mlx5_async_eq,
+ * which come out as kind "async" (index 0).  0, or -EINVAL when the name is
+ * not mlx5's.
  */
 int mlx5_irq_name(const char *name, char *kind, size_t kindsz, int *index, char *bdf, size_t bdfsz);
 
