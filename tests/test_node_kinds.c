@@ -768,6 +768,82 @@ START_TEST(irq_fallback_era)
 }
 END_TEST
 
+/*
+ * ib-counters judges growth: a fake fabric (ibsim's outputs) where Hca2
+ * port 1 (LID 4) reads clean, then with 57 symbol errors and 3 downed
+ * links, or with those errors both times (history, not growth).
+ */
+static int fake_perf_grows;	/* 1: LID 4's second reading has errors; 2: both have */
+static int fake_perf_calls;
+
+static int fake_fabric(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
+		       struct proc_result *r)
+{
+	const char *f = "iblinkinfo-2sw2path4hca.txt";
+	char path[512];
+
+	(void)ctx;
+	(void)timeout_ms;
+	if (!strcmp(argv[0], "perfquery")) {
+		bool lid4 = argv[1] && !strcmp(argv[1], "4");
+
+		f = "perfquery-lid4-port1.txt";
+		if (lid4 && (fake_perf_grows == 2 || fake_perf_calls++ > 0))
+			f = "perfquery-lid4-port1-errors.txt";
+	}
+	snprintf(path, sizeof(path), "fixtures/tool-output/ibsim/%s", f);
+	ck_assert_int_eq(read_file(path, &r->out, 1 << 20), 0);
+	r->exit_code = 0;
+	return 0;
+}
+
+static void run_counters(struct nodecase *nc, int grows, const char *const *kv)
+{
+	fake_perf_grows = grows;
+	fake_perf_calls = 0;
+	nc_init(nc, "ib-counters", "cx6-hdr-ib", kv);
+	nc->ctx.tool = fake_fabric;
+	nc->ctx.replay = false;
+	nc->ctx.deadline_ms = now_ms() + 30000;
+	nc_run(nc);
+}
+
+START_TEST(ib_counters_growth)
+{
+	static const char *const quick[] = { "window=0s", NULL };
+	static const char *const loose[] = { "window=0s", "thresholds=SymbolErrorCounter=100,LinkDownedCounter=3", NULL };
+	static const char *const absolute[] = { "window=0s", "absolute=true", NULL };
+	struct nodecase nc;
+	struct rq_result *r;
+
+	run_counters(&nc, 1, quick);
+	r = nc_row(&nc, "Hca2", 1);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "Hca2 port 1: SymbolErrorCounter grew by 57 during the case (max 0)");
+	ck_assert(nc_figure(r, "LinkDownedCounter_growth") == 3);
+	ck_assert_int_eq(nc_row(&nc, "Hca4", 1)->verdict, RQ_PASS);
+	nc_release(&nc);
+
+	/* per-counter thresholds in ibqueryerrors' style */
+	run_counters(&nc, 1, loose);
+	ck_assert_int_eq(nc_row(&nc, "Hca2", 1)->verdict, RQ_PASS);
+	nc_release(&nc);
+
+	/* counts from before the case are history: figures, not failures */
+	run_counters(&nc, 2, quick);
+	r = nc_row(&nc, "Hca2", 1);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert(nc_figure(r, "SymbolErrorCounter") == 57);
+	ck_assert(nc_figure(r, "SymbolErrorCounter_growth") == 0);
+	nc_release(&nc);
+
+	run_counters(&nc, 2, absolute);
+	ck_assert_str_eq(nc_row(&nc, "Hca2", 1)->reason, "Hca2 port 1: SymbolErrorCounter 57 (max 0)");
+	nc_release(&nc);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -808,6 +884,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, pcie_facts);
 	tcase_add_test(tc, ipoib_datagram_range);
 	tcase_add_test(tc, irq_fallback_era);
+	tcase_add_test(tc, ib_counters_growth);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ib-counters: are the port error counters of the fabric below thresholds?
+ * ib-counters: do the fabric's port error counters grow?
  *
  * A dirty connector or a marginal cable keeps a link Active while it
  * corrupts packets: symbol errors, receive errors, link error recoveries
  * and downed links climb, and the retransmissions show up only as poor,
  * jittery bandwidth.  This reads every cabled port's PortCounters with
- * perfquery (LID and port from iblinkinfo) and judges the error counters
- * against the case's thresholds, one row per port.  An optional traffic
- * command (argv, no shell) runs inside the case and the counters are read
- * again after it, judged on their growth.  Resetting counters (perfquery -R)
- * changes fabric state that others may be watching: opt-in and reported.
+ * perfquery (LID and port from iblinkinfo) twice, around a traffic command
+ * (argv, no shell) or a quiet `window`, and judges each error counter's
+ * growth against its threshold, one row per port.  Absolute values are
+ * history (LinkDownedCounter counts every reboot of the peer) and are
+ * figures; `absolute: true` judges them too.  Resetting counters
+ * (perfquery -R) changes fabric state that others may be watching: opt-in
+ * and reported.
  */
+#include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +30,15 @@ struct ic_cfg {
 	bool reset;
 	struct rq_list traffic;
 	int64_t traffic_timeout;
+	int64_t window;
+	bool absolute;
+	struct rq_list thresholds;
 };
 
 #define MAXKEY(key_, field_, def_, what_) \
 	{ .name = key_, .type = KEY_INT, .def = def_, .min = -1, .max = 4294967295LL, \
-	  .offset = offsetof(struct ic_cfg, field_), .help = "highest " what_ " allowed per port (-1: not judged)" }
+	  .offset = offsetof(struct ic_cfg, field_), \
+	  .help = "highest growth of " what_ " allowed per port during the case (-1: not judged)" }
 
 static const struct key_def ic_keys[] = {
 	IBKIND_KEYS("true"),
@@ -50,6 +58,13 @@ static const struct key_def ic_keys[] = {
 	{ .name = "traffic_timeout", .type = KEY_DURATION, .def = "60s", .min = 100, .max = 3600000,
 	  .offset = offsetof(struct ic_cfg, traffic_timeout),
 	  .help = "deadline of the traffic command" },
+	{ .name = "window", .type = KEY_DURATION, .def = "5s", .min = 0, .max = 3600000,
+	  .offset = offsetof(struct ic_cfg, window),
+	  .help = "without traffic: how long to watch the counters grow between the two readings" },
+	{ .name = "absolute", .type = KEY_BOOL, .def = "false", .offset = offsetof(struct ic_cfg, absolute),
+	  .help = "also judge each counter's absolute value against its threshold (history: a reboot counts a downed link)" },
+	{ .name = "thresholds", .type = KEY_LIST, .elem = KEY_STR, .offset = offsetof(struct ic_cfg, thresholds),
+	  .help = "per-counter growth thresholds in ibqueryerrors' style, \"SymbolErrorCounter=10\"; they override max_*" },
 	KEY_END
 };
 
@@ -67,6 +82,41 @@ static const struct {
 	{ "ExcessiveBufferOverrunErrors", offsetof(struct ic_cfg, max_overrun) },
 	{ "VL15Dropped", offsetof(struct ic_cfg, max_vl15) },
 };
+
+static int ic_validate(const struct rq_case *c, char *err, size_t errsz)
+{
+	const struct ic_cfg *cfg = c->cfg;
+
+	for (size_t i = 0; i < cfg->thresholds.n; i++) {
+		const char *t = cfg->thresholds.str[i], *eq = strchr(t, '=');
+		bool known = false;
+		char *end;
+
+		for (size_t k = 0; eq && k < ARRAY_SIZE(counters); k++)
+			known |= strlen(counters[k].name) == (size_t)(eq - t) &&
+				 !strncmp(counters[k].name, t, (size_t)(eq - t));
+		if (!eq || !known || strtoll(eq + 1, &end, 10) < -1 || end == eq + 1 || *end) {
+			snprintf(err, errsz, "thresholds: \"%s\" is not COUNTER=N with a PortCounters error "
+				 "counter (SymbolErrorCounter=10)", t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The threshold of counter c: thresholds: first, else its max_* key. */
+static long long threshold(const struct ic_cfg *cfg, size_t c)
+{
+	size_t nl = strlen(counters[c].name);
+
+	for (size_t i = cfg->thresholds.n; i-- > 0;) {
+		const char *t = cfg->thresholds.str[i];
+
+		if (!strncmp(t, counters[c].name, nl) && t[nl] == '=')
+			return strtoll(t + nl + 1, NULL, 10);
+	}
+	return *(const long long *)((const char *)cfg + counters[c].off);
+}
 
 struct port_read {
 	const struct ib_link *k;
@@ -132,42 +182,50 @@ static void ic_run(struct rq_ctx *ctx, const void *vcfg)
 		rq_judge(ctx->main, !tr.exec_failed && !tr.timed_out && tr.exit_code == 0, "traffic: %s", how);
 		proc_result_release(&tr);
 		free(argv);
+	} else if (cfg->window > 0 && !ctx->replay) {
+		/* a replayed capture cannot grow: one reading is all it has */
+		int64_t ms = cfg->window < rq_ctx_left_ms(ctx) / 2 ? cfg->window : rq_ctx_left_ms(ctx) / 2;
+		struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+		rq_log(ctx, "# watching the counters for %lld ms", (long long)ms);
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !rq_interrupted)
+			;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rq_result *row = rq_ctx_row(ctx, pr[i].k->node, pr[i].k->port);
 		struct ib_perf before = pr[i].perf;
+		bool had = pr[i].ok && before.n;
 
-		if (cfg->traffic.n) {
-			memset(&pr[i].perf, 0, sizeof(pr[i].perf));
-			read_port(ctx, &pr[i]);
-		}
-		if (!pr[i].ok || !pr[i].perf.n) {
+		memset(&pr[i].perf, 0, sizeof(pr[i].perf));
+		read_port(ctx, &pr[i]);
+		if (!pr[i].ok || !pr[i].perf.n || !had) {
 			rq_judge(row, false, "%s port %d (LID %u): perfquery gave no counters", pr[i].k->node,
 				 pr[i].k->port, pr[i].k->lid);
-			if (cfg->traffic.n)
-				ib_perf_release(&before);
+			ib_perf_release(&before);
 			continue;
 		}
 		for (size_t c = 0; c < ARRAY_SIZE(counters); c++) {
-			long long max = *(const long long *)((const char *)cfg + counters[c].off);
+			long long max = threshold(cfg, c);
 			uint64_t v = 0, v0 = 0;
+			char fig[64];
 
 			if (!ib_perf_get(&pr[i].perf.v[0], counters[c].name, &v))
 				continue;
 			rq_figure_add(row, counters[c].name, (double)v, "");
+			if (!ib_perf_get(&before.v[0], counters[c].name, &v0) || v0 > v)
+				v0 = v;	/* reset (or wrapped) in between: no growth seen */
+			snprintf(fig, sizeof(fig), "%s_growth", counters[c].name);
+			rq_figure_add(row, fig, (double)(v - v0), "");
 			if (max < 0)
 				continue;
-			if (cfg->traffic.n && before.n && ib_perf_get(&before.v[0], counters[c].name, &v0)) {
-				rq_judge(row, v - v0 <= (uint64_t)max, "%s port %d: %s grew by %llu during traffic (max %lld)",
-					 pr[i].k->node, pr[i].k->port, counters[c].name,
-					 (unsigned long long)(v - v0), max);
-			} else {
+			rq_judge(row, v - v0 <= (uint64_t)max, "%s port %d: %s grew by %llu %s (max %lld)",
+				 pr[i].k->node, pr[i].k->port, counters[c].name, (unsigned long long)(v - v0),
+				 cfg->traffic.n ? "during traffic" : "during the case", max);
+			if (cfg->absolute)
 				rq_judge(row, v <= (uint64_t)max, "%s port %d: %s %llu (max %lld)", pr[i].k->node,
 					 pr[i].k->port, counters[c].name, (unsigned long long)v, max);
-			}
 		}
-		if (cfg->traffic.n)
-			ib_perf_release(&before);
+		ib_perf_release(&before);
 		if (cfg->reset) {
 			char lid[16], port[16];
 			const char *argv[] = { "perfquery", "-R", lid, port, NULL };
@@ -192,16 +250,19 @@ static void ic_run(struct rq_ctx *ctx, const void *vcfg)
 
 const struct rq_kind rq_kind_ib_counters = {
 	.name = "ib-counters",
-	.summary = "every cabled port's error counters (perfquery) below thresholds; optional traffic phase; reset opt-in",
+	.summary = "growth of every cabled port's error counters (perfquery) during a traffic phase or a window, per-counter thresholds; reset opt-in",
 	.doc = "A marginal cable keeps its link Active while symbol errors, receive errors, link "
 	       "recoveries and downed links climb; applications only see poor bandwidth.  Every cabled "
-	       "port found by iblinkinfo is read with perfquery and its error counters judged against "
-	       "thresholds (0 by default; -1 skips one), one row per port.  With traffic: the command "
-	       "runs inside the case and the growth of each counter is judged.  Resetting counters is "
-	       "opt-in (reset: true) and reported.",
+	       "port found by iblinkinfo is read with perfquery before and after a traffic command "
+	       "(or a quiet `window`), and each error counter's growth is judged against its "
+	       "threshold (0 by default, -1 skips one; `thresholds: [SymbolErrorCounter=10]` in "
+	       "ibqueryerrors' style), one row per port.  Absolute values are history (a reboot "
+	       "counts a downed link): figures, judged only with `absolute: true`.  Resetting "
+	       "counters is opt-in (reset: true) and reported.",
 	.keys = ic_keys,
 	.cfg_size = sizeof(struct ic_cfg),
 	.default_targets = "hca,ibsim",
 	.needs_fabric = true,
+	.validate = ic_validate,
 	.run = ic_run,
 };
