@@ -30,6 +30,7 @@
 #include "rdma/nodeinfo.h"
 #include "rdma/pci_ids.h"
 #include "rdma/rdmadev.h"
+#include "rdma/verbs.h"
 #include "core/util.h"
 
 enum { PROFILE_AUTO, PROFILE_HCA, PROFILE_RXE };
@@ -231,6 +232,27 @@ static void judge_port(struct rq_ctx *ctx, struct rq_result *row, const struct d
 	}
 }
 
+/*
+ * libibverbs opened the device and answered ibv_query_device and
+ * ibv_query_port for every port: the uverbs node existing is not enough
+ * (a provider library missing, an ABI mismatch, a device stuck in reset).
+ */
+static void judge_verbs(struct rq_result *row, const struct rdma_dev *d, const struct rdma_port *pt,
+			int pr, const struct vb_probe *pb, const char *why)
+{
+	char v[160];
+
+	if (!rq_judge(row, pr == 0, "%s: verbs cannot use it: %s", d->name, why))
+		return;
+	snprintf(v, sizeof(v), "opened; %d port%s, fw %s, max_qp %d", pb->phys_port_cnt,
+		 pb->phys_port_cnt == 1 ? "" : "s", pb->fw_ver[0] ? pb->fw_ver : "-", pb->max_qp);
+	rq_fact_add(row, "verbs", v);
+	rq_judge(row, pb->phys_port_cnt == d->nports, "%s: libibverbs reports %d ports, sysfs %d",
+		 d->name, pb->phys_port_cnt, d->nports);
+	if (pt && pt->num >= 1 && pt->num <= pb->nports)
+		rq_fact_add(row, "verbs_port_state", ibv_port_state_str(pb->state[pt->num - 1]));
+}
+
 /* The last component of a sysfs link under root (a driver's name), or "". */
 static void pci_link_base(struct rq_ctx *ctx, const char *bdf, const char *attr, char *buf,
 			  size_t size)
@@ -408,6 +430,10 @@ static void driver_run(struct rq_ctx *ctx, const void *p)
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 		bool virt = d->is_virtual;
+		struct vb_probe pb;
+		char pwhy[256] = "";
+		/* live: what an application does first, once per device */
+		int pr = ctx->replay || !d->uverbs[0] ? -ENOENT : vb_probe(d->name, &pb, pwhy, sizeof(pwhy));
 
 		for (int j = 0; j < (d->nports ? d->nports : 1); j++) {
 			const struct rdma_port *pt = d->nports ? &d->ports[j] : NULL;
@@ -447,6 +473,7 @@ static void driver_run(struct rq_ctx *ctx, const void *p)
 					rq_path(ctx, path, sizeof(path), "/dev/infiniband/%s", d->uverbs);
 					rq_judge(row, stat(path, &st) == 0 && S_ISCHR(st.st_mode),
 						 "%s: /dev/infiniband/%s is missing", d->name, d->uverbs);
+					judge_verbs(row, d, pt, pr, &pb, pwhy);
 				}
 			}
 			if (!rq_judge(row, pt != NULL, "%s has no ports in sysfs", d->name))

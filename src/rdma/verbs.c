@@ -66,6 +66,41 @@ static struct ibv_context *open_by_name(const char *name, int *err)
 	return ctx;
 }
 
+int vb_probe(const char *dev, struct vb_probe *p, char *why, size_t whysz)
+{
+	struct ibv_device_attr dattr;
+	struct ibv_context *ctx;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	ctx = open_by_name(dev, &err);
+	if (!ctx)
+		return fail(err, why, whysz, err == ENODEV ? "libibverbs lists no device %s" :
+			    "ibv_open_device(%s)", dev);
+	err = ibv_query_device(ctx, &dattr);
+	if (err) {
+		ibv_close_device(ctx);
+		return fail(err, why, whysz, "ibv_query_device(%s)", dev);
+	}
+	p->phys_port_cnt = dattr.phys_port_cnt;
+	snprintf(p->fw_ver, sizeof(p->fw_ver), "%s", dattr.fw_ver);
+	p->vendor_part_id = dattr.vendor_part_id;
+	p->max_qp = dattr.max_qp;
+	for (int i = 1; i <= dattr.phys_port_cnt && i <= VB_PROBE_PORTS; i++) {
+		struct ibv_port_attr pa;
+
+		err = ibv_query_port(ctx, (uint8_t)i, &pa);
+		if (err) {
+			ibv_close_device(ctx);
+			return fail(err, why, whysz, "ibv_query_port(%s, %d)", dev, i);
+		}
+		p->state[i - 1] = pa.state;
+		p->nports = i;
+	}
+	ibv_close_device(ctx);
+	return 0;
+}
+
 int vb_open(struct vb *v, const struct vb_opts *o, char *why, size_t whysz)
 {
 	struct ibv_device_attr dattr;

@@ -84,6 +84,23 @@ struct vb {
 };
 
 int vb_open(struct vb *v, const struct vb_opts *o, char *why, size_t whysz);
+
+/*
+ * What an application does first, for the driver kind: open DEV through
+ * libibverbs and query the device and each of its ports.  0, or -errno
+ * with why naming the call that failed ("ibv_query_port(mlx5_0, 2): ...");
+ * -ENODEV when libibverbs does not list the device.
+ */
+#define VB_PROBE_PORTS 16
+struct vb_probe {
+	int phys_port_cnt;
+	char fw_ver[64];
+	uint32_t vendor_part_id;
+	int max_qp;
+	int nports;				/* ports queried */
+	enum ibv_port_state state[VB_PROBE_PORTS];	/* of port i + 1 */
+};
+int vb_probe(const char *dev, struct vb_probe *p, char *why, size_t whysz);
 void vb_close(struct vb *v);
 
 /* Text form of v->local for the out-of-band exchange, and its parser (untrusted input). */
