@@ -52,6 +52,10 @@ static const struct expect table[] = {
 	{ "cx6dx-roce-mtu4180", "driver", RQ_PASS, NULL, 0, NULL, 3 },
 	{ "cx7-ndr-ib", "driver", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "driver", RQ_FAIL, "mlx5_5", 1, "mlx5_5 port 1 is DOWN (physical state Disabled)", 8 },
+	{ "cx7-ndr-ib-init", "driver", RQ_FAIL, "mlx5_3", 1,
+	  "mlx5_3 port 1 is INIT (physical state LinkUp) (no subnet manager has configured it)", 8 },
+	{ "cx7-ndr-ib-polling", "driver", RQ_FAIL, "mlx5_6", 1,
+	  "mlx5_6 port 1 is DOWN (physical state Polling) (Polling: no cable, or no peer at the other end)", 8 },
 	{ "rxe-vm1", "driver", RQ_PASS, NULL, 0, NULL, 1 },
 	{ "cx5-edr-ib-gen3", "driver", RQ_PASS, NULL, 0, NULL, 2 },
 	{ "cx6-hdr-ib-fwfamily", "driver", RQ_FAIL, "ibp59s0", 1,
@@ -844,6 +848,52 @@ START_TEST(ib_counters_growth)
 }
 END_TEST
 
+/*
+ * The link a lab expects: a rail that trained at HDR passes every relative
+ * check and fails only against expect_rate/expect_speed; RoCE's netdev
+ * speed; LID and SM LID on InfiniBand.
+ */
+START_TEST(driver_expected_link)
+{
+	static const char *const ndr[] = { "expect_rate=400", "expect_width=4X", "expect_speed=NDR", NULL };
+	static const char *const roce[] = { "expect_netdev_speed=100000", "expect_rate=100", NULL };
+	static const char *const roce_bad[] = { "expect_netdev_speed=200000", NULL };
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "driver", "cx7-ndr-ib", ndr);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 8);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 1), "lid"), "0x40");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx7-ndr-ib-hdr", NULL);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 8);	/* nothing relative is wrong */
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx7-ndr-ib-hdr", ndr);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+	r = nc_row(&nc, "mlx5_2", 1);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "mlx5_2 port 1 runs at 200 Gb/sec (4X HDR), expected 400 Gb/s");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6dx-roce-2numa", roce);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 3);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rocep59s0f0", 1), "netdev_speed"), "100000");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6dx-roce-2numa", roce_bad);
+	nc_run(&nc);
+	ck_assert_str_eq(nc_row(&nc, "rocep59s0f0", 1)->reason,
+			 "rocep59s0f0 port 1: netdev ens1f0np0 speed 100000 Mb/s, expected 200000");
+	nc_release(&nc);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -885,6 +935,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, ipoib_datagram_range);
 	tcase_add_test(tc, irq_fallback_era);
 	tcase_add_test(tc, ib_counters_growth);
+	tcase_add_test(tc, driver_expected_link);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -48,6 +48,10 @@ struct driver_cfg {
 	bool port_active;
 	bool allow_vf;
 	long long min_devices;
+	long long expect_rate;
+	char *expect_width;
+	char *expect_speed;
+	long long expect_netdev_speed;
 };
 
 static const struct key_def driver_keys[] = {
@@ -78,6 +82,18 @@ static const struct key_def driver_keys[] = {
 	{ .name = "port_active", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct driver_cfg, port_active),
 	  .help = "every selected port must be ACTIVE" },
+	{ .name = "expect_rate", .type = KEY_INT, .def = "0", .min = 0, .max = 100000,
+	  .offset = offsetof(struct driver_cfg, expect_rate),
+	  .help = "every selected ACTIVE port's rate in Gb/s, as sysfs prints it (400 for 4X NDR; 0: not judged)" },
+	{ .name = "expect_width", .type = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, expect_width),
+	  .help = "every selected ACTIVE port's link width (1X, 2X, 4X, 8X, 12X)" },
+	{ .name = "expect_speed", .type = KEY_STR,
+	  .offset = offsetof(struct driver_cfg, expect_speed),
+	  .help = "every selected ACTIVE port's lane speed name (SDR ... EDR, HDR, NDR, XDR)" },
+	{ .name = "expect_netdev_speed", .type = KEY_INT, .def = "0", .min = 0, .max = 10000000,
+	  .offset = offsetof(struct driver_cfg, expect_netdev_speed),
+	  .help = "RoCE: the port's netdev speed in Mb/s (/sys/class/net/IF/speed: 100000 for 100GbE; 0: not judged)" },
 	{ .name = "allow_vf", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct driver_cfg, allow_vf),
 	  .help = "accept SR-IOV virtual functions as devices under test" },
@@ -209,6 +225,47 @@ static void judge_rxe(struct rq_ctx *ctx, struct rq_result *row, const struct dr
 	rq_judge(row, stat(path, &st) == 0, "%s: parent netdev %s does not exist", d->name, d->parent);
 }
 
+/*
+ * The link a lab expects, port by port: a rail that trained at HDR or 2X
+ * passes every relative check, so the rate, width and speed are compared
+ * with what the case says (sysfs rate "400 Gb/sec (4X NDR)", drivers/
+ * infiniband/core/sysfs.c rate_show), and on RoCE the netdev's speed.
+ */
+static void judge_link(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+		       const struct rdma_dev *d, const struct rdma_port *p)
+{
+	char width[8] = "", speed[16] = "", path[PATH_MAX], v[32];
+	const char *open = strchr(p->rate_str, '(');
+
+	if (p->state != PORT_ACTIVE || d->is_virtual)
+		return;
+	if (open && sscanf(open, "(%7[0-9X] %15[A-Z0-9])", width, speed) < 1)
+		width[0] = speed[0] = '\0';
+	if (cfg->expect_rate)
+		rq_judge(row, p->rate_gbps == (double)cfg->expect_rate,
+			 "%s port %d runs at %s, expected %lld Gb/s", d->name, p->num,
+			 p->rate_str[0] ? p->rate_str : "an unknown rate", cfg->expect_rate);
+	if (cfg->expect_width)
+		rq_judge(row, !strcasecmp(width, cfg->expect_width), "%s port %d width %s (%s), expected %s",
+			 d->name, p->num, width[0] ? width : "unknown", p->rate_str, cfg->expect_width);
+	if (cfg->expect_speed)
+		rq_judge(row, !strcasecmp(speed, cfg->expect_speed), "%s port %d lane speed %s (%s), expected %s",
+			 d->name, p->num, speed[0] ? speed : "unknown", p->rate_str, cfg->expect_speed);
+	if (!strcmp(p->link_layer, "Ethernet") && p->netdev[0]) {
+		long mbps = -1;
+
+		/* net-sysfs.c speed_show: Mb/s, -1 when unknown */
+		rq_path(ctx, path, sizeof(path), "/sys/class/net/%s/speed", p->netdev);
+		if (!read_line(path, v, sizeof(v))) {
+			mbps = strtol(v, NULL, 10);
+			rq_fact_add(row, "netdev_speed", v);
+		}
+		if (cfg->expect_netdev_speed)
+			rq_judge(row, mbps == cfg->expect_netdev_speed, "%s port %d: netdev %s speed %ld Mb/s, expected %lld",
+				 d->name, p->num, p->netdev, mbps, cfg->expect_netdev_speed);
+	}
+}
+
 static void judge_port(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
 		       const struct rdma_dev *d, const struct rdma_port *p)
 {
@@ -223,13 +280,35 @@ static void judge_port(struct rq_ctx *ctx, struct rq_result *row, const struct d
 			 d->name, p->num, p->link_layer, cfg->link_layer);
 	if (cfg->port_active) {
 		const char *hint = "";
+		bool ib = !strcmp(p->link_layer, "InfiniBand");
 
-		if (p->state == PORT_INIT && !strcmp(p->link_layer, "InfiniBand"))
+		if (p->state == PORT_INIT && ib)
 			hint = " (no subnet manager has configured it)";
-		rq_judge(row, p->state == PORT_ACTIVE, "%s port %d is %s (physical state %s)%s", d->name,
-			 p->num, p->state_str[0] ? p->state_str : "unknown",
-			 p->phys_str[0] ? p->phys_str : "unknown", hint);
+		else if (p->phys_state == 2)
+			hint = " (Polling: no cable, or no peer at the other end)";
+		else if (p->phys_state == 3)
+			hint = " (Disabled: the port is administratively down)";
+		if (!rq_judge(row, p->state == PORT_ACTIVE, "%s port %d is %s (physical state %s)%s", d->name,
+			      p->num, p->state_str[0] ? p->state_str : "unknown",
+			      p->phys_str[0] ? p->phys_str : "unknown", hint))
+			return;
+		/* ib_verbs.h IB_PORT_PHYS_STATE_LINK_UP */
+		rq_judge(row, p->phys_state == 5, "%s port %d is ACTIVE but its physical state is %s, not LinkUp",
+			 d->name, p->num, p->phys_str[0] ? p->phys_str : "unknown");
+		if (ib) {
+			char v[16];
+
+			snprintf(v, sizeof(v), "0x%x", p->lid);
+			rq_fact_add(row, "lid", v);
+			snprintf(v, sizeof(v), "0x%x", p->sm_lid);
+			rq_fact_add(row, "sm_lid", v);
+			rq_judge(row, p->lid != 0, "%s port %d is ACTIVE with LID 0 (the SM gave it none)",
+				 d->name, p->num);
+			rq_judge(row, p->sm_lid != 0, "%s port %d is ACTIVE with SM LID 0 (no SM known)",
+				 d->name, p->num);
+		}
 	}
+	judge_link(ctx, row, cfg, d, p);
 }
 
 /*

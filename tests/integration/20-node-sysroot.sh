@@ -55,6 +55,10 @@ expect_grep "dual-port Gen3 card: capacity per card" \
 	'^FAIL +pcie\.full_link\[mlx5_1\] .*carries 126 Gb/s .*less than the 200 Gb/s of the card.s 2 active ports' "$T/gen3.out"
 run_on "$F/cx6-hdr-ib-fwfamily" "$T/fwf.out"
 expect_grep "firmware family vs PCI id" '^FAIL +driver\.stack\[ibp59s0/1\] .*family 22, but PCI id 0x101b is a ConnectX-6 \(family 20\)' "$T/fwf.out"
+run_on "$F/cx7-ndr-ib-init" "$T/init.out"
+expect_grep "IB port in INIT: no SM" '^FAIL +driver\.stack\[mlx5_3/1\] .*INIT .*no subnet manager' "$T/init.out"
+run_on "$F/cx7-ndr-ib-polling" "$T/poll.out"
+expect_grep "pulled cable: Polling" '^FAIL +driver\.stack\[mlx5_6/1\] .*physical state Polling.*no cable' "$T/poll.out"
 run_on "$F/cx7-ndr-ib-raildown" "$T/rail.out"
 expect_eq "rail down: exit 1" 1 $rc
 expect_grep "rail down: driver fails mlx5_5 only" '^FAIL +driver\.stack\[mlx5_5/1\] .*mlx5_5 port 1 is DOWN' "$T/rail.out"
