@@ -114,6 +114,7 @@ static const struct expect table[] = {
 	{ "cx6dx-roce-mtu4180", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
 	{ "cx7-ndr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "cx6dx-roce-2numa", "link-health", RQ_SKIP, NULL, 0, "a replay has one reading", 6 },
 	{ "rxe-vm1", "irq-affinity", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: it has no interrupts of its own", 1 },
 };
 
@@ -894,6 +895,67 @@ START_TEST(driver_expected_link)
 }
 END_TEST
 
+/*
+ * link-health on a writable copy of a RoCE node: the traffic command (a
+ * real cp, run as argv) bumps one counter between the two readings.
+ */
+static void run_health(struct nodecase *nc, const char *tree, const char *from, const char *to,
+		       const char *thresholds)
+{
+	char *traffic = xasprintf("traffic=cp,%s,%s", from, to);
+	const char *kv[] = { "window=0s", traffic, thresholds, NULL };
+
+	nc_init(nc, "link-health", tree, kv);
+	nc->ctx.tool = rq_tool_live;
+	nc->ctx.replay = false;
+	nc->ctx.deadline_ms = now_ms() + 30000;
+	nc_run(nc);
+	free(traffic);
+}
+
+START_TEST(link_health_growth)
+{
+	char tmp[] = "/tmp/rq-health-XXXXXX", bump[4200], ctr[4200], aer[4200];
+	const char *pdir = "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
+	struct nodecase nc;
+	struct rq_result *r;
+
+	copy_tree("cx6dx-roce-2numa", tmp);
+	snprintf(ctr, sizeof(ctr), "%s/%s/infiniband/rocep59s0f0/ports/1/counters/symbol_error", tmp, pdir);
+	snprintf(bump, sizeof(bump), "%s/bump", tmp);
+	/* history (3 + ...) is fine; 4 more during the case are not */
+	ck_assert_int_eq(write_file_atomic(bump, "11\n", 3), 0);
+	run_health(&nc, tmp, bump, ctr, NULL);
+	r = nc_row(&nc, "rocep59s0f0", 1);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "rocep59s0f0 port 1: symbol_error grew by 4 during traffic (max 0)");
+	ck_assert(nc_figure(r, "symbol_error_growth") == 4);
+	ck_assert(nc_figure(r, "link_downed") > 0);	/* history is a figure */
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+	nc_release(&nc);
+
+	/* a threshold in the case allows it */
+	ck_assert_int_eq(write_file_atomic(ctr, "7\n", 2), 0);
+	run_health(&nc, tmp, bump, ctr, "thresholds=symbol_error=4");
+	ck_assert_int_eq(nc_row(&nc, "rocep59s0f0", 1)->verdict, RQ_PASS);
+	nc_release(&nc);
+
+	/* a correctable AER error on the function's row */
+	snprintf(aer, sizeof(aer), "%s/%s/aer_dev_correctable", tmp, pdir);
+	{
+		static const char txt[] = "RxErr 0\nBadTLP 0\nBadDLLP 2\nTOTAL_ERR_COR 2\n";
+
+		ck_assert_int_eq(write_file_atomic(bump, txt, sizeof(txt) - 1), 0);
+	}
+	run_health(&nc, tmp, bump, aer, NULL);
+	r = nc_row(&nc, "rocep59s0f0", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "rocep59s0f0 (0000:3b:00.0) PCIe AER: aer_correctable grew by 2 during traffic (max 0)");
+	nc_release(&nc);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -936,6 +998,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, irq_fallback_era);
 	tcase_add_test(tc, ib_counters_growth);
 	tcase_add_test(tc, driver_expected_link);
+	tcase_add_test(tc, link_health_growth);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)
