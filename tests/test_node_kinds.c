@@ -115,6 +115,16 @@ static const struct expect table[] = {
 	{ "cx7-ndr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx6dx-roce-2numa", "link-health", RQ_SKIP, NULL, 0, "a replay has one reading", 6 },
+
+	{ "cx6dx-roce-lossless", "roce-lossless", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx6dx-roce-lossless-pfcoff", "roce-lossless", RQ_FAIL, "rocep59s0f1", 1,
+	  "rocep59s0f1 port 1 (ens1f1np1): PFC is off on the RoCE priority 3 of ens1f1np1", 2 },
+	{ "cx6dx-roce-lossless-trustpcp", "roce-lossless", RQ_FAIL, "rocep59s0f1", 1,
+	  "rocep59s0f1 port 1 (ens1f1np1): trust is PCP (the DCB APP table of ens1f1np1 has no DSCP entry)", 2 },
+	{ "cx6dx-roce-lossless-ecnoff", "roce-lossless", RQ_FAIL, "rocep59s0f1", 1,
+	  "rocep59s0f1 port 1 (ens1f1np1): ECN notification point (roce_np) is off on priority 3", 2 },
+	{ "cx6dx-roce-2numa", "roce-lossless", RQ_SKIP, NULL, 0, "the capture holds no dcb output", 3 },
+	{ "rxe-vm1", "roce-lossless", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: no DCB", 1 },
 	{ "rxe-vm1", "irq-affinity", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: it has no interrupts of its own", 1 },
 };
 
@@ -956,6 +966,56 @@ START_TEST(link_health_growth)
 }
 END_TEST
 
+/*
+ * roce-lossless's finer points on a good node: PFC on another priority
+ * too, a ToS whose DSCP is not mapped to the RoCE priority, RoCE v1 as
+ * RDMA-CM's default, the CNP priority; and the facts it records.
+ */
+START_TEST(roce_lossless_keys)
+{
+	static const char *const prio4[] = { "priority=4", NULL };
+	static const char *const pcp[] = { "trust=pcp", NULL };
+	char tmp[] = "/tmp/rq-lossless-XXXXXX", path[4200];
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "roce-lossless", "cx6dx-roce-lossless", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f0", 1);
+	ck_assert_str_eq(nc_fact(r, "trust"), "dscp");
+	ck_assert_str_eq(nc_fact(r, "pfc_priorities"), "3");
+	ck_assert_str_eq(nc_fact(r, "default_roce_tos"), "106 (DSCP 26)");
+	ck_assert_str_eq(nc_fact(r, "cnp_priority"), "6");
+	nc_release(&nc);
+
+	nc_init(&nc, "roce-lossless", "cx6dx-roce-lossless", prio4);
+	nc_run(&nc);
+	ck_assert_str_eq(nc_row(&nc, "rocep59s0f0", 1)->reason,
+			 "rocep59s0f0 port 1 (ens1f0np0): PFC is off on the RoCE priority 4 of ens1f0np0");
+	nc_release(&nc);
+
+	nc_init(&nc, "roce-lossless", "cx6dx-roce-lossless", pcp);
+	nc_run(&nc);
+	ck_assert_str_eq(nc_row(&nc, "rocep59s0f0", 1)->reason,
+			 "rocep59s0f0 port 1 (ens1f0np0): trust is DSCP (2 DSCP entries in the APP table of ens1f0np0), PCP expected");
+	nc_release(&nc);
+
+	copy_tree("cx6dx-roce-lossless", tmp);
+	snprintf(path, sizeof(path), "%s/sys/kernel/config/rdma_cm/rocep59s0f0/ports/1/default_roce_tos", tmp);
+	ck_assert_int_eq(write_file_atomic(path, "0\n", 2), 0);
+	snprintf(path, sizeof(path), "%s/sys/kernel/config/rdma_cm/rocep59s0f1/ports/1/default_roce_mode", tmp);
+	ck_assert_int_eq(write_file_atomic(path, "IB/RoCE v1\n", 11), 0);
+	nc_init(&nc, "roce-lossless", tmp, NULL);
+	nc_run(&nc);
+	ck_assert_str_eq(nc_row(&nc, "rocep59s0f0", 1)->reason,
+			 "rocep59s0f0 port 1 (ens1f0np0): RDMA-CM's ToS 0 is DSCP 0, which the APP table does not map (priority 0), not the RoCE priority 3");
+	ck_assert_str_eq(nc_row(&nc, "rocep59s0f1", 1)->reason,
+			 "rocep59s0f1 port 1 (ens1f1np1): RDMA-CM's default_roce_mode is IB/RoCE v1, RoCE v2 expected");
+	nc_release(&nc);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -999,6 +1059,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, ib_counters_growth);
 	tcase_add_test(tc, driver_expected_link);
 	tcase_add_test(tc, link_health_growth);
+	tcase_add_test(tc, roce_lossless_keys);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

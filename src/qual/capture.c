@@ -308,6 +308,9 @@ static void cp_netdev(struct cap *c, const char *ndir)
 
 	cp_entry(c, ndir, 0);
 	cp_attrs(c, ndir, net_attrs);
+	/* MLNX_OFED's mlx5 ECN settings: ecn/roce_np|roce_rp/enable/N, cnp_* */
+	catp(rel, sizeof(rel), ndir, "/ecn", "");
+	cp_entry(c, rel, 3);
 	/* device -> the virtio device or PCI function; a virtio parent holds msi_irqs/. */
 	snprintf(rel, sizeof(rel), "%s/device", ndir);
 	if (cp_follow(c, rel, t, sizeof(t)) == 0) {
@@ -542,59 +545,89 @@ static void cp_misc(struct cap *c)
 	/* /dev/infiniband: recorded in the manifest, never created. */
 	cp_entry(c, "/dev/infiniband", 1);
 	cp_entry(c, "/sys/class/infiniband_verbs/abi_version", 0);
+	/* rdma_cm configfs: DEV/ports/N/default_roce_mode, default_roce_tos */
+	cp_entry(c, "/sys/kernel/config/rdma_cm", 4);
 	cp_entry(c, "/sys/class/infiniband_mad/abi_version", 0);
+}
+
+/* Run (or, from a tree, replay) one tool and store what it printed. */
+static void run_tool(struct cap *c, struct rq_ctx *ctx, const char *const *argv)
+{
+	char name[256], rel[PATH_MAX], d[PATH_MAX];
+	struct proc_result r;
+	int ret;
+
+	proc_result_init(&r);
+	if (!c->src[0]) {
+		struct proc_opts po = { .argv = argv, .timeout_ms = scaled_ms(20000), .log_fd = -1,
+					.tail_max = 4 << 20 };
+
+		ret = proc_run(&po, &r);
+	} else {
+		ret = rq_tool_replay(ctx, argv, 20000, &r);
+	}
+	if (ret < 0 || r.exec_failed || r.timed_out) {
+		logf_(c, "tool %s: not captured (%s)", argv[0], r.exec_failed ? "not available" :
+		      r.timed_out ? "timed out" : strerror(-ret));
+		proc_result_release(&r);
+		return;
+	}
+	rq_tool_file_name(argv, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.out", name);
+	if (c->o->redact)
+		capture_redact(&r.out, c->hostname);
+	mkparent(c, rel);
+	dpath(c, rel, d, sizeof(d));
+	write_file_atomic(d, r.out.buf, r.out.len);
+	if (r.err.len) {
+		if (c->o->redact)
+			capture_redact(&r.err, c->hostname);
+		snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.err", name);
+		dpath(c, rel, d, sizeof(d));
+		write_file_atomic(d, r.err.buf, r.err.len);
+	}
+	sb_addf(&c->manifest, "tool\t" RQ_CAPTURE_DIR "/tools/%s.out\t%d", name, r.exit_code);
+	for (size_t k = 0; argv[k]; k++)
+		sb_addf(&c->manifest, "\t%s", argv[k]);
+	sb_addc(&c->manifest, '\n');
+	c->st->tools++;
+	proc_result_release(&r);
 }
 
 static void run_tools(struct cap *c)
 {
 	struct rq_ctx ctx = { .root = c->src, .replay = true, .log_fd = -1 };
-	bool live = !c->src[0];
+	struct dirent **ents = NULL;
+	char s[PATH_MAX];
+	int n;
 
 	ctx.tool = rq_tool_replay;
 	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
 		const char *argv[7] = { 0 };
-		char name[256], rel[PATH_MAX], d[PATH_MAX];
-		struct proc_result r;
-		int ret;
 
 		for (size_t k = 0; k < 6 && tools[i][k]; k++)
 			argv[k] = tools[i][k];
-		proc_result_init(&r);
-		if (live) {
-			struct proc_opts po = { .argv = argv, .timeout_ms = scaled_ms(20000), .log_fd = -1,
-						.tail_max = 4 << 20 };
-
-			ret = proc_run(&po, &r);
-		} else {
-			ret = rq_tool_replay(&ctx, argv, 20000, &r);
-		}
-		if (ret < 0 || r.exec_failed || r.timed_out) {
-			logf_(c, "tool %s: not captured (%s)", argv[0], r.exec_failed ? "not available" :
-			      r.timed_out ? "timed out" : strerror(-ret));
-			proc_result_release(&r);
-			continue;
-		}
-		rq_tool_file_name(argv, name, sizeof(name));
-		snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.out", name);
-		if (c->o->redact)
-			capture_redact(&r.out, c->hostname);
-		mkparent(c, rel);
-		dpath(c, rel, d, sizeof(d));
-		write_file_atomic(d, r.out.buf, r.out.len);
-		if (r.err.len) {
-			if (c->o->redact)
-				capture_redact(&r.err, c->hostname);
-			snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.err", name);
-			dpath(c, rel, d, sizeof(d));
-			write_file_atomic(d, r.err.buf, r.err.len);
-		}
-		sb_addf(&c->manifest, "tool\t" RQ_CAPTURE_DIR "/tools/%s.out\t%d", name, r.exit_code);
-		for (size_t k = 0; argv[k]; k++)
-			sb_addf(&c->manifest, "\t%s", argv[k]);
-		sb_addc(&c->manifest, '\n');
-		c->st->tools++;
-		proc_result_release(&r);
+		run_tool(c, &ctx, argv);
 	}
+	/* DCB state of every Ethernet netdev (the roce-lossless kind reads it) */
+	spath(c, "/sys/class/net", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 300], v[16];
+		const char *dev = ents[i]->d_name;
+
+		snprintf(p, sizeof(p), "%s/%s/type", s, dev);
+		/* ARPHRD_ETHER; lo is ARPHRD_LOOPBACK */
+		if (dev[0] != '.' && !read_line(p, v, sizeof(v)) && !strcmp(v, "1")) {
+			const char *app[] = { "dcb", "-j", "app", "show", "dev", dev, NULL };
+			const char *pfc[] = { "dcb", "-j", "pfc", "show", "dev", dev, NULL };
+
+			run_tool(c, &ctx, app);
+			run_tool(c, &ctx, pfc);
+		}
+		free(ents[i]);
+	}
+	free(ents);
 }
 
 int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err, size_t errsz)

@@ -82,6 +82,16 @@ run_on "$T/capr" "$T/capr-run.out"
 verdicts "$T/capr-run.out" >"$T/c"
 expect_true "redacted capture: identical verdicts" cmp -s "$T/a" "$T/c"
 expect_nogrep "redacted capture: no node GUID left" '1070:fd03:00b4' "$T/capr/sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/rocep59s0f0/node_guid"
+# RoCE lossless settings: dcb -j outputs and ecn/ and configfs survive capture
+"$RQ" run --target "sysroot:$F/cx6dx-roce-lossless-pfcoff" --report-dir "$T/rep" cases/roce >"$T/pfc.out" 2>&1
+expect_grep "PFC off on the RoCE priority fails that port" \
+	'^FAIL +roce\.lossless\[rocep59s0f1/1\] .*PFC is off on the RoCE priority 3 of ens1f1np1' "$T/pfc.out"
+"$RQ" capture "$T/capd" --root "$F/cx6dx-roce-lossless-pfcoff" >/dev/null 2>&1
+expect_true "capture stored dcb -j pfc" test -s "$T/capd/capture/tools/dcb_-j_pfc_show_dev_ens1f1np1.out"
+"$RQ" run --target "sysroot:$T/capd" --report-dir "$T/rep" cases/roce >"$T/pfc2.out" 2>&1
+verdicts "$T/pfc.out" >"$T/d1"
+verdicts "$T/pfc2.out" >"$T/d2"
+expect_true "roce-lossless: the capture replays with the same rows" cmp -s "$T/d1" "$T/d2"
 "$RQ" capture "$T/cap" --root "$F/rxe-vm1" >/dev/null 2>&1
 expect_eq "capture into a non-empty dir refused" 1 $?
 
