@@ -62,6 +62,10 @@ static const struct expect table[] = {
 	  "ibp59s0: firmware 22.36.1010 is of family 22, but PCI id 0x101b is a ConnectX-6 (family 20)", 1 },
 	{ "cx7-ndr200-gen4slot", "driver", RQ_PASS, NULL, 0, NULL, 1 },
 	{ "cx9-xdr-ib", "driver", RQ_PASS, NULL, 0, NULL, 1 },
+	/* mstflint q: a burned upgrade that is not running yet */
+	{ "cx6dx-roce-fwpending", "driver", RQ_FAIL, "rocep59s0f0", 1,
+	  "rocep59s0f0 (0000:3b:00.0): firmware 22.39.1002 is flashed but 22.36.1010 is running", 2, NULL, 2 },
+	{ "cx6dx-roce-lossless", "driver", RQ_PASS, NULL, 0, NULL, 2 },
 	/* functions without an RDMA device by design are SKIP rows, not FAILs */
 	{ "cx6dx-roce-vfs", "driver", RQ_PASS, NULL, 0, NULL, 4, "0000:3b:00.3,0000:3b:00.4" },
 	{ "bf3-host", "driver", RQ_PASS, NULL, 0, NULL, 5, "0000:3b:00.0,0000:3c:00.0,0000:3d:00.2" },
@@ -869,6 +873,7 @@ START_TEST(driver_expected_link)
 	static const char *const ndr[] = { "expect_rate=400", "expect_width=4X", "expect_speed=NDR", NULL };
 	static const char *const roce[] = { "expect_netdev_speed=100000", "expect_rate=100", NULL };
 	static const char *const roce_bad[] = { "expect_netdev_speed=200000", NULL };
+	static const char *const pending_ok[] = { "fw_pending_ok=true", NULL };
 	struct nodecase nc;
 	struct rq_result *r;
 
@@ -895,6 +900,24 @@ START_TEST(driver_expected_link)
 	nc_run(&nc);
 	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 3);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "rocep59s0f0", 1), "netdev_speed"), "100000");
+	nc_release(&nc);
+
+	/* mstflint's view of the firmware as facts; a staged upgrade allowed */
+	nc_init(&nc, "driver", "cx6dx-roce-lossless", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f1", 1);
+	ck_assert_str_eq(nc_fact(r, "fw_running"), "22.36.1010");
+	ck_assert_str_eq(nc_fact(r, "psid"), "MT_0000000359");
+	nc_release(&nc);
+	nc_init(&nc, "driver", "cx6dx-roce-fwpending", pending_ok);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 2);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rocep59s0f0", 1), "fw_flashed"), "22.39.1002");
+	nc_release(&nc);
+	/* no mstflint output: a fact, not a verdict */
+	nc_init(&nc, "driver", "cx6dx-roce-2numa", NULL);
+	nc_run(&nc);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rocep59s0f0", 1), "fw_query"), "not run: the capture holds no mstflint output");
 	nc_release(&nc);
 
 	nc_init(&nc, "driver", "cx6dx-roce-2numa", roce_bad);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "core/kind.h"
+#include "core/proc.h"
 #include "rdma/nodeinfo.h"
 #include "rdma/pci_ids.h"
 #include "rdma/rdmadev.h"
@@ -52,6 +53,8 @@ struct driver_cfg {
 	char *expect_width;
 	char *expect_speed;
 	long long expect_netdev_speed;
+	bool fw_query;
+	bool fw_pending_ok;
 };
 
 static const struct key_def driver_keys[] = {
@@ -94,6 +97,12 @@ static const struct key_def driver_keys[] = {
 	{ .name = "expect_netdev_speed", .type = KEY_INT, .def = "0", .min = 0, .max = 10000000,
 	  .offset = offsetof(struct driver_cfg, expect_netdev_speed),
 	  .help = "RoCE: the port's netdev speed in Mb/s (/sys/class/net/IF/speed: 100000 for 100GbE; 0: not judged)" },
+	{ .name = "fw_query", .type = KEY_BOOL, .def = "true",
+	  .offset = offsetof(struct driver_cfg, fw_query),
+	  .help = "ask mstflint -d BDF q for the flashed and the running firmware and the PSID (not judged where mstflint is not installed)" },
+	{ .name = "fw_pending_ok", .type = KEY_BOOL, .def = "false",
+	  .offset = offsetof(struct driver_cfg, fw_pending_ok),
+	  .help = "accept a flashed firmware that is not running yet (a staged upgrade waiting for a reset)" },
 	{ .name = "allow_vf", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct driver_cfg, allow_vf),
 	  .help = "accept SR-IOV virtual functions as devices under test" },
@@ -153,6 +162,65 @@ static bool model_ok(const struct rq_list *models, const struct rdma_dev *d, con
 	return false;
 }
 
+/*
+ * `mstflint -d BDF q`: "FW Version:" is the flashed image, and a line
+ * "FW Version(Running):" appears when the running one differs (a burned
+ * upgrade waiting for mlxfwreset or a cold reboot); "PSID:" names the
+ * board's firmware flavour, which sysfs board_id also shows.
+ */
+static void judge_fw_query(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+			   const struct rdma_dev *d)
+{
+	const char *argv[] = { "mstflint", "-d", d->pci, "q", NULL };
+	char flashed[64] = "", running[64] = "", psid[64] = "";
+	struct proc_result r;
+	const char *line;
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 30000, &r) < 0 || r.exec_failed) {
+		rq_fact_add(row, "fw_query", ctx->replay ? "not run: the capture holds no mstflint output" :
+			    "not run: mstflint is not installed");
+		proc_result_release(&r);
+		return;
+	}
+	if (r.timed_out || r.exit_code != 0) {
+		rq_fact_add(row, "fw_query", "mstflint q failed (no access to the device's config space?)");
+		proc_result_release(&r);
+		return;
+	}
+	for (line = r.out.buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char key[40], val[64];
+
+		if (sscanf(line, "%39[^:]: %63s", key, val) != 2)
+			continue;
+		strtrim(key);
+		if (!strcmp(key, "FW Version"))
+			snprintf(flashed, sizeof(flashed), "%s", val);
+		else if (!strcmp(key, "FW Version(Running)"))
+			snprintf(running, sizeof(running), "%s", val);
+		else if (!strcmp(key, "PSID"))
+			snprintf(psid, sizeof(psid), "%s", val);
+	}
+	proc_result_release(&r);
+	if (!flashed[0]) {
+		rq_fact_add(row, "fw_query", "mstflint q printed no FW Version");
+		return;
+	}
+	if (!running[0])
+		snprintf(running, sizeof(running), "%s", flashed);
+	rq_fact_add(row, "fw_flashed", flashed);
+	rq_fact_add(row, "fw_running", running);
+	if (psid[0])
+		rq_fact_add(row, "psid", psid);
+	if (!cfg->fw_pending_ok)
+		rq_judge(row, !strcmp(flashed, running),
+			 "%s (%s): firmware %s is flashed but %s is running: the upgrade waits for a reset "
+			 "(mlxfwreset, or a cold reboot)", d->name, d->pci, flashed, running);
+	if (psid[0] && d->board_id[0])
+		rq_judge(row, !strcmp(psid, d->board_id), "%s: mstflint reports PSID %s, sysfs board_id %s",
+			 d->name, psid, d->board_id);
+}
+
 static void judge_hca(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
 		      const struct rdma_dev *d)
 {
@@ -206,6 +274,8 @@ static void judge_hca(struct rq_ctx *ctx, struct rq_result *row, const struct dr
 			rq_judge(row, fw_cmp(d->fw_ver, cfg->min_fw.str[i]) >= 0,
 				 "%s: firmware %s is older than the minimum %s", d->name, d->fw_ver,
 				 cfg->min_fw.str[i]);
+	if (cfg->fw_query && d->pci[0] && !(m && m->vf))
+		judge_fw_query(ctx, row, cfg, d);
 }
 
 static void judge_rxe(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,

@@ -609,6 +609,30 @@ static void run_tools(struct cap *c)
 			argv[k] = tools[i][k];
 		run_tool(c, &ctx, argv);
 	}
+	/* firmware as the flash tool sees it (flashed vs running image, PSID) */
+	spath(c, "/sys/class/infiniband", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 300], t[PATH_MAX];
+		ssize_t len;
+
+		snprintf(p, sizeof(p), "%s/%s/device", s, ents[i]->d_name);
+		len = ents[i]->d_name[0] == '.' ? -1 : readlink(p, t, sizeof(t) - 1);
+		if (len > 0) {
+			const char *b;
+
+			t[len] = '\0';
+			b = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+			if (is_bdf(b)) {
+				const char *q[] = { "mstflint", "-d", b, "q", NULL };
+
+				run_tool(c, &ctx, q);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	ents = NULL;
 	/* DCB state of every Ethernet netdev (the roce-lossless kind reads it) */
 	spath(c, "/sys/class/net", s, sizeof(s));
 	n = scandir(s, &ents, NULL, alphasort);

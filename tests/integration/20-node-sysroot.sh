@@ -92,6 +92,11 @@ expect_true "capture stored dcb -j pfc" test -s "$T/capd/capture/tools/dcb_-j_pf
 verdicts "$T/pfc.out" >"$T/d1"
 verdicts "$T/pfc2.out" >"$T/d2"
 expect_true "roce-lossless: the capture replays with the same rows" cmp -s "$T/d1" "$T/d2"
+# firmware flashed but not running (mstflint q) survives capture
+"$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
+run_on "$T/capf" "$T/fwp.out"
+expect_grep "a staged firmware upgrade is visible after capture" \
+	'^FAIL +driver\.stack\[rocep59s0f0/1\] .*22\.39\.1002 is flashed but 22\.36\.1010 is running' "$T/fwp.out"
 "$RQ" capture "$T/cap" --root "$F/rxe-vm1" >/dev/null 2>&1
 expect_eq "capture into a non-empty dir refused" 1 $?
 
