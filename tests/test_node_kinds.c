@@ -19,6 +19,7 @@
 #include "nodecase.h"
 #include "rdma/nodeinfo.h"
 #include "rdma/pci_ids.h"
+#include "rdma/verbs_pair.h"
 #include "core/undo.h"
 #include "check_main.h"
 
@@ -1039,6 +1040,57 @@ START_TEST(roce_lossless_keys)
 }
 END_TEST
 
+/*
+ * Two-sided cases on hca without --peer loop back inside the HCA: the row
+ * says so and min_line_rate is not judged; with a peer it is, against the
+ * port's data rate (QDR: 32 of the 40 signalled Gb/s).
+ */
+START_TEST(loopback_rows)
+{
+	struct rq_case c = { .name = (char *)"t" };
+	struct rq_ctx ctx = { .c = &c, .log_fd = -1 };
+	struct rq_results out = { 0 };
+	struct vp s;
+	struct rq_result *row;
+	const struct vp_thresholds t = { .min_line_rate = 0.9 };
+
+	memset(&s, 0, sizeof(s));
+	s.ctx = &ctx;
+	ctx.out = &out;
+	ctx.main = rq_result_new("t", NULL, 0);
+	rq_results_add(&out, ctx.main);
+	snprintf(s.ports[0].dev, sizeof(s.ports[0].dev), "mlx5_0");
+	s.ports[0].port = 1;
+	s.ports[0].rate_gbps = 40;
+	s.ports[0].data_gbps = 32;
+	s.nports = s.npairs = 1;
+
+	ctx.peer_addr = "127.0.0.1";
+	row = vp_row(&s, 0);
+	ck_assert(vp_note_loopback(&s, 0, row));
+	ck_assert_str_eq(nc_fact(row, "loopback"), "loopback, the wire is not tested");
+	ck_assert_str_eq(row->reason, "loopback, the wire is not tested (mlx5_0/1 to itself: no --peer)");
+	vp_judge_bw(&s, 0, row, &t, 10.0, "64KiB");
+	ck_assert_uint_eq(row->judged, 0);
+	ck_assert_str_eq(nc_fact(row, "min_line_rate"), "not judged: loopback inside the HCA (the wire is not tested)");
+
+	ctx.peer_addr = "192.168.50.12";
+	row = rq_result_new("t", "mlx5_1", 1);
+	rq_results_add(&out, row);
+	ck_assert(!vp_note_loopback(&s, 0, row));
+	vp_judge_bw(&s, 0, row, &t, 30.0, "64KiB");
+	ck_assert_uint_eq(row->failed, 0);	/* 30 >= 0.9 x 32 (it was 0.9 x 40 = 36) */
+	vp_judge_bw(&s, 0, row, &t, 28.0, "64KiB");
+	ck_assert_str_eq(row->reason, "64KiB: 28.000 Gb/s, below 90 % of the port's 32.0 Gb/s data rate (40 Gb/s signalled): 28.800");
+
+	/* a software device never had a wire: no loopback note */
+	s.ports[0].is_virtual = true;
+	ctx.peer_addr = NULL;
+	ck_assert(!vp_note_loopback(&s, 0, ctx.main));
+	rq_results_release(&out);
+}
+END_TEST
+
 START_TEST(pci_models)
 {
 	char buf[64];
@@ -1083,6 +1135,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, driver_expected_link);
 	tcase_add_test(tc, link_health_growth);
 	tcase_add_test(tc, roce_lossless_keys);
+	tcase_add_test(tc, loopback_rows);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)
