@@ -544,30 +544,30 @@ START_TEST(undo_irq_follows_vector)
 	char tmp[] = "/tmp/rq-irqv-XXXXXX", scratch[4200], path[4400], v[64];
 	struct sb t = SB_INIT, log = SB_INIT;
 	struct rq_ctx c = { .scratch = scratch };
-	char *p137, *p138;
+	char *pc0, *pc1;
 
 	copy_tree("cx6dx-roce-farnuma", tmp);
 	c.root = tmp;
 	snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
 	ck_assert_int_eq(mkdir_p(scratch, 0700), 0);
-	ck_assert_int_eq(irq_set_affinity(tmp, 137, "8"), 0);
-	ck_assert_int_eq(irq_set_affinity(tmp, 138, "9"), 0);
-	ck_assert_int_eq(undo_push(&c, "irq", "137", "0"), 0);	/* comp0 was on CPU 0 */
+	ck_assert_int_eq(irq_set_affinity(tmp, 136, "8"), 0);
+	ck_assert_int_eq(irq_set_affinity(tmp, 137, "9"), 0);
+	ck_assert_int_eq(undo_push(&c, "irq", "136", "0"), 0);	/* comp0 (IRQ 136) was on CPU 0 */
 	/* the driver came back with comp0 and comp1 swapped */
 	snprintf(path, sizeof(path), "%s/proc/interrupts", tmp);
 	ck_assert_int_eq(read_file(path, &t, 0), 0);
-	ck_assert_ptr_nonnull(p137 = strstr(t.buf, "mlx5_comp0@pci:0000:af:00.0"));
-	ck_assert_ptr_nonnull(p138 = strstr(t.buf, "mlx5_comp1@pci:0000:af:00.0"));
-	p137[9] = '1';
-	p138[9] = '0';
+	ck_assert_ptr_nonnull(pc0 = strstr(t.buf, "mlx5_comp0@pci:0000:af:00.0"));
+	ck_assert_ptr_nonnull(pc1 = strstr(t.buf, "mlx5_comp1@pci:0000:af:00.0"));
+	pc0[9] = '1';
+	pc1[9] = '0';
 	ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
 	snprintf(path, sizeof(path), "%s/" RQ_UNDO_JOURNAL, scratch);
 	ck_assert_int_eq(undo_apply_pending(path, &log), 0);
-	ck_assert_ptr_nonnull(strstr(log.buf, "now IRQ 138"));
-	snprintf(path, sizeof(path), "%s/proc/irq/138/smp_affinity_list", tmp);
+	ck_assert_ptr_nonnull(strstr(log.buf, "now IRQ 137"));
+	snprintf(path, sizeof(path), "%s/proc/irq/137/smp_affinity_list", tmp);
 	ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
 	ck_assert_str_eq(v, "0");
-	snprintf(path, sizeof(path), "%s/proc/irq/137/smp_affinity_list", tmp);
+	snprintf(path, sizeof(path), "%s/proc/irq/136/smp_affinity_list", tmp);
 	ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
 	ck_assert_str_eq(v, "8");	/* comp1 now: left alone */
 	sb_release(&t);
