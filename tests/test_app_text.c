@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for src/kinds/app_text.c: placeholders of command_pair argv
- * and figures pulled out of output by NAME=REGEX rules.  The outputs are
+ * and figures pulled out of output by NAME=REGEX rules, memlock: values.  The outputs are
  * the real ones the shipped cases/apps saw on rxe (qperf -uu, ucx_perftest
  * "Final:" lines, fi_pingpong's table), copied from a run's logs.
  */
@@ -158,6 +158,22 @@ START_TEST(regex_rules_refused_at_load)
 }
 END_TEST
 
+START_TEST(memlock_values)
+{
+	bool unl;
+	uint64_t b;
+	char err[256];
+
+	ck_assert_int_eq(app_memlock_parse("unlimited", &unl, &b, err, sizeof(err)), 0);
+	ck_assert(unl);
+	ck_assert_int_eq(app_memlock_parse("64MiB", &unl, &b, err, sizeof(err)), 0);
+	ck_assert(!unl);
+	ck_assert_uint_eq(b, 64u << 20);
+	ck_assert_int_eq(app_memlock_parse("lots", &unl, &b, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "neither a size (64MiB) nor unlimited"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("app_text");
@@ -173,6 +189,7 @@ int main(void)
 	tcase_add_test(tc, regex_last_match_counts);
 	tcase_add_test(tc, regex_no_match_and_not_a_number);
 	tcase_add_test(tc, regex_rules_refused_at_load);
+	tcase_add_test(tc, memlock_values);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/case.h"
 #include "core/util.h"
 #include "kinds/app_text.h"
 
@@ -205,6 +206,19 @@ int app_fig_rule_apply(const struct app_fig_rule *r, const char *text, double *v
 	if (*end || end == num || errno || !isfinite(*v) || num[0] == '+' ||
 	    strpbrk(num, "xXpPnNiI")) {
 		snprintf(err, errsz, "figure %s: captured \"%s\", not a number", r->name, num);
+		return -1;
+	}
+	return 0;
+}
+
+int app_memlock_parse(const char *s, bool *unlimited, uint64_t *bytes, char *err, size_t errsz)
+{
+	*unlimited = !strcmp(s, "unlimited");
+	*bytes = 0;
+	if (*unlimited)
+		return 0;
+	if (parse_size(s, bytes)) {
+		snprintf(err, errsz, "memlock: \"%s\" is neither a size (64MiB) nor unlimited", s);
 		return -1;
 	}
 	return 0;

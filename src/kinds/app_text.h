@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The placeholders, in the order of app_ph_names[]. */
 enum app_ph { PH_PEER_IP, PH_PEER_HOST, PH_DEV, PH_PORT, PH_GID_INDEX, PH_NETDEV, PH_IP, PH_COUNT };
@@ -49,5 +50,15 @@ void app_fig_rule_release(struct app_fig_rule *r);
  */
 int app_fig_rule_apply(const struct app_fig_rule *r, const char *text, double *v,
 		       char *err, size_t errsz);
+
+/*
+ * A memlock: value, "unlimited" or a size ("64MiB"): 0 with *unlimited or
+ * *bytes, -1 with err.  The kinds apply it with setrlimit(RLIMIT_MEMLOCK).
+ */
+int app_memlock_parse(const char *s, bool *unlimited, uint64_t *bytes, char *err, size_t errsz);
+
+struct rq_ctx;
+/* Not pure (app_memlock.c): setrlimit() in this worker, logged; -1 with err. */
+int app_memlock_apply(struct rq_ctx *ctx, const char *text, char *err, size_t errsz);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/kind.h"
+#include "kinds/app_text.h"
 
 struct command_cfg {
 	struct rq_list argv;
@@ -15,6 +16,7 @@ struct command_cfg {
 	char *stdout_contains;
 	char *stderr_contains;
 	struct rq_list env;
+	char *memlock;
 };
 
 static const struct key_def command_keys[] = {
@@ -33,6 +35,9 @@ static const struct key_def command_keys[] = {
 	{ .name = "env", .type = KEY_LIST, .elem = KEY_STR,
 	  .offset = offsetof(struct command_cfg, env),
 	  .help = "extra environment entries, each NAME=VALUE" },
+	{ .name = "memlock", .type = KEY_STR,
+	  .offset = offsetof(struct command_cfg, memlock),
+	  .help = "RLIMIT_MEMLOCK of the command: a size or unlimited (default: what the agent has; rxe-vm guests: unlimited)" },
 	KEY_END
 };
 
@@ -48,6 +53,13 @@ static int command_validate(const struct rq_case *c, char *err, size_t errsz)
 	if (cfg->argv.n == 0) {
 		snprintf(err, errsz, "argv must name a command");
 		return -1;
+	}
+	if (cfg->memlock) {
+		bool unl;
+		uint64_t b;
+
+		if (app_memlock_parse(cfg->memlock, &unl, &b, err, errsz) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -68,6 +80,17 @@ static void command_run(struct rq_ctx *ctx, const void *p)
 	if (cfg->env.n)
 		ctx->tool_env = env;
 	proc_result_init(&r);
+	if (cfg->memlock) {
+		char err[256];
+
+		if (app_memlock_apply(ctx, cfg->memlock, err, sizeof(err)) < 0) {
+			rq_result_set(row, RQ_ERROR, "%s", err);
+			ctx->tool_env = saved_env;
+			free(argv);
+			free(env);
+			return;
+		}
+	}
 	/* The case's whole remaining time is the command's deadline. */
 	int ret = rq_tool(ctx, argv, (int64_t)(rq_ctx_left_ms(ctx) / rq_timeout_mul), &r);
 

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <jansson.h>
@@ -160,14 +159,12 @@ static int pair_validate(const struct rq_case *c, char *err, size_t errsz)
 			return -1;
 		app_fig_rule_release(&r);
 	}
-	if (cfg->memlock && strcmp(cfg->memlock, "unlimited")) {
+	if (cfg->memlock) {
+		bool unl;
 		uint64_t b;
 
-		if (parse_size(cfg->memlock, &b)) {
-			snprintf(err, errsz, "memlock: \"%s\" is neither a size (64MiB) nor unlimited",
-				 cfg->memlock);
+		if (app_memlock_parse(cfg->memlock, &unl, &b, err, errsz) < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -603,22 +600,7 @@ static void tell(struct rq_ctx *ctx, struct oob *o, int64_t deadline, const char
 
 static int apply_memlock(struct rq_ctx *ctx, const struct pair_cfg *cfg, char *err, size_t errsz)
 {
-	struct rlimit rl;
-	uint64_t b = 0;
-
-	if (!cfg->memlock)
-		return 0;
-	if (strcmp(cfg->memlock, "unlimited"))
-		parse_size(cfg->memlock, &b);
-	rl.rlim_cur = rl.rlim_max = strcmp(cfg->memlock, "unlimited") ? (rlim_t)b : RLIM_INFINITY;
-	/* This worker is forked for this case alone: the limit goes with it. */
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
-		snprintf(err, errsz, "memlock %s: setrlimit: %s (raising it needs root)",
-			 cfg->memlock, strerror(errno));
-		return -1;
-	}
-	rq_log(ctx, "# RLIMIT_MEMLOCK set to %s", cfg->memlock);
-	return 0;
+	return cfg->memlock ? app_memlock_apply(ctx, cfg->memlock, err, errsz) : 0;
 }
 
 /* argv and env of this side with the placeholders filled; -1 with err. */
@@ -689,7 +671,7 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 
 		if (prog_poll(&pr, slice < ready_by ? slice : ready_by)) {
 			prog_output(&pr, &out, NULL);
-			if (cfg->ready && strstr(out.buf, cfg->ready))
+			if (cfg->ready && memmem(out.buf, out.len, cfg->ready, strlen(cfg->ready)))
 				break;	/* it printed its text, then ended: judged below */
 			prog_describe(&pr, tool, how, sizeof(how));
 			if (cfg->ready)
@@ -703,7 +685,8 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 		}
 		if (cfg->ready) {
 			prog_output(&pr, &out, NULL);
-			ready = strstr(out.buf, cfg->ready) != NULL;
+			/* output is bytes: a NUL before the text must not hide it */
+			ready = memmem(out.buf, out.len, cfg->ready, strlen(cfg->ready)) != NULL;
 		} else {
 			ready = tcp_listening(ctx->oob_port + 2);
 		}
@@ -812,7 +795,8 @@ static void client_figures(struct rq_ctx *ctx, const struct pair_cfg *cfg, struc
 	char err[256];
 
 	if (cfg->stdout_contains)
-		rq_judge(row, strstr(so->buf, cfg->stdout_contains) != NULL,
+		rq_judge(row, memmem(so->buf, so->len, cfg->stdout_contains,
+				     strlen(cfg->stdout_contains)) != NULL,
 			 "client stdout lacks \"%s\"", cfg->stdout_contains);
 	for (size_t i = 0; i < cfg->figures.n; i++) {
 		struct app_fig_rule r;

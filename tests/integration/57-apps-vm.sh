@@ -34,6 +34,15 @@ cases:
     argv: [setpriv, --reuid=65534, --regid=65534, --clear-groups, "$REGMR", rxe0, "67108864"]
     stdout_contains: "registered 67108864 bytes on rxe0 as uid 65534"
 
+  - name: afault.g2_command_memlock
+    kind: command
+    summary: memlock 8MiB on the command kind (registering 64 MiB as nobody fails)
+    timeout: 30s
+    memlock: 8MiB
+    argv: [setpriv, --reuid=65534, --regid=65534, --clear-groups, "$REGMR", rxe0, "67108864"]
+    exit: 1
+    stdout_contains: "ibv_reg_mr of 67108864 bytes failed"
+
   - name: afault.h_memlock_key
     kind: command_pair
     summary: memlock 8MiB is applied (registering 64 MiB as nobody fails)
@@ -95,6 +104,7 @@ expect_grep "hostname -f works in vm0" '^PASS +afault\.e_hostname' "$T/run.out"
 expect_grep "ib_umad is loaded" '^PASS +afault\.f_umad' "$T/run.out"
 expect_grep "a non-root process registers 64 MiB" '^PASS +afault\.g_regmr_nobody' "$T/run.out"
 expect_grep "memlock: 8MiB is applied to the programs" '^PASS +afault\.h_memlock_key' "$T/run.out"
+expect_grep "... and to the command kind's" '^PASS +afault\.g2_command_memlock' "$T/run.out"
 expect_grep "vm_cpus: 2 gives guests two vCPUs" '^PASS +afault\.z_vm_cpus' "$T/run.out"
 expect_true "suite took under 4 minutes (${took}s)" [ "$took" -lt 240 ]
 expect_true "no QEMU of the run left" no_proc "/tmp/rq-$pid-[0-9]+/vm"
