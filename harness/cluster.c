@@ -392,17 +392,28 @@ void cluster_free(struct cluster *cl)
 			rq_agent_send(cl->nodes[i].ag, req);
 			json_decref(req);
 		}
+	/*
+	 * Then wait for them all at once (a channel closes as its agent
+	 * exits), 2 s at most; after an interrupt, closing is what stops them.
+	 */
+	struct rq_agent **live = xcalloc(cl->n + 1, sizeof(*live));
+	int64_t dl = now_ms() + 2000;
+
+	for (;;) {
+		size_t nl = 0;
+
+		for (size_t i = 0; i < cl->n; i++)
+			if (cl->nodes[i].ag && !cl->nodes[i].ag->dead)
+				live[nl++] = cl->nodes[i].ag;
+		if (!nl || rq_agent_poll(live, nl, dl) != 0 || now_ms() >= dl)
+			break;
+	}
+	free(live);
 	for (size_t i = 0; i < cl->n; i++) {
 		struct cnode *nd = &cl->nodes[i];
 
-		if (nd->ag) {
-			if (!nd->ag->dead) {
-				char why[64];
-
-				json_decref(rq_agent_wait(nd->ag, 0, now_ms() + 200, why, sizeof(why)));
-			}
+		if (nd->ag)
 			rq_agent_close(nd->ag);
-		}
 		free(nd->hostname);
 		free(nd->root);
 		free(nd->target);

@@ -653,13 +653,12 @@ static void rails_done(struct cluster *cl, struct unit *u, void *arg)
 /* Once per run, before the first two-sided case: every node's rails. */
 static void discover_rails(struct cluster *cl)
 {
-	static bool done;
 	struct rq_suite suite = { 0 };
 	struct rq_diags diags = { 0 };
 
-	if (done)
+	if (cl->rails_done)
 		return;
-	done = true;
+	cl->rails_done = true;
 	if (rq_load_buffer("(lab rails)", rails_case, sizeof(rails_case) - 1, &suite, &diags) ||
 	    suite.ncases != 1) {
 		for (size_t i = 0; i < cl->n; i++)

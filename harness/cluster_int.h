@@ -63,6 +63,7 @@ struct cluster {
 	bool launched;
 	void *pool;			/* the launcher threads (cluster.c) */
 	/* running */
+	bool rails_done;		/* every node's rails asked for (once a run) */
 	unsigned port_seq;
 	unsigned poll_epoch;
 	int journal_fd;
