@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "agent/agent.h"
+#include "agent/request.h"
 #include "core/kind.h"
 #include "core/proc.h"
 #include "cluster_int.h"
 
 struct unit {
 	const struct rq_case *c;
-	json_t *jcase;			/* the case as sent (pairs: devices/port set per side) */
 	struct cnode *nd[2];		/* [0]: the node, or a pair's client; [1]: its server */
 	bool two;			/* a pair's unit (else node-local) */
 	int rail;			/* the pair's rail i, or -1 (node-local, or no rails known) */
@@ -103,64 +103,55 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 {
 	const struct rq_case *c = u->c;
 	struct cnode *nd = u->nd[side];
-	json_t *req = json_object(), *param = json_object();
 	bool pair = u->two, railed = u->rail >= 0;
+	char *env = xasprintf("RDMAQUAL_NODE=%s", nd->name), pnum[16];
+	const char *envv[] = { env, NULL };
+	struct rq_request r;
+	json_t *req;
 
-	json_object_set_new(req, "op", json_string("run"));
-	json_object_set(req, "case", u->jcase ? u->jcase : json_object());
+	rq_request_init(&r, c, nd->root ? "sysroot" : nd->target,
+			!pair ? ROLE_SINGLE : side ? ROLE_SERVER : ROLE_CLIENT);
 	if (railed) {
 		/* rail i of this side: its own device and port */
-		const struct rail *r = &nd->rails[u->rail];
-		json_t *jc = json_deep_copy(u->jcase);
-		char pnum[16];
+		const struct rail *rl = &nd->rails[u->rail];
 
-		snprintf(pnum, sizeof(pnum), "%d", r->port);
-		json_object_set_new(jc, "devices", json_string(r->dev));
-		json_object_set_new(jc, "port", json_string(pnum));
-		json_object_set_new(req, "case", jc);
+		snprintf(pnum, sizeof(pnum), "%d", rl->port);
+		rq_request_set_key(&r, "devices", rl->dev);
+		rq_request_set_key(&r, "port", pnum);
 	}
-	json_object_set_new(req, "role", json_string(!pair ? "single" : side ? "server" : "client"));
-	json_object_set_new(req, "target", json_string(nd->root ? "sysroot" : nd->target));
-	json_object_set_new(req, "timeout_ms", json_integer(scaled_ms(c->timeout_ms)));
-	json_object_set_new(req, "oob_port", json_integer(port));
-	if (cl->launcher == LAUNCH_LOCAL && cl->o->state_dir)
-		json_object_set_new(req, "state_dir", json_string(cl->o->state_dir));
+	r.oob_port = port;
+	if (cl->launcher == LAUNCH_LOCAL)
+		r.state_dir = cl->o->state_dir;
 	if (nd->root) {
-		json_object_set_new(req, "root", json_string(nd->root));
-		json_object_set_new(req, "replay", json_true());
+		r.root = nd->root;
+		r.replay = true;
 	}
 	/* The out-of-band exchange goes to the server's management address (the server learns the client's). */
 	if (pair)
-		json_object_set_new(req, "peer_addr", json_string(u->nd[!side]->mgmt));
-	char *env = xasprintf("RDMAQUAL_NODE=%s", nd->name);
-
-	json_object_set_new(req, "env", json_pack("[s]", env));
-	free(env);
-	json_object_set_new(param, "allow_sm_takeover", json_boolean(cl->o->allow_sm_takeover));
-	json_object_set_new(param, "node", json_string(nd->name));
+		r.peer_addr = u->nd[!side]->mgmt;
+	r.env = envv;
+	r.param = json_object();
+	json_object_set_new(r.param, "allow_sm_takeover", json_boolean(cl->o->allow_sm_takeover));
+	json_object_set_new(r.param, "node", json_string(nd->name));
 	if (pair) {
 		struct cnode *peer = u->nd[!side];
 
-		json_object_set_new(param, "peer_node", json_string(peer->name));
+		json_object_set_new(r.param, "peer_node", json_string(peer->name));
 		/* command_pair's {peer_host}: [client side, server side] */
-		json_object_set_new(param, "hosts", json_pack("[s,s]", u->nd[0]->name, u->nd[1]->name));
+		json_object_set_new(r.param, "hosts", json_pack("[s,s]", u->nd[0]->name, u->nd[1]->name));
 	}
 	if (railed) {
 		struct cnode *peer = u->nd[!side];
 
-		json_object_set_new(param, "rail", json_integer(u->rail));
+		json_object_set_new(r.param, "rail", json_integer(u->rail));
 		/* The RDMA side of the link: traffic goes here, not to the management name. */
-		json_object_set_new(param, "rdma_local_addr", json_string(nd->rails[u->rail].ipv4));
-		json_object_set_new(param, "rdma_peer_addr", json_string(peer->rails[u->rail].ipv4));
-		json_object_set_new(param, "rdma_peer_gid", json_string(peer->rails[u->rail].gid));
+		json_object_set_new(r.param, "rdma_local_addr", json_string(nd->rails[u->rail].ipv4));
+		json_object_set_new(r.param, "rdma_peer_addr", json_string(peer->rails[u->rail].ipv4));
+		json_object_set_new(r.param, "rdma_peer_gid", json_string(peer->rails[u->rail].gid));
 	}
-	json_object_set_new(req, "param", param);
-	if (c->file) {
-		char *abs = realpath(c->file, NULL);
-
-		json_object_set_new(req, "case_file", json_string(abs ? abs : c->file));
-		free(abs);
-	}
+	req = rq_request_to_json(&r);
+	rq_request_release(&r);
+	free(env);
 	return req;
 }
 
@@ -551,15 +542,6 @@ static void unit_free(struct unit *u)
 	free(u->key);
 }
 
-static json_t *case_json(const struct rq_case *c)
-{
-	char *t = rq_case_to_json(c);
-	json_t *j = json_loads(t, 0, NULL);
-
-	free(t);
-	return j ? j : json_object();
-}
-
 /* ---- node-local cases ----------------------------------------------- */
 
 void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
@@ -567,7 +549,6 @@ void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_r
 {
 	struct unit *u = xcalloc(cl->n ? cl->n : 1, sizeof(*u));
 	struct emit e = { out, sink };
-	json_t *jc = case_json(c);
 	size_t nu = 0;
 
 	for (size_t i = 0; i < cl->n; i++) {
@@ -593,13 +574,12 @@ void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_r
 			free(key);
 			continue;
 		}
-		u[nu++] = (struct unit){ .c = c, .jcase = jc, .nd = { nd, NULL }, .rail = -1, .key = key };
+		u[nu++] = (struct unit){ .c = c, .nd = { nd, NULL }, .rail = -1, .key = key };
 	}
 	run_units(cl, u, nu, emit_done, &e);
 	for (size_t i = 0; i < nu; i++)
 		unit_free(&u[i]);
 	free(u);
-	json_decref(jc);
 }
 
 /* ---- rails ---------------------------------------------------------- */
@@ -671,16 +651,14 @@ static void discover_rails(struct cluster *cl)
 	}
 	const struct rq_case *c = suite.cases[0];
 	struct unit *u = xcalloc(cl->n ? cl->n : 1, sizeof(*u));
-	json_t *jc = case_json(c);
 
 	for (size_t i = 0; i < cl->n; i++)
-		u[i] = (struct unit){ .c = c, .jcase = jc, .nd = { &cl->nodes[i], NULL }, .rail = -1,
+		u[i] = (struct unit){ .c = c, .nd = { &cl->nodes[i], NULL }, .rail = -1,
 				      .silent = true };
 	run_units(cl, u, cl->n, rails_done, NULL);
 	for (size_t i = 0; i < cl->n; i++)
 		unit_free(&u[i]);
 	free(u);
-	json_decref(jc);
 	rq_suite_release(&suite);
 }
 
@@ -691,8 +669,6 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 {
 	struct rq_rounds rr;
 	struct emit e = { out, sink };
-	json_t *jc = case_json(c);
-
 	char perr[300];
 
 	if (cluster_case_rounds(cl, c, &rr, perr, sizeof(perr))) {
@@ -702,7 +678,6 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 		r->file = xstrdup(c->file ? c->file : "");
 		rq_results_add(out, r);
 		sink->row(sink->arg, r);
-		json_decref(jc);
 		return;
 	}
 	discover_rails(cl);
@@ -736,7 +711,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 					continue;
 				}
 				u = xrealloc(u, (nu + 1) * sizeof(*u));
-				u[nu++] = (struct unit){ .c = c, .jcase = jc, .nd = { a, b }, .two = true,
+				u[nu++] = (struct unit){ .c = c, .nd = { a, b }, .two = true,
 							 .rail = -1, .pair = pi, .key = key };
 				continue;
 			}
@@ -808,7 +783,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 					free(key);
 					continue;
 				}
-				u[nu++] = (struct unit){ .c = c, .jcase = jc, .nd = { a, b }, .two = true,
+				u[nu++] = (struct unit){ .c = c, .nd = { a, b }, .two = true,
 							 .rail = (int)i,
 							 .pair = pi, .key = key };
 			}
@@ -820,5 +795,4 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 		free(u);
 	}
 	rq_rounds_release(&rr);
-	json_decref(jc);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
+#include "agent/request.h"
 #include "core/case.h"
 #include "cli.h"
 #include "core/proc.h"
@@ -355,12 +356,12 @@ static int vm_bench(struct rq_target *t, int n)
 		rq_diags_print(&diags, stderr);
 		rc = -1;
 	} else {
-		char *ctext = rq_case_to_json(suite.cases[0]);
-		json_error_t jerr;
+		struct rq_request r;
 
-		req = json_pack("{s:s,s:o,s:s,s:s,s:i}", "op", "run", "case", json_loads(ctext, 0, &jerr),
-				"role", "single", "target", "rxe-vm", "timeout_ms", 20000);
-		free(ctext);
+		rq_request_init(&r, suite.cases[0], "rxe-vm", ROLE_SINGLE);
+		r.timeout_ms = 20000;
+		req = rq_request_to_json(&r);
+		rq_request_release(&r);
 		rc |= time_calls(a, "agent round trip: run of a case, no exec", req, n);
 		json_decref(req);
 	}

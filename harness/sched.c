@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
+#include "agent/request.h"
 #include "core/kind.h"
 #include "core/proc.h"
 #include "sched.h"
@@ -93,58 +94,20 @@ static int wait_ticking(struct sched *s, struct rq_agent **a, const uint64_t *id
 	}
 }
 
+/* The run request for one side of a placed case, as JSON to send. */
 static json_t *build_request(struct sched *s, const struct rq_case *c, const char *tname,
-			     const struct rq_placement *p, const char *role, int side, int port)
+			     const struct rq_placement *p, enum rq_role role, int side, int port)
 {
-	char *ctext = rq_case_to_json(c);
-	json_error_t jerr;
-	json_t *jcase = json_loads(ctext, 0, &jerr);
-	json_t *req = json_object();
+	struct rq_request r;
+	bool local = p->side[side] && !strcmp(p->side[side]->label, "local");
+	json_t *j;
 
-	free(ctext);
-	json_object_set_new(req, "op", json_string("run"));
-	json_object_set_new(req, "case", jcase ? jcase : json_object());
-	json_object_set_new(req, "role", json_string(role));
-	json_object_set_new(req, "target", json_string(tname));
-	json_object_set_new(req, "timeout_ms", json_integer(scaled_ms(c->timeout_ms)));
-	json_object_set_new(req, "oob_port", json_integer(port));
-	if (s->opts->state_dir && p->side[side] && !strcmp(p->side[side]->label, "local"))
-		json_object_set_new(req, "state_dir", json_string(s->opts->state_dir));
-	if (p->root && *p->root) {
-		json_object_set_new(req, "root", json_string(p->root));
-		json_object_set_new(req, "replay", json_true());
-	}
-	if (p->addr[side][0])
-		json_object_set_new(req, "local_addr", json_string(p->addr[side]));
-	/* Each side's peer is the other side (command_pair's {peer_ip} on the server too). */
-	if (p->addr[!side][0] && (side == 0 || !strcmp(role, "server")))
-		json_object_set_new(req, "peer_addr", json_string(p->addr[!side]));
-	if (p->env) {
-		json_t *e = json_array();
-
-		for (size_t i = 0; p->env[i]; i++)
-			json_array_append_new(e, json_string(p->env[i]));
-		json_object_set_new(req, "env", e);
-	}
-	if (p->tool_cwd)
-		json_object_set_new(req, "tool_cwd", json_string(p->tool_cwd));
-	/* Run-wide switches every kind may consult, plus the target's own extras. */
-	json_t *pj = p->param ? json_loads(p->param, 0, &jerr) : NULL;
-
-	if (!json_is_object(pj)) {
-		json_decref(pj);
-		pj = json_object();
-	}
-	json_object_set_new(pj, "allow_sm_takeover", json_boolean(s->opts->allow_sm_takeover));
-	json_object_set_new(req, "param", pj);
-	/* Kinds resolve files a case names (fabrics, configs) next to the case file. */
-	if (c->file) {
-		char *abs = realpath(c->file, NULL);
-
-		json_object_set_new(req, "case_file", json_string(abs ? abs : c->file));
-		free(abs);
-	}
-	return req;
+	rq_request_init(&r, c, tname, role);
+	rq_request_place(&r, p, side, port, local ? s->opts->state_dir : NULL,
+			 s->opts->allow_sm_takeover);
+	j = rq_request_to_json(&r);
+	rq_request_release(&r);
+	return j;
 }
 
 /* Turn one answer into rows; log text goes into each row. */
@@ -205,7 +168,7 @@ static void run_one_sided(struct sched *s, const struct rq_case *c, const char *
 			  struct rq_placement *p, struct rq_results *rows, struct sb *log)
 {
 	int64_t deadline = now_ms() + scaled_ms(c->timeout_ms) + scaled_ms(10000);
-	json_t *req = build_request(s, c, tname, p, "single", 0, 0);
+	json_t *req = build_request(s, c, tname, p, ROLE_SINGLE, 0, 0);
 	uint64_t id = rq_agent_send(p->side[0], req);
 	char why[512] = "";
 	json_t *ans = NULL;
@@ -241,7 +204,8 @@ static void run_two_sided(struct sched *s, const struct rq_case *c, const char *
 	struct sb slog = SB_INIT;
 
 	for (int i = 0; i < 2; i++) {
-		json_t *req = build_request(s, c, tname, p, i ? "client" : "server", i ? 0 : 1, port);
+		json_t *req = build_request(s, c, tname, p, i ? ROLE_CLIENT : ROLE_SERVER,
+					     i ? 0 : 1, port);
 
 		ids[i] = rq_agent_send(ag[i], req);
 		json_decref(req);
@@ -367,7 +331,7 @@ done:
 	if (placed && t->ops->unplace)
 		t->ops->unplace(t, c, &p, &rows);
 	if (placed) {
-		free(p.param);
+		json_decref(p.param);
 		if (p.env)
 			for (size_t i = 0; p.env[i]; i++)
 				free(p.env[i]);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The case-file loader: every error path with its exact line and column,
- * did-you-mean hints, defaults merging, and the JSON round trip the agent
- * relies on.  Uses the test-only kinds of rich_kind.h (a key of each type).
+ * did-you-mean hints, defaults merging, and the wire form a case travels
+ * to an agent in (same case back, errors at the file's own positions).  Uses the test-only kinds of rich_kind.h (a key of each type).
  */
 #include <check.h>
 #include <dirent.h>
@@ -602,31 +602,43 @@ START_TEST(merge_keys)
 }
 END_TEST
 
-/* Load a case back from its JSON and check it is the same case. */
+/* The wire form as text (sorted keys), to compare two cases' forms. */
+static char *wire_text(const struct rq_case *c)
+{
+	json_t *j = rq_case_wire(c);
+	char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+
+	json_decref(j);
+	return t;
+}
+
+/* Load a case back from its wire form and check it is the same case. */
 static void round_trip_all(void)
 {
 	for (size_t i = 0; i < S.ncases; i++) {
 		const struct rq_case *c = S.cases[i];
 		struct rq_suite s2 = { 0 };
 		struct rq_diags d2 = { 0 };
-		char *j1 = rq_case_to_json(c), *j2, *wire;
+		char *j1 = wire_text(c), *j2;
 		const struct rq_case *b;
 		json_error_t jerr;
 		json_t *j;
 
-		/* as the case travels: jansson in the scheduler and in the agent */
+		/* as the case travels: one line of JSON, read by jansson in the agent */
 		j = json_loads(j1, 0, &jerr);
 		ck_assert_msg(j != NULL, "not JSON (%s): %s", jerr.text, j1);
-		wire = json_dumps(j, JSON_COMPACT);
-		json_decref(j);
-		if (rq_load_case_text("agent", wire, strlen(wire), &s2, &d2) != 0) {
+		if (rq_case_wire_load(j, &s2, &d2) != 0) {
 			rq_diags_print(&d2, stderr);
 			ck_abort_msg("reload failed: %s", j1);
 		}
+		json_decref(j);
 		ck_assert_uint_eq(s2.ncases, 1);
 		b = s2.cases[0];
-		j2 = rq_case_to_json(b);
+		j2 = wire_text(b);
 		ck_assert_str_eq(j1, j2);
+		ck_assert_str_eq(b->file, c->file);
+		ck_assert_uint_eq(b->pos.line, c->pos.line);
+		ck_assert_uint_eq(b->pos.col, c->pos.col);
 		ck_assert_str_eq(b->name, c->name);
 		ck_assert_ptr_eq(b->kind, c->kind);
 		ck_assert_int_eq(b->timeout_ms, c->timeout_ms);
@@ -666,7 +678,6 @@ static void round_trip_all(void)
 		}
 		free(j1);
 		free(j2);
-		free(wire);
 		rq_suite_release(&s2);
 		rq_diags_release(&d2);
 	}
@@ -678,11 +689,26 @@ START_TEST(json_round_trip)
 
 	ck_assert_int_eq(load(good), 0);
 	round_trip_all();
-	/* the effective keys, defaults merged in, in table order */
-	j = rq_case_to_json(case_named("t.two"));
-	ck_assert_str_eq(j, "{\"name\":\"t.two\",\"kind\":\"rich\",\"tags\":[\"base\"],"
-			 "\"targets\":[\"hca\"],\"needs\":[\"root\"],\"timeout\":\"1h30m\","
-			 "\"count\":\"10\",\"must\":\"0x1\"}");
+	/* the effective keys, defaults merged in, in table order, where written */
+	j = wire_text(case_named("t.two"));
+	ck_assert_str_eq(j, "{\"at\":[27,5],\"file\":\"t.yaml\",\"keys\":["
+			 "{\"at\":[27,5],\"key\":\"name\",\"value\":{\"at\":[27,11],\"text\":\"t.two\"}},"
+			 "{\"at\":[28,5],\"key\":\"kind\",\"value\":{\"at\":[28,11],\"text\":\"rich\"}},"
+			 "{\"at\":[5,3],\"key\":\"tags\",\"value\":{\"at\":[5,9],\"list\":"
+			 "[{\"at\":[5,10],\"text\":\"base\"}]}},"
+			 "{\"at\":[30,5],\"key\":\"targets\",\"value\":{\"at\":[30,14],\"list\":"
+			 "[{\"at\":[30,15],\"text\":\"hca\"}]}},"
+			 "{\"at\":[6,3],\"key\":\"needs\",\"value\":{\"at\":[6,10],\"list\":"
+			 "[{\"at\":[6,11],\"text\":\"root\"}]}},"
+			 "{\"at\":[29,5],\"key\":\"timeout\",\"value\":{\"at\":[29,14],\"text\":\"1h30m\"}},"
+			 "{\"at\":[7,3],\"key\":\"count\",\"value\":{\"at\":[7,10],\"text\":\"10\"}},"
+			 "{\"at\":[31,5],\"key\":\"must\",\"value\":{\"at\":[31,11],\"text\":\"0x1\"}}]}");
+	free(j);
+	/* a list merged from defaults: keeps each item's own position */
+	j = wire_text(case_named("t.one"));
+	ck_assert_ptr_nonnull(strstr(j, "\"key\":\"tags\",\"value\":{\"at\":[12,11],\"list\":"
+				     "[{\"at\":[5,10],\"text\":\"base\"},"
+				     "{\"at\":[12,12],\"text\":\"smoke\"}]}"));
 	free(j);
 
 	/* text that JSON and YAML escape differently */
@@ -705,37 +731,67 @@ START_TEST(json_round_trip)
 }
 END_TEST
 
-START_TEST(case_text_errors)
+/* Load a wire form given as JSON text; returns the error count. */
+static int load_wire(const char *text)
 {
-	const char t[] = "{\"name\":\"a\",\"kind\":\"rich\",\"must\":\"x\"}";
+	json_error_t jerr;
+	/* NULs allowed, to show the loader refusing them */
+	json_t *j = json_loads(text, JSON_ALLOW_NUL, &jerr);
+	int r;
 
-	ck_assert_int_eq(rq_load_case_text("agent", t, strlen(t), &S, &D), 1);
-	expect_exact(1, 34, "must: expected an integer, got \"x\"");
-	ck_assert_int_eq(rq_load_case_text("agent", "", 0, &S, &D), 1);
-	expect_exact(0, 0, "empty case text");
-
-	/* a hand-written request: JSON numbers and booleans are read as their text */
-	const char h[] = "{\"name\": \"h\", \"kind\": \"rich\", \"must\": 3, \"count\": 5, "
-			 "\"flag\": true, \"ratio\": 0.5, \"names\": [\"x\", 1]}";
+	ck_assert_msg(j != NULL, "test JSON: %s", jerr.text);
+	rq_suite_release(&S);
 	rq_diags_release(&D);
-	ck_assert_int_eq(rq_load_case_text("agent", h, strlen(h), &S, &D), 0);
+	r = rq_case_wire_load(j, &S, &D);
+	json_decref(j);
+	return r;
+}
+
+START_TEST(case_wire_errors)
+{
+	char *t;
+
+	/* an agent of another build refuses a value at the case file's position */
+	ck_assert_int_eq(load(good), 0);
+	t = wire_text(case_named("t.two"));
+	char *m = strstr(t, "\"text\":\"0x1\"");
+	ck_assert_ptr_nonnull(m);
+	memcpy(m + 7, "\"x\"", 3);
+	memmove(m + 10, m + 12, strlen(m + 12) + 1);
+	ck_assert_int_eq(load_wire(t), 1);
+	expect_exact(31, 11, "must: expected an integer, got \"x\"");
+	ck_assert_str_eq(D.v[0].file, "t.yaml");
+	free(t);
+
+	/* not a case */
+	ck_assert_int_eq(load_wire("{\"file\":\"f.yaml\"}"), 1);
+	expect_exact(0, 0, "the case in the request: expected a case object with \"keys\"");
+	ck_assert_int_eq(load_wire("{\"keys\":[{\"key\":1}]}"), 1);
+	expect_sub(0, 0, "a key is not");
+	ck_assert_int_eq(load_wire("{\"keys\":[]}"), 2);
+	expect_exact(0, 0, "missing required key \"name\"");
+
+	/* hand-written: no positions is no position, never a wrong one */
+	ck_assert_int_eq(load_wire("{\"keys\":[{\"key\":\"name\",\"value\":{\"text\":\"h\"}},"
+				   "{\"key\":\"kind\",\"value\":{\"text\":\"rich\"}},"
+				   "{\"key\":\"must\",\"value\":{\"text\":\"1\"}},"
+				   "{\"key\":\"names\",\"value\":{\"list\":[{\"text\":\"~\"}]}}]}"), 0);
 	ck_assert_uint_eq(S.ncases, 1);
-	const struct rich_cfg *r = S.cases[0]->cfg;
-	ck_assert_int_eq(r->must, 3);
-	ck_assert(r->flag);
-	ck_assert(r->ratio == 0.5);
-	ck_assert_str_eq(r->names.str[1], "1");
-	/* null and NUL are refused, as in a file */
-	const char n[] = "{\"name\":\"n\",\"kind\":\"rich\",\"must\":null,\"label\":\"a\\u0000b\"}";
-	ck_assert_int_eq(rq_load_case_text("agent", n, strlen(n), &S, &D), 2);
-	expect_sub(1, 34, "must: expected an integer, got an empty value");
-	expect_sub(1, 47, "label: value contains a NUL byte");
-	/* re-escaped for YAML, the text moves: no position rather than a wrong one */
-	const char e[] = "{\"name\":\"e\",\"kind\":\"rich\",\"tags\":[\"\x7f\x7f\x7f\x7f\x7f\x7f\"],"
-			 "\"must\":\"x\"}";
-	rq_diags_release(&D);
-	ck_assert_int_eq(rq_load_case_text("agent", e, strlen(e), &S, &D), 1);
-	expect_exact(0, 0, "must: expected an integer, got \"x\"");
+	ck_assert_int_eq(((const struct rich_cfg *)S.cases[0]->cfg)->must, 1);
+	/* a quoted "~" stays text, as the file had it */
+	ck_assert_str_eq(((const struct rich_cfg *)S.cases[0]->cfg)->names.str[0], "~");
+
+	/* NUL and unknown keys are refused, as in a file, where they are */
+	ck_assert_int_eq(load_wire("{\"file\":\"c.yaml\",\"at\":[3,5],\"keys\":["
+				   "{\"key\":\"name\",\"value\":{\"text\":\"n\"}},"
+				   "{\"key\":\"kind\",\"value\":{\"text\":\"rich\"}},"
+				   "{\"key\":\"must\",\"value\":{\"text\":\"1\"}},"
+				   "{\"key\":\"label\",\"at\":[4,5],"
+				   "\"value\":{\"text\":\"a\\u0000b\",\"at\":[4,12]}},"
+				   "{\"key\":\"bogus\",\"at\":[9,5],\"value\":{\"text\":\"1\"}}]}"), 2);
+	expect_exact(4, 12, "label: value contains a NUL byte");
+	expect_sub(9, 5, "unknown key \"bogus\" for kind rich");
+	ck_assert_str_eq(D.v[0].file, "c.yaml");
 }
 END_TEST
 
@@ -960,7 +1016,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, defaults_rules);
 	tcase_add_test(tc, merge_keys);
 	tcase_add_test(tc, json_round_trip);
-	tcase_add_test(tc, case_text_errors);
+	tcase_add_test(tc, case_wire_errors);
 	tcase_add_test(tc, load_paths);
 	tcase_add_test(tc, describe_keys);
 	tcase_add_test(tc, bad_files);

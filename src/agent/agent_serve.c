@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
+#include "agent/request.h"
 #include "core/json_text.h"
 #include "core/kind.h"
 #include "core/util.h"
@@ -46,6 +47,7 @@ struct worker {
 	char dir[512];
 	int64_t kill_at;	/* now_ms() deadline after which the group is killed */
 	bool cancelled, timed_out;
+	double mul;		/* the request's timeout_mul: this worker's pace */
 	json_t *req;		/* kept for cleanup after a kill */
 };
 
@@ -231,18 +233,59 @@ static void write_answer_file(const char *dir, json_t *payload)
 	free(text);
 }
 
+/* An error row for a request whose case did not load. */
+static void load_failed(json_t *jrows, const char *why, const struct rq_diags *diags)
+{
+	struct rq_result *r = rq_result_new("?", NULL, 0);
+
+	if (diags->n && diags->v[0].line)
+		rq_result_set(r, RQ_ERROR, "%s (%s:%u:%u)", why, diags->v[0].file,
+			      diags->v[0].line, diags->v[0].col);
+	else
+		rq_result_set(r, RQ_ERROR, "%s", why);
+	json_array_append_new(jrows, rq_result_to_json(r, false));
+	rq_result_free(r);
+}
+
+/* The context a request describes; tools run live unless it replays a sysroot. */
+static void ctx_of(struct rq_ctx *ctx, const struct rq_request *rq, int logfd,
+		   const char *scratch, struct rq_results *rows)
+{
+	*ctx = (struct rq_ctx){
+		.c = rq->c,
+		.target = rq->target,
+		.root = rq->root,
+		.replay = rq->replay,
+		.log_fd = logfd,
+		.scratch = scratch,
+		.state_dir = rq->state_dir,
+		.tool_env = rq->env,
+		.tool_cwd = rq->tool_cwd,
+		.tool = rq_tool_live,
+		.role = rq->role,
+		.peer_addr = rq->peer_addr,
+		.local_addr = rq->local_addr,
+		.oob_port = rq->oob_port,
+		.param = rq->param,
+		.deadline_ms = now_ms() + rq->timeout_ms,
+		.out = rows,
+	};
+	if (ctx->replay) {
+		if (rq_tool_replay)
+			ctx->tool = rq_tool_replay;
+		else
+			ctx->replay = false;
+	}
+}
+
 /* In the worker: run one case (one role of it) and write the answer. */
 static int worker_run(json_t *req, const char *dir)
 {
-	struct rq_suite suite = { 0 };
+	struct rq_request rq;
 	struct rq_diags diags = { 0 };
 	struct rq_results rows = { 0 };
-	json_t *jcase = json_object_get(req, "case");
-	char logpath[600], scratch[600];
-	char *ctext;
-	const char *role = jstr(req, "role", "single");
-	json_t *jenv = json_object_get(req, "env");
-	const char **env = NULL;
+	struct rq_ctx ctx;
+	char logpath[600], scratch[600], why[1024] = "";
 	json_t *payload = json_object(), *jrows = json_array();
 
 	snprintf(logpath, sizeof(logpath), "%s/log", dir);
@@ -250,71 +293,18 @@ static int worker_run(json_t *req, const char *dir)
 	mkdir(scratch, 0700);
 	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
-	ctext = jcase ? json_dumps(jcase, JSON_COMPACT) : NULL;
-	if (!ctext || rq_load_case_text("request", ctext, strlen(ctext), &suite, &diags) ||
-	    suite.ncases != 1) {
-		struct rq_result *r = rq_result_new("?", NULL, 0);
-
-		rq_result_set(r, RQ_ERROR, "the agent could not load the case: %s",
-			      diags.n ? diags.v[0].msg : "no case in request");
-		json_array_append_new(jrows, rq_result_to_json(r, false));
-		rq_result_free(r);
+	if (rq_request_from_json(&rq, req, &diags, why, sizeof(why))) {
+		load_failed(jrows, why, &diags);
 		goto out;
 	}
-	struct rq_case *c = suite.cases[0];
+	/* This process's waits, and the tools' timeouts, at the run's pace. */
+	rq_timeout_mul = rq.timeout_mul;
+	const struct rq_case *c = rq.c;
 	const struct rq_kind *k = c->kind;
-	const char *case_file = jstr(req, "case_file", NULL);
-
-	if (case_file) {
-		free(c->file);
-		c->file = xstrdup(case_file);
-		c->pos.file = c->file;
-	}
-
-	if (json_is_array(jenv)) {
-		size_t n = json_array_size(jenv), j = 0;
-
-		env = xcalloc(n + 1, sizeof(*env));
-		for (size_t i = 0; i < n; i++)
-			if (json_is_string(json_array_get(jenv, i)))
-				env[j++] = json_string_value(json_array_get(jenv, i));
-	}
-	const char *root = jstr(req, "root", "");
 
 	/* A node tree (sysroot) is read inside itself: its links cannot reach this node. */
-	read_confine(root);
-	json_t *jparam = json_object_get(req, "param");
-	char *param = jparam ? json_dumps(jparam, JSON_COMPACT) : NULL;
-	json_t *jt = json_object_get(req, "timeout_ms");
-	int64_t timeout = json_is_integer(jt) ? json_integer_value(jt) : scaled_ms(c->timeout_ms);
-	struct rq_ctx ctx = {
-		.c = c,
-		.target = jstr(req, "target", "local"),
-		.root = root,
-		.replay = json_is_true(json_object_get(req, "replay")),
-		.log_fd = logfd,
-		.scratch = scratch,
-		.state_dir = jstr(req, "state_dir", NULL),
-		.tool_env = env,
-		.tool_cwd = jstr(req, "tool_cwd", NULL),
-		.tool = rq_tool_live,
-		.role = !strcmp(role, "server") ? ROLE_SERVER :
-			!strcmp(role, "client") ? ROLE_CLIENT : ROLE_SINGLE,
-		.peer_addr = jstr(req, "peer_addr", NULL),
-		.local_addr = jstr(req, "local_addr", NULL),
-		.oob_port = (int)json_integer_value(json_object_get(req, "oob_port")),
-		.param = param,
-		.deadline_ms = now_ms() + timeout,
-		.out = &rows,
-	};
-	char why[1024] = "";
-
-	if (ctx.replay) {
-		if (rq_tool_replay)
-			ctx.tool = rq_tool_replay;
-		else
-			ctx.replay = false;
-	}
+	read_confine(rq.root);
+	ctx_of(&ctx, &rq, logfd, scratch, &rows);
 	ctx.main = rq_result_new(c->name, NULL, 0);
 	rq_results_add(&rows, ctx.main);
 	if (!rq_needs_met(&ctx, why, sizeof(why))) {
@@ -344,16 +334,13 @@ static int worker_run(json_t *req, const char *dir)
 		json_array_append_new(jrows, rq_result_to_json(r, false));
 	}
 	rq_results_release(&rows);
-	free(param);
 out:
 	json_object_set_new(payload, "rows", jrows);
 	write_answer_file(dir, payload);
 	json_decref(payload);
-	free(ctext);
-	free(env);
 	if (logfd >= 0)
 		close(logfd);
-	rq_suite_release(&suite);
+	rq_request_release(&rq);
 	rq_diags_release(&diags);
 	return 0;
 }
@@ -361,36 +348,31 @@ out:
 /* In the worker: after a run was killed, undo what it may have changed. */
 static int worker_cleanup(json_t *req, const char *dir)
 {
-	struct rq_suite suite = { 0 };
+	struct rq_request rq;
 	struct rq_diags diags = { 0 };
 	struct rq_results rows = { 0 };
-	char *ctext = json_dumps(json_object_get(req, "case"), JSON_COMPACT);
-	char logpath[600], scratch[600];
+	char logpath[600], scratch[600], why[512];
 
 	snprintf(logpath, sizeof(logpath), "%s/log", dir);
 	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
 	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
-	if (ctext && !rq_load_case_text("request", ctext, strlen(ctext), &suite, &diags) &&
-	    suite.ncases == 1 && suite.cases[0]->kind->cleanup) {
-		struct rq_case *c = suite.cases[0];
-		struct rq_ctx ctx = {
-			.c = c, .target = jstr(req, "target", "local"), .root = jstr(req, "root", ""),
-			.log_fd = logfd, .scratch = scratch, .tool = rq_tool_live,
-			.state_dir = jstr(req, "state_dir", NULL),
-			.deadline_ms = now_ms() + scaled_ms(30000), .out = &rows,
-		};
+	if (!rq_request_from_json(&rq, req, &diags, why, sizeof(why)) && rq.c->kind->cleanup) {
+		struct rq_ctx ctx;
 
-		ctx.main = rq_result_new(c->name, NULL, 0);
+		rq_timeout_mul = rq.timeout_mul;
+		/* the run's time is spent: cleanup gets its own */
+		rq.timeout_ms = scaled_ms(30000);
+		ctx_of(&ctx, &rq, logfd, scratch, &rows);
+		ctx.main = rq_result_new(rq.c->name, NULL, 0);
 		rq_results_add(&rows, ctx.main);
 		dprintf(logfd, "# running cleanup after the case was stopped\n");
-		c->kind->cleanup(&ctx, c->cfg);
+		rq.c->kind->cleanup(&ctx, rq.c->cfg);
 	}
 	rq_results_release(&rows);
-	free(ctext);
 	if (logfd >= 0)
 		close(logfd);
-	rq_suite_release(&suite);
+	rq_request_release(&rq);
 	rq_diags_release(&diags);
 	return 0;
 }
@@ -482,8 +464,12 @@ static void start_worker(struct agent *ag, json_t *id, const char *op, json_t *r
 		answer_err(ag, id, "cannot create %s: %s", w->dir, strerror(errno));
 		return;
 	}
+	/* The agent serves runs of any pace: each worker is timed at its request's. */
+	json_t *mul = json_object_get(req, "timeout_mul");
+	w->mul = json_is_number(mul) && json_number_value(mul) >= 0.1 &&
+		 json_number_value(mul) <= 100 ? json_number_value(mul) : 1;
 	/* Grace beyond the kind's own deadline so it can end cleanly first. */
-	w->kill_at = now_ms() + timeout + scaled_ms(2000);
+	w->kill_at = now_ms() + timeout + (int64_t)(2000 * w->mul);
 	w->pid = fork_worker(ag, !strcmp(op, "run") ? worker_run : worker_exec, req, w->dir);
 	if (w->pid < 0) {
 		answer_err(ag, id, "fork: %s", strerror(errno));
@@ -527,7 +513,7 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 		pid_t c = fork_worker(ag, worker_cleanup, w->req, w->dir);
 		int st;
 
-		if (c > 0 && proc_wait_deadline(c, now_ms() + scaled_ms(30000), &st) != 1)
+		if (c > 0 && proc_wait_deadline(c, now_ms() + (int64_t)(30000 * w->mul), &st) != 1)
 			proc_kill_group(c, 0);
 		sb_reset(&log);
 		snprintf(path, sizeof(path), "%s/log", w->dir);

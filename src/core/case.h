@@ -76,14 +76,24 @@ int rq_need_parse(const char *s, struct rq_need *nd, char *err, size_t errsz);
 struct rq_kind;
 
 /*
- * Raw key/value pairs as written (after the file's defaults: are merged),
- * kept so a case can be sent to an agent (VM, peer) and loaded there by the
- * same loader.  Scalars are kept as JSON strings of their text, lists as
- * JSON arrays of strings: the loader converts from text either way.
+ * The case's effective keys as written (after defaults: and merge keys),
+ * each part with the position it was written at: a case travels to an
+ * agent (VM, peer) in this form and is loaded there by the same loader,
+ * which reports any error at the case file's own line and column.
+ * Scalars are kept as their text: the loader converts from text either way.
  */
-struct rq_raw {
+struct rq_src_val {
+	char *text;
+	unsigned line, col;
+};
+
+struct rq_src_key {
 	char *key;
-	char *json;	/* JSON text of the value ("\"30s\"", "[\"root\"]", "\"4200\"") */
+	unsigned line, col;		/* of the key */
+	bool list;			/* a sequence: items v[0..nv) (may be 0) */
+	unsigned vline, vcol;		/* of the value (the sequence itself for a list) */
+	struct rq_src_val *v;		/* scalar: v[0] */
+	size_t nv;
 };
 
 struct rq_case {
@@ -103,7 +113,7 @@ struct rq_case {
 	void *cfg;		/* kind's config struct, cfg_size bytes */
 	struct rq_pos pos;	/* where the case starts */
 	char *file;		/* owning file path */
-	struct rq_raw *raw;	size_t nraw;
+	struct rq_src_key *src;	size_t nsrc;	/* effective keys as written, table order */
 };
 
 struct rq_suite {
@@ -132,13 +142,6 @@ int rq_load_file(const char *path, struct rq_suite *suite, struct rq_diags *diag
 /* Load from memory (fuzzing, agent requests); name is used in messages. */
 int rq_load_buffer(const char *name, const char *text, size_t len,
 		   struct rq_suite *suite, struct rq_diags *diags);
-/*
- * Load one case given as the JSON object rq_case_to_json() made (the "case"
- * of an agent "run" request): the object is the case itself, not a file
- * with cases:.  Same rules and messages as a file.
- */
-int rq_load_case_text(const char *name, const char *text, size_t len,
-		      struct rq_suite *suite, struct rq_diags *diags);
 /*
  * Load files or directories (recursively, *.yaml / *.yml, sorted; names
  * starting with '.' skipped).  A path named explicitly is loaded whatever
@@ -181,10 +184,18 @@ extern const struct key_def rq_common_keys[];
 /* Free a kind cfg's owned fields by walking its key table. */
 void rq_cfg_release(const struct key_def *keys, void *cfg);
 /*
- * JSON object text for a case: all raw keys (malloc'd).  The agent loads it
- * back with rq_load_case_text() into an identical case.
+ * The wire form of a case (case_wire.c): a JSON object with the case file,
+ * the case's position and its effective keys (struct rq_src_key), each
+ * with its position.  rq_case_wire_load() loads it back, with the same
+ * checks and messages as a file and the file's own line:column.
  */
-char *rq_case_to_json(const struct rq_case *c);
+struct json_t;
+struct json_t *rq_case_wire(const struct rq_case *c);
+int rq_case_wire_load(const struct json_t *j, struct rq_suite *suite, struct rq_diags *diags);
+/* Set key's value in a wire form to text (no position: the runner's, not the file's). */
+void rq_case_wire_set(struct json_t *j, const char *key, const char *text);
+/* A key's text as written (a scalar key; NULL when unset or a list). */
+const char *rq_case_src_text(const struct rq_case *c, const char *key);
 
 /*
  * Kinds besides kinds.def, searched by rq_kind_find() too: test-only kinds

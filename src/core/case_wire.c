@@ -1,222 +1,211 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A case as the agent receives it: its effective keys (after defaults:
- * merged) as one JSON object of text values, and the load of that object
- * back into a case by the same loader, so a VM or a peer converts and
- * checks every key exactly as the controller did.
+ * A case as it travels to an agent (the "case" of a run request):
+ *
+ *   {"file": "/abs/cases/x.yaml", "at": [LINE, COL],
+ *    "keys": [{"key": "needs", "at": [L, C],
+ *              "value": {"list": [{"text": "root", "at": [L, C]}], "at": [L, C]}},
+ *             {"key": "timeout", "at": [L, C],
+ *              "value": {"text": "30s", "at": [L, C]}}, ...]}
+ *
+ * These are the case's effective keys as the file wrote them (struct
+ * rq_src_key: defaults: and merge keys resolved, merged lists de-duplicated)
+ * with the position of every key and value.  The agent rebuilds a libyaml
+ * document from them, node by node with those positions, and hands it to
+ * the same load_case() a file goes through: the same checks, and any error
+ * (a peer built from other sources, a hand-written request) names the case
+ * file's own line and column.  No text is rendered and parsed again.
  */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "core/loader_int.h"
 
-/*
- * A JSON string that libyaml reads back as the same text: besides JSON's
- * own escapes, everything YAML treats as a line break (NEL, LS, PS) or
- * refuses raw (C0/C1 controls, DEL, BOM, U+FFFE/U+FFFF) is written \uXXXX.
- * Input comes from libyaml, so it is valid UTF-8.
- */
-static void json_str(struct sb *o, const char *s)
+static json_t *at(unsigned line, unsigned col)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	return json_pack("[I,I]", (json_int_t)line, (json_int_t)col);
+}
 
-	sb_addc(o, '"');
-	while (*p) {
-		unsigned cp;
-		int len;
+static json_t *text_node(const struct rq_src_val *v)
+{
+	return json_pack("{s:s%,s:o}", "text", v->text, strlen(v->text), "at",
+			 at(v->line, v->col));
+}
 
-		if (*p < 0x80) {
-			cp = *p;
-			len = 1;
-		} else if ((*p & 0xe0) == 0xc0 && p[1]) {
-			cp = ((p[0] & 0x1fu) << 6) | (p[1] & 0x3fu);
-			len = 2;
-		} else if ((*p & 0xf0) == 0xe0 && p[1] && p[2]) {
-			cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
-			len = 3;
-		} else if ((*p & 0xf8) == 0xf0 && p[1] && p[2] && p[3]) {
-			cp = ((p[0] & 0x07u) << 18) | ((p[1] & 0x3fu) << 12) |
-			     ((p[2] & 0x3fu) << 6) | (p[3] & 0x3fu);
-			len = 4;
+json_t *rq_case_wire(const struct rq_case *c)
+{
+	json_t *keys = json_array();
+	char *abs = c->file ? realpath(c->file, NULL) : NULL;
+	json_t *j;
+
+	for (size_t i = 0; i < c->nsrc; i++) {
+		const struct rq_src_key *k = &c->src[i];
+		json_t *v;
+
+		if (k->list) {
+			json_t *items = json_array();
+
+			for (size_t n = 0; n < k->nv; n++)
+				json_array_append_new(items, text_node(&k->v[n]));
+			v = json_pack("{s:o,s:o}", "list", items, "at", at(k->vline, k->vcol));
 		} else {
-			/* not UTF-8 (cannot come from libyaml): keep the byte visible */
-			sb_addf(o, "\\u%04x", *p);
-			p++;
-			continue;
+			v = text_node(&k->v[0]);
 		}
-		switch (cp) {
-		case '"': sb_adds(o, "\\\""); break;
-		case '\\': sb_adds(o, "\\\\"); break;
-		case '\n': sb_adds(o, "\\n"); break;
-		case '\r': sb_adds(o, "\\r"); break;
-		case '\t': sb_adds(o, "\\t"); break;
-		default:
-			if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
-			    cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
-				sb_addf(o, "\\u%04x", cp);
-			else
-				sb_add(o, p, (size_t)len);
+		json_array_append_new(keys, json_pack("{s:s,s:o,s:o}", "key", k->key, "at",
+						      at(k->line, k->col), "value", v));
+	}
+	/* Kinds resolve files a case names (fabrics, configs) next to the case file. */
+	j = json_pack("{s:s,s:o,s:o}", "file", abs ? abs : c->file ? c->file : "",
+		      "at", at(c->pos.line, c->pos.col), "keys", keys);
+	free(abs);
+	return j;
+}
+
+const char *rq_case_src_text(const struct rq_case *c, const char *key)
+{
+	for (size_t i = 0; i < c->nsrc; i++)
+		if (!strcmp(c->src[i].key, key))
+			return c->src[i].list ? NULL : c->src[i].v[0].text;
+	return NULL;
+}
+
+void rq_case_wire_set(json_t *j, const char *key, const char *text)
+{
+	json_t *keys = json_object_get(j, "keys"), *k, *v = json_pack("{s:s}", "text", text);
+	size_t i;
+
+	json_array_foreach(keys, i, k)
+		if (!strcmp(json_string_value(json_object_get(k, "key")) ?: "", key)) {
+			json_object_set_new(k, "value", v);
+			return;
 		}
-		p += len;
-	}
-	sb_addc(o, '"');
+	json_array_append_new(keys, json_pack("{s:s,s:o}", "key", key, "value", v));
 }
 
-static void raw_list_part(struct sb *o, yaml_document_t *doc, const yaml_node_t *n,
-			  struct rq_list *seen, bool dedup)
+/* ---- the agent side: a libyaml document from the wire form ----------------- */
+
+/*
+ * [LINE, COL] into a 0-based libyaml mark.  Anything else is no position:
+ * a mark of SIZE_MAX, which the loader's "mark + 1" (NPOS) wraps to 0, the
+ * diagnostics' "no line" (a hand-written request must not point at 1:1).
+ */
+static yaml_mark_t mark_of(const json_t *a)
 {
-	for (yaml_node_item_t *it = n->data.sequence.items.start;
-	     it < n->data.sequence.items.top; it++) {
-		yaml_node_t *e = node_at(doc, *it);
-		bool dup = false;
-		if (!e || e->type != YAML_SCALAR_NODE)
-			continue;
-		for (size_t i = 0; dedup && i < seen->n; i++)
-			dup |= !strcmp(seen->str[i], stext(e));
-		if (dup)
-			continue;
-		seen->str = xrealloc(seen->str, (seen->n + 1) * sizeof(*seen->str));
-		seen->str[seen->n++] = (char *)stext(e);
-		if (seen->n > 1)
-			sb_addc(o, ',');
-		json_str(o, stext(e));
+	yaml_mark_t m = { .line = SIZE_MAX, .column = SIZE_MAX };
+	json_int_t l = json_integer_value(json_array_get(a, 0));
+	json_int_t c = json_integer_value(json_array_get(a, 1));
+
+	if (l > 0 && c > 0 && l < INT_MAX && c < INT_MAX) {
+		m.line = (size_t)l - 1;
+		m.column = (size_t)c - 1;
 	}
+	return m;
 }
 
-char *raw_json(yaml_document_t *doc, const struct ent *e, bool dedup)
+static void set_mark(yaml_document_t *doc, int id, const json_t *a)
 {
-	struct sb o = SB_INIT;
+	yaml_node_t *n = yaml_document_get_node(doc, id);
 
-	if (e->v->type == YAML_SEQUENCE_NODE) {
-		struct rq_list seen = { 0 };
-		sb_addc(&o, '[');
-		if (e->pre && e->pre->type == YAML_SEQUENCE_NODE)
-			raw_list_part(&o, doc, e->pre, &seen, dedup);
-		raw_list_part(&o, doc, e->v, &seen, dedup);
-		sb_addc(&o, ']');
-		free(seen.str);
-	} else {
-		json_str(&o, stext(e->v));
-	}
-	return sb_detach(&o);
+	/* nodes live in one array that grows: look the node up after each add */
+	n->start_mark = n->end_mark = mark_of(a);
 }
 
-void raw_add(struct rq_case *c, const char *key, char *json)
+/* Scalars keep their text as a quoted YAML scalar would: "~" stays a string. */
+static int add_text(yaml_document_t *doc, const json_t *node)
 {
-	c->raw = xrealloc(c->raw, (c->nraw + 1) * sizeof(*c->raw));
-	c->raw[c->nraw++] = (struct rq_raw){ .key = xstrdup(key), .json = json };
+	const json_t *t = json_object_get(node, "text");
+	int id;
+
+	if (!json_is_string(t))
+		return 0;
+	id = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)json_string_value(t),
+				      (int)json_string_length(t), YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+	if (id)
+		set_mark(doc, id, json_object_get(node, "at"));
+	return id;
 }
 
-char *rq_case_to_json(const struct rq_case *c)
+static int add_value(yaml_document_t *doc, const json_t *node)
 {
-	struct sb o = SB_INIT;
+	const json_t *list = json_object_get(node, "list");
+	size_t i;
+	json_t *it;
+	int id;
 
-	sb_addc(&o, '{');
-	for (size_t i = 0; i < c->nraw; i++) {
-		if (i)
-			sb_addc(&o, ',');
-		json_str(&o, c->raw[i].key);
-		sb_addc(&o, ':');
-		sb_adds(&o, c->raw[i].json);
+	if (!json_is_array(list))
+		return add_text(doc, node);
+	id = yaml_document_add_sequence(doc, NULL, YAML_FLOW_SEQUENCE_STYLE);
+	if (!id)
+		return 0;
+	set_mark(doc, id, json_object_get(node, "at"));
+	json_array_foreach(list, i, it) {
+		int e = add_text(doc, it);
+
+		if (!e || !yaml_document_append_sequence_item(doc, id, e))
+			return 0;
 	}
-	sb_addc(&o, '}');
-	return sb_detach(&o);
+	return id;
 }
 
 /*
- * JSON as YAML reads it back unchanged: strings through json_str() (JSON
- * writers such as jansson leave DEL, NEL, U+2028 raw, which YAML refuses or
- * folds as line breaks), everything else as plain scalars the converter
- * reads as text.
+ * Build the case's mapping; false with what is wrong when the object is
+ * not a case in the wire form (or a scalar is not UTF-8: libyaml refuses).
  */
-static void json_as_yaml(struct sb *o, json_t *j, int depth)
+static bool build_doc(yaml_document_t *doc, const json_t *j, const char **why)
 {
-	const char *k;
-	json_t *v;
+	const json_t *keys = json_object_get(j, "keys");
 	size_t i;
-	bool first = true;
+	json_t *k;
+	int root;
 
-	if (depth > 64) {
-		sb_adds(o, "null");
-		return;
+	*why = "expected a case object with \"keys\"";
+	if (!json_is_array(keys))
+		return false;
+	root = yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+	if (!root)
+		return false;
+	set_mark(doc, root, json_object_get(j, "at"));
+	*why = "a key is not {\"key\": TEXT, \"value\": ...} with UTF-8 text";
+	json_array_foreach(keys, i, k) {
+		const json_t *name = json_object_get(k, "key");
+		int kid, vid;
+
+		if (!json_is_string(name))
+			return false;
+		kid = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)json_string_value(name),
+					       (int)json_string_length(name),
+					       YAML_PLAIN_SCALAR_STYLE);
+		if (!kid)
+			return false;
+		set_mark(doc, kid, json_object_get(k, "at"));
+		vid = add_value(doc, json_object_get(k, "value"));
+		if (!vid || !yaml_document_append_mapping_pair(doc, root, kid, vid))
+			return false;
 	}
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		sb_addc(o, '{');
-		json_object_foreach(j, k, v) {
-			if (!first)
-				sb_addc(o, ',');
-			first = false;
-			json_str(o, k);
-			sb_addc(o, ':');
-			json_as_yaml(o, v, depth + 1);
-		}
-		sb_addc(o, '}');
-		break;
-	case JSON_ARRAY:
-		sb_addc(o, '[');
-		json_array_foreach(j, i, v) {
-			if (i)
-				sb_addc(o, ',');
-			json_as_yaml(o, v, depth + 1);
-		}
-		sb_addc(o, ']');
-		break;
-	case JSON_STRING:
-		/* embedded NULs (\u0000) would be cut here: say so in the value */
-		if (strlen(json_string_value(j)) != json_string_length(j))
-			sb_adds(o, "\"\\0\"");
-		else
-			json_str(o, json_string_value(j));
-		break;
-	case JSON_INTEGER:
-		sb_addf(o, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
-		break;
-	case JSON_REAL: {
-		char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-		sb_adds(o, t ? t : "null");
-		free(t);
-		break;
-	}
-	case JSON_TRUE:
-		sb_adds(o, "true");
-		break;
-	case JSON_FALSE:
-		sb_adds(o, "false");
-		break;
-	case JSON_NULL:
-		sb_adds(o, "null");
-		break;
-	}
+	return true;
 }
 
-int rq_load_case_text(const char *name, const char *text, size_t len,
-		      struct rq_suite *suite, struct rq_diags *diags)
+int rq_case_wire_load(const json_t *j, struct rq_suite *suite, struct rq_diags *diags)
 {
-	json_error_t jerr;
-	json_t *j = json_loadb(text, len, 0, &jerr);
-	struct sb sb = SB_INIT;
+	const char *file = json_string_value(json_object_get(j, "file"));
+	yaml_document_t doc;
+	const char *why = "expected a JSON object";
 	int r;
 
-	/* Not JSON (or not an object): YAML's flow syntax, with its positions. */
-	if (!j || !json_is_object(j)) {
-		json_decref(j);
-		return load_text(name, text, len, true, suite, diags);
+	if (!file || !*file)
+		file = "request";
+	if (!yaml_document_initialize(&doc, NULL, NULL, NULL, 1, 1)) {
+		diag_add(diags, file, 0, 0, xstrdup("out of memory"));
+		return 1;
 	}
-	json_as_yaml(&sb, j, 0);
-	json_decref(j);
-	size_t first = diags->n;
-
-	r = load_text(name, sb.buf, sb.len, true, suite, diags);
-	/*
-	 * Positions are in the YAML rendering: the sender's text only when the
-	 * rendering is that text (compact JSON, nothing re-escaped).  Otherwise
-	 * say none rather than a wrong one (fuzz_loader found col 627 in a
-	 * 247-byte case whose DEL bytes were re-escaped).
-	 */
-	if (sb.len != len || memcmp(sb.buf, text, len))
-		for (size_t i = first; i < diags->n; i++)
-			diags->v[i].line = diags->v[i].col = 0;
-	sb_release(&sb);
+	if (!json_is_object(j) || !build_doc(&doc, j, &why)) {
+		diag_add(diags, file, 0, 0, xasprintf("the case in the request: %s", why));
+		yaml_document_delete(&doc);
+		return 1;
+	}
+	r = load_case_doc(file, &doc, suite, diags);
+	yaml_document_delete(&doc);
 	return r;
 }

@@ -23,6 +23,7 @@ enum rq_role {
 };
 
 struct rq_ctx;
+struct json_t;
 
 /* How tools are run on this target (live exec, or replay from a capture). */
 typedef int (*rq_tool_fn)(struct rq_ctx *ctx, const char *const *argv,
@@ -43,7 +44,7 @@ struct rq_ctx {
 	const char *peer_addr;		/* client: server's IPv4 (or "127.0.0.1" loopback) */
 	const char *local_addr;		/* this side's IPv4 on the RDMA netdev, if known */
 	int oob_port;			/* TCP port for the out-of-band exchange */
-	const char *param;		/* target-provided extras as JSON text (fabric socket...) */
+	const struct json_t *param;	/* target-provided extras, a JSON object (fabric socket...) */
 	int64_t deadline_ms;		/* now_ms() value after which the kind must give up */
 	struct rq_results *out;		/* rows this case produced */
 	struct rq_result *main;		/* the row used when a kind adds none */

@@ -11,9 +11,9 @@
  * Cases of a file with any error are dropped as a whole, so a run never
  * starts on half a file.
  *
- * The loader also keeps, for every case, its effective keys as JSON text
- * (struct rq_raw): the agent in a VM or on a peer gets that text and loads
- * the same case with the same code (case_wire.c).
+ * The loader also keeps, for every case, its effective keys as written,
+ * with their positions (struct rq_src_key): the agent in a VM or on a peer
+ * gets them (case_wire.c) and loads the same case with the same code.
  *
  * This file walks the YAML (top level, defaults:, cases, merge keys) and
  * builds cases; the parts it uses are split by concern: diagnostics
@@ -153,11 +153,13 @@ static void case_free(struct rq_case *c)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
 	free(c->file);
-	for (size_t i = 0; i < c->nraw; i++) {
-		free(c->raw[i].key);
-		free(c->raw[i].json);
+	for (size_t i = 0; i < c->nsrc; i++) {
+		for (size_t j = 0; j < c->src[i].nv; j++)
+			free(c->src[i].v[j].text);
+		free(c->src[i].v);
+		free(c->src[i].key);
 	}
-	free(c->raw);
+	free(c->src);
 	free(c);
 }
 
@@ -201,6 +203,54 @@ static void note_kind(struct file_state *fs, const struct rq_kind *k)
 			return;
 	fs->kinds = xrealloc(fs->kinds, (fs->nkinds + 1) * sizeof(*fs->kinds));
 	fs->kinds[fs->nkinds++] = k;
+}
+
+static void src_val(struct rq_src_key *k, const yaml_node_t *n, bool dedup)
+{
+	for (size_t i = 0; dedup && i < k->nv; i++)
+		if (!strcmp(k->v[i].text, stext(n)))
+			return;
+	k->v = xrealloc(k->v, (k->nv + 1) * sizeof(*k->v));
+	k->v[k->nv++] = (struct rq_src_val){ .text = xstrdup(stext(n)), NPOS_INIT(n) };
+}
+
+static void src_list_part(struct rq_src_key *k, yaml_document_t *doc, const yaml_node_t *n,
+			  bool dedup)
+{
+	for (yaml_node_item_t *it = n->data.sequence.items.start;
+	     it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = node_at(doc, *it);
+
+		if (e && e->type == YAML_SCALAR_NODE)
+			src_val(k, e, dedup);
+	}
+}
+
+/*
+ * Record a key as written (it converted, so it is a scalar or a list of
+ * scalars); a defaults: list merged in front (tags, needs) comes first.
+ */
+static void src_add(struct rq_case *c, yaml_document_t *doc, const struct ent *e, bool dedup)
+{
+	struct rq_src_key *k;
+
+	c->src = xrealloc(c->src, (c->nsrc + 1) * sizeof(*c->src));
+	k = &c->src[c->nsrc++];
+	*k = (struct rq_src_key){
+		.key = xstrdup(e->key),
+		.line = (unsigned)e->knode->start_mark.line + 1,
+		.col = (unsigned)e->knode->start_mark.column + 1,
+		.vline = (unsigned)e->v->start_mark.line + 1,
+		.vcol = (unsigned)e->v->start_mark.column + 1,
+	};
+	if (e->v->type == YAML_SEQUENCE_NODE) {
+		k->list = true;
+		if (e->pre && e->pre->type == YAML_SEQUENCE_NODE)
+			src_list_part(k, doc, e->pre, dedup);
+		src_list_part(k, doc, e->v, dedup);
+	} else {
+		src_val(k, e->v, false);
+	}
 }
 
 static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
@@ -382,16 +432,16 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->file = xstrdup(ld->file);
 	c->pos.file = c->file;
 
-	/* Raw keys in table order, so the JSON of a case is canonical. */
+	/* Keys as written in table order, so the wire form of a case is canonical. */
 	for (int j = 0; j < CK_COUNT; j++) {
 		struct ent *x = ents_find(&e, rq_common_keys[j].name);
 		if (x)
-			raw_add(c, x->key, raw_json(ld->doc, x, j == CK_TAGS || j == CK_NEEDS));
+			src_add(c, ld->doc, x, j == CK_TAGS || j == CK_NEEDS);
 	}
 	for (size_t j = 0; j < nkeys; j++) {
 		struct ent *x = ents_find(&e, kind->keys[j].name);
 		if (x)
-			raw_add(c, x->key, raw_json(ld->doc, x, false));
+			src_add(c, ld->doc, x, false);
 	}
 
 	if (kind->validate) {
@@ -513,14 +563,32 @@ static void load_file_root(struct ld *ld, struct file_state *fs, yaml_node_t *ro
 	free(top.v);
 }
 
-int load_text(const char *name, const char *text, size_t len, bool one_case,
-	      struct rq_suite *suite, struct rq_diags *diags)
+/* Hand what a load produced to the suite: all of the file's cases, or none. */
+static int load_end(struct ld *ld, struct file_state *fs, struct rq_suite *suite)
+{
+	if (ld->nhidden)
+		diag_add(ld->diags, ld->file, 0, 0,
+			 xasprintf("%d more errors not shown", ld->nhidden));
+	if (!ld->nerr && fs->ncases) {
+		suite->cases = xrealloc(suite->cases,
+					(suite->ncases + fs->ncases) * sizeof(*suite->cases));
+		memcpy(suite->cases + suite->ncases, fs->cases, fs->ncases * sizeof(*fs->cases));
+		suite->ncases += fs->ncases;
+		fs->ncases = 0;
+	}
+	fs_release(fs);
+	return ld->nerr + ld->nhidden;
+}
+
+static int load_text(const char *name, const char *text, size_t len,
+		     struct rq_suite *suite, struct rq_diags *diags)
 {
 	struct ld ld = { .file = name, .diags = diags, .diag_start = diags->n };
 	struct file_state fs = { 0 };
 	yaml_parser_t parser;
 	yaml_document_t doc, doc2;
 	yaml_node_t *root;
+	int r;
 
 	if (!yaml_parser_initialize(&parser)) {
 		lerr(&ld, 0, 0, "out of memory while parsing YAML");
@@ -535,8 +603,7 @@ int load_text(const char *name, const char *text, size_t len, bool one_case,
 	ld.doc = &doc;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
-		lerr(&ld, 0, 0, one_case ? "empty case text" :
-		     "empty file: expected a mapping with \"cases:\"");
+		lerr(&ld, 0, 0, "empty file: expected a mapping with \"cases:\"");
 		goto done;
 	}
 	/* One document per file: a second one is most likely a pasting accident. */
@@ -550,30 +617,32 @@ int load_text(const char *name, const char *text, size_t len, bool one_case,
 			     "a second YAML document: a case file holds one (\"cases:\" lists them all)");
 		yaml_document_delete(&doc2);
 	}
-	if (one_case)
-		load_case(&ld, &fs, root);
-	else
-		load_file_root(&ld, &fs, root);
+	load_file_root(&ld, &fs, root);
 done:
-	if (ld.nhidden)
-		diag_add(diags, name, 0, 0, xasprintf("%d more errors not shown", ld.nhidden));
-	if (!ld.nerr && fs.ncases) {
-		suite->cases = xrealloc(suite->cases,
-					(suite->ncases + fs.ncases) * sizeof(*suite->cases));
-		memcpy(suite->cases + suite->ncases, fs.cases, fs.ncases * sizeof(*fs.cases));
-		suite->ncases += fs.ncases;
-		fs.ncases = 0;
-	}
-	fs_release(&fs);
+	r = load_end(&ld, &fs, suite);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
-	return ld.nerr + ld.nhidden;
+	return r;
+}
+
+int load_case_doc(const char *name, yaml_document_t *doc, struct rq_suite *suite,
+		  struct rq_diags *diags)
+{
+	struct ld ld = { .file = name, .diags = diags, .diag_start = diags->n, .doc = doc };
+	struct file_state fs = { 0 };
+	yaml_node_t *root = yaml_document_get_root_node(doc);
+
+	if (root)
+		load_case(&ld, &fs, root);
+	else
+		lerr(&ld, 0, 0, "empty case");
+	return load_end(&ld, &fs, suite);
 }
 
 int rq_load_buffer(const char *name, const char *text, size_t len,
 		   struct rq_suite *suite, struct rq_diags *diags)
 {
-	return load_text(name, text, len, false, suite, diags);
+	return load_text(name, text, len, suite, diags);
 }
 
 int rq_load_file(const char *path, struct rq_suite *suite, struct rq_diags *diags)

@@ -37,6 +37,8 @@ void lerr(struct ld *ld, unsigned line, unsigned col, const char *fmt, ...)
 void yaml_error(struct ld *ld, const yaml_parser_t *p, const char *text, size_t len);
 
 #define NPOS(n) (unsigned)(n)->start_mark.line + 1, (unsigned)(n)->start_mark.column + 1
+#define NPOS_INIT(n) .line = (unsigned)(n)->start_mark.line + 1, \
+		     .col = (unsigned)(n)->start_mark.column + 1
 
 struct hint {
 	const char *word;
@@ -150,16 +152,10 @@ void common_release(struct common *cc);
 /* [A-Za-z0-9] plus the characters of extra, at least one. */
 bool name_chars_ok(const char *s, const char *extra);
 
-/* ---- the agent wire form (case_wire.c) ----------------------------------- */
-
-/* A key's effective value as JSON text; dedup drops repeated list items. */
-char *raw_json(yaml_document_t *doc, const struct ent *e, bool dedup);
-void raw_add(struct rq_case *c, const char *key, char *json);
-
 /* ---- loading (loader.c) -------------------------------------------------- */
 
-/* Load text as a file (cases:) or, with one_case, as one case mapping. */
-int load_text(const char *name, const char *text, size_t len, bool one_case,
-	      struct rq_suite *suite, struct rq_diags *diags);
+/* Load doc's root as one case mapping (the agent's wire form, case_wire.c). */
+int load_case_doc(const char *name, yaml_document_t *doc, struct rq_suite *suite,
+		  struct rq_diags *diags);
 
 #endif

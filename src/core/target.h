@@ -24,6 +24,7 @@
 #include "core/result.h"
 
 struct rq_agent;		/* a connected agent endpoint (agent.h) */
+struct json_t;
 struct rq_target;
 
 /* Options of a run that targets read. */
@@ -44,13 +45,13 @@ struct rq_run_opts {
 /*
  * What a target hands the scheduler for one case: up to two agent
  * endpoints (client side first), addresses for a two-sided case and
- * extra parameters (JSON object text) passed to the kind in ctx->param.
+ * extra parameters (a JSON object) passed to the kind in ctx->param.
  */
 struct rq_placement {
 	struct rq_agent *side[2];	/* [0]: single/client; [1]: server (may equal [0]) */
 	char addr[2][64];		/* RDMA-side IPv4 of each side, "" if n/a */
 	const char *root;		/* sysroot dir or "" */
-	char *param;			/* malloc'd JSON text or NULL */
+	struct json_t *param;		/* an object the placement owns, or NULL */
 	char **env;			/* NULL-terminated "K=V" for tools, or NULL */
 	char *tool_cwd;
 };

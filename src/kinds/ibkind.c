@@ -12,8 +12,7 @@
 
 void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
 {
-	json_error_t e;
-	json_t *j = ctx->param ? json_loads(ctx->param, 0, &e) : NULL;
+	const json_t *j = ctx->param;
 
 	memset(p, 0, sizeof(*p));
 	if (!j)
@@ -28,7 +27,6 @@ void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
 	if (json_is_string(json_object_get(j, "case_file")))
 		snprintf(p->case_file, sizeof(p->case_file), "%s",
 			 json_string_value(json_object_get(j, "case_file")));
-	json_decref(j);
 }
 
 const char *ibkind_case_file(struct rq_ctx *ctx, const struct ibkind_param *p)

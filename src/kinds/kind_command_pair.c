@@ -234,7 +234,7 @@ struct place {
 	char port[16], gid[24], dev[64], netdev[64], peer_host[128];
 };
 
-static const char *param_str(json_t *pj, const char *key)
+static const char *param_str(const json_t *pj, const char *key)
 {
 	json_t *v = json_object_get(pj, key);
 
@@ -244,8 +244,7 @@ static const char *param_str(json_t *pj, const char *key)
 /* Fill what this side's argv and env use, and only that (a lookup may fail). */
 static void place_fill(struct rq_ctx *ctx, unsigned used, struct place *pl)
 {
-	json_error_t je;
-	json_t *pj = ctx->param ? json_loads(ctx->param, 0, &je) : NULL;
+	const json_t *pj = ctx->param;
 	const char *s;
 
 	memset(pl, 0, sizeof(*pl));
@@ -257,7 +256,7 @@ static void place_fill(struct rq_ctx *ctx, unsigned used, struct place *pl)
 	pl->val[PH_PORT] = ctx->oob_port > 0 ? pl->port : NULL;
 	pl->why[PH_PORT] = "no port was assigned to the pair";
 	/* hosts: [client side, server side]; the peer is the other one. */
-	json_t *hosts = json_object_get(pj, "hosts");
+	const json_t *hosts = json_object_get(pj, "hosts");
 	json_t *ph = json_array_get(hosts, ctx->role == ROLE_SERVER ? 0 : 1);
 
 	if (json_is_string(ph))
@@ -314,7 +313,6 @@ static void place_fill(struct rq_ctx *ctx, unsigned used, struct place *pl)
 		}
 		pl->why[PH_GID_INDEX] = "no RoCE v2 IPv4 GID (nor an IB GID) on the device's port";
 	}
-	json_decref(pj);
 }
 
 /* Expand a list into a NULL-terminated array of malloc'd strings; NULL with err. */

@@ -300,13 +300,11 @@ static int exchange(struct cm_run *r, double *lat, unsigned *bad, char *first, s
  */
 static bool lab_addr(struct rq_ctx *ctx, const char *key, char *buf, size_t size)
 {
-	json_t *j = ctx->param ? json_loads(ctx->param, 0, NULL) : NULL;
-	const char *v = json_string_value(json_object_get(j, key));
+	const char *v = json_string_value(json_object_get(ctx->param, key));
 	bool ok = v && *v && strlen(v) < size;
 
 	if (ok)
 		snprintf(buf, size, "%s", v);
-	json_decref(j);
 	return ok;
 }
 

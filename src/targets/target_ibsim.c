@@ -95,17 +95,10 @@ static int ibsim_open(struct rq_target *t, char *err, size_t errsz)
 /* A case key's text: as written, else the kind's default; NULL when neither. */
 static char *case_key(const struct rq_case *c, const char *key)
 {
-	for (size_t i = 0; i < c->nraw; i++)
-		if (!strcmp(c->raw[i].key, key)) {
-			json_error_t e;
-			json_t *j = json_loads(c->raw[i].json, JSON_DECODE_ANY, &e);
-			char *s = NULL;
+	const char *s = rq_case_src_text(c, key);
 
-			if (json_is_string(j))
-				s = xstrdup(json_string_value(j));
-			json_decref(j);
-			return s;
-		}
+	if (s)
+		return xstrdup(s);
 	for (const struct key_def *k = c->kind->keys; k && k->name; k++)
 		if (!strcmp(k->name, key))
 			return k->def ? xstrdup(k->def) : NULL;
@@ -324,8 +317,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 			  t->opts && t->opts->allow_sm_takeover, "ibsim_start_ms", (json_int_t)t0);
 	if (c->file && realpath(c->file, path))
 		json_object_set_new(param, "case_file", json_string(path));
-	pl->param = json_dumps(param, JSON_COMPACT);
-	json_decref(param);
+	pl->param = param;
 	/* The shared agent, replaced if a case before this one killed it. */
 	p->agent = rq_agent_local(t->opts->self_exe, err, errsz);
 	pl->side[0] = pl->side[1] = p->agent;

@@ -425,12 +425,10 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	p->root = "";
 	/* What kinds may want to know about the place: the rxe device and its netdev. */
 	/* hosts: each side's hostname, client first (the {peer_host} of a command pair). */
-	p->param = xasprintf("{\"topology\":\"%s\",\"rdma_dev\":\"rxe0\",\"netdev\":\"eth0\","
-			     "\"accel\":\"%s\",\"hosts\":[\"%s\",\"%s\"],\"vm_cpus\":%d,"
-			     "\"vm_memory_mb\":%d}",
-			     x->vm2 ? "vm2" : "vm1", rq_accel_name(x->accel), x->vm[0].name,
-			     two && x->vm2 ? x->vm[1].name : x->vm[0].name, x->boot_cpus,
-			     x->boot_mem_mb);
+	p->param = json_pack("{s:s,s:s,s:s,s:s,s:[s,s],s:i,s:i}", "topology", x->vm2 ? "vm2" : "vm1",
+			     "rdma_dev", "rxe0", "netdev", "eth0", "accel", rq_accel_name(x->accel),
+			     "hosts", x->vm[0].name, two && x->vm2 ? x->vm[1].name : x->vm[0].name,
+			     "vm_cpus", x->boot_cpus, "vm_memory_mb", x->boot_mem_mb);
 	return 0;
 }
 
@@ -448,7 +446,7 @@ static void rxevm_unplace(struct rq_target *t, const struct rq_case *c, struct r
 	bool any_error = false;
 	char why[256];
 
-	free(p->param);
+	json_decref(p->param);
 	p->param = NULL;
 	if (!x || !x->up)
 		return;

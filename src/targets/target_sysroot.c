@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include "agent/agent.h"
 #include "qual/sysroot.h"
 #include "core/target.h"
@@ -95,7 +96,7 @@ static int sysroot_place(struct rq_target *t, const struct rq_case *c, struct rq
 	pl->side[1] = p->agent;
 	pl->root = p->root;
 	/* The agent sets ctx->replay and uses rq_sysroot_tool for tools. */
-	pl->param = xstrdup("{\"replay\":true}");
+	pl->param = json_pack("{s:b}", "replay", 1);
 	return 0;
 }
 

@@ -5,8 +5,10 @@
  * agent requests, and a loader that crashes on a typo is a bad loader.
  * Besides "no crash, no leak" (ASan, UBSan) it checks two properties:
  *   - every diagnostic has a message and a position inside the input;
- *   - every loaded case survives the agent's round trip: rq_case_to_json()
- *     loads back with rq_load_case_text() into a case whose JSON is the same.
+ *   - every loaded case survives the agent's round trip: rq_case_wire()
+ *     loads back with rq_case_wire_load() into a case whose wire form is
+ *     the same.
+ * The same bytes, when they are JSON, are also loaded as a case's wire form.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,35 +36,42 @@ static void check_diags(const struct rq_diags *d, const uint8_t *data, size_t si
 	}
 }
 
+static char *wire_text(const struct rq_case *c)
+{
+	json_t *j = rq_case_wire(c);
+	char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+
+	json_decref(j);
+	return t;
+}
+
 static void round_trip(const struct rq_case *c)
 {
 	struct rq_suite s = { 0 };
 	struct rq_diags d = { 0 };
-	char *j1 = rq_case_to_json(c), *j2, *wire;
+	char *j1 = wire_text(c), *j2;
 	json_error_t jerr;
 	json_t *j;
 
-	/* the way the case travels: jansson on both sides (sched.c, agent_serve.c) */
-	j = json_loads(j1, 0, &jerr);
+	/* the way the case travels: a line of JSON, read by jansson in the agent */
+	j = j1 ? json_loads(j1, 0, &jerr) : NULL;
 	if (!j) {
-		fprintf(stderr, "not JSON (%s): %s\n", jerr.text, j1);
+		fprintf(stderr, "not JSON (%s): %s\n", jerr.text, j1 ? j1 : "(null)");
 		abort();
 	}
-	wire = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	if (rq_load_case_text("agent", wire, strlen(wire), &s, &d) != 0 || s.ncases != 1) {
+	if (rq_case_wire_load(j, &s, &d) != 0 || s.ncases != 1) {
 		fprintf(stderr, "round trip failed for %s\n", j1);
 		rq_diags_print(&d, stderr);
 		abort();
 	}
-	j2 = rq_case_to_json(s.cases[0]);
+	json_decref(j);
+	j2 = wire_text(s.cases[0]);
 	if (strcmp(j1, j2)) {
 		fprintf(stderr, "round trip changed the case:\n%s\n%s\n", j1, j2);
 		abort();
 	}
 	free(j1);
 	free(j2);
-	free(wire);
 	rq_suite_release(&s);
 	rq_diags_release(&d);
 }
@@ -86,12 +95,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rq_suite_release(&s);
 	rq_diags_release(&d);
 
-	/* the same bytes as an agent's case object */
-	rq_load_case_text("fuzz", (const char *)data, size, &s, &d);
-	check_diags(&d, data, size);
-	for (size_t i = 0; i < s.ncases; i++)
-		round_trip(s.cases[i]);
-	rq_suite_release(&s);
-	rq_diags_release(&d);
+	/* the same bytes as an agent's case object (positions are its own) */
+	json_error_t jerr;
+	json_t *j = json_loadb((const char *)data, size, JSON_ALLOW_NUL, &jerr);
+
+	if (j) {
+		rq_case_wire_load(j, &s, &d);
+		json_decref(j);
+		for (size_t i = 0; i < d.n; i++)
+			if (!d.v[i].msg || !d.v[i].msg[0] || !d.v[i].file)
+				abort();
+		for (size_t i = 0; i < s.ncases; i++)
+			round_trip(s.cases[i]);
+		rq_suite_release(&s);
+		rq_diags_release(&d);
+	}
 	return 0;
 }
