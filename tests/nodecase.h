@@ -129,6 +129,7 @@ static inline void nc_init(struct nodecase *nc, const char *kind, const char *fi
 	nc->ctx.log_fd = -1;
 	nc->ctx.tool = rq_tool_replay;
 	nc->ctx.out = &nc->out;
+	nc->ctx.state = xcalloc(1, nc->k->state_size ? nc->k->state_size : 1);
 	nc->ctx.main = rq_result_new(nc->c.name, NULL, 0);
 	rq_results_add(&nc->out, nc->ctx.main);
 }
@@ -203,6 +204,7 @@ static inline void nc_dump(struct nodecase *nc, const char *tag)
 
 static inline void nc_release(struct nodecase *nc)
 {
+	free(nc->ctx.state);
 	for (const struct key_def *d = nc->k->keys; d->name; d++) {
 		char *p = (char *)nc->c.cfg + d->offset;
 

@@ -54,13 +54,13 @@ START_TEST(answers_only_in_flight)
 
 	json_decref(req);
 	ck_assert_uint_ne(id, 0);
-	agent_says("{\"v\":1,\"id\":%llu,\"ok\":true}\n", (unsigned long long)id);
+	agent_says("{\"v\":%d,\"id\":%llu,\"ok\":true}\n", RQ_AGENT_PROTO, (unsigned long long)id);
 	ans = rq_agent_wait(a, id, now_ms() + 2000, why, sizeof(why));
 	ck_assert_ptr_nonnull(ans);
 	json_decref(ans);
 	ck_assert(!a->dead);
 	/* the same id again: answered already */
-	agent_says("{\"v\":1,\"id\":%llu,\"ok\":true}\n", (unsigned long long)id);
+	agent_says("{\"v\":%d,\"id\":%llu,\"ok\":true}\n", RQ_AGENT_PROTO, (unsigned long long)id);
 	req = json_pack("{s:s}", "op", "facts");
 	id = rq_agent_send(a, req);
 	json_decref(req);
@@ -80,8 +80,8 @@ START_TEST(unsolicited_flood)
 	json_decref(req);
 	/* A flood of answers to ids never asked, before the real one. */
 	for (unsigned long long i = 1000; i < 1200; i++)
-		agent_says("{\"v\":1,\"id\":%llu,\"ok\":true,\"log\":\"xxxxxxxxxxxxxxxx\"}\n", i);
-	agent_says("{\"v\":1,\"id\":%llu,\"ok\":true}\n", (unsigned long long)id);
+		agent_says("{\"v\":%d,\"id\":%llu,\"ok\":true,\"log\":\"xxxxxxxxxxxxxxxx\"}\n", RQ_AGENT_PROTO, i);
+	agent_says("{\"v\":%d,\"id\":%llu,\"ok\":true}\n", RQ_AGENT_PROTO, (unsigned long long)id);
 	ans = rq_agent_wait(a, id, now_ms() + 2000, why, sizeof(why));
 	ck_assert_ptr_null(ans);
 	ck_assert(a->dead);

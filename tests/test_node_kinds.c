@@ -21,6 +21,7 @@
 #include "rdma/pci_ids.h"
 #include "rdma/verbs_pair.h"
 #include "core/undo.h"
+#include "rdma/settings.h"
 #include "check_main.h"
 
 /* The expectation table leaves trailing fields out on purpose. */

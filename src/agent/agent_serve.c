@@ -305,6 +305,7 @@ static int worker_run(json_t *req, const char *dir)
 	/* A node tree (sysroot) is read inside itself: its links cannot reach this node. */
 	read_confine(rq.root);
 	ctx_of(&ctx, &rq, logfd, scratch, &rows);
+	ctx.state = xcalloc(1, k->state_size ? k->state_size : 1);
 	ctx.main = rq_result_new(c->name, NULL, 0);
 	rq_results_add(&rows, ctx.main);
 	if (!rq_needs_met(&ctx, why, sizeof(why))) {
@@ -334,6 +335,7 @@ static int worker_run(json_t *req, const char *dir)
 		json_array_append_new(jrows, rq_result_to_json(r, false));
 	}
 	rq_results_release(&rows);
+	free(ctx.state);
 out:
 	json_object_set_new(payload, "rows", jrows);
 	write_answer_file(dir, payload);
@@ -364,10 +366,13 @@ static int worker_cleanup(json_t *req, const char *dir)
 		/* the run's time is spent: cleanup gets its own */
 		rq.timeout_ms = scaled_ms(30000);
 		ctx_of(&ctx, &rq, logfd, scratch, &rows);
+		/* the killed worker's state died with it: the journal says what to undo */
+		ctx.state = xcalloc(1, rq.c->kind->state_size ? rq.c->kind->state_size : 1);
 		ctx.main = rq_result_new(rq.c->name, NULL, 0);
 		rq_results_add(&rows, ctx.main);
 		dprintf(logfd, "# running cleanup after the case was stopped\n");
 		rq.c->kind->cleanup(&ctx, rq.c->cfg);
+		free(ctx.state);
 	}
 	rq_results_release(&rows);
 	if (logfd >= 0)

@@ -48,6 +48,7 @@ struct rq_ctx {
 	int64_t deadline_ms;		/* now_ms() value after which the kind must give up */
 	struct rq_results *out;		/* rows this case produced */
 	struct rq_result *main;		/* the row used when a kind adds none */
+	void *state;			/* the kind's per-case state, state_size zeroed bytes */
 };
 
 /* Log a line to the case log. */

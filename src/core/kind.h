@@ -17,12 +17,22 @@
 #include "core/case.h"
 #include "core/ctx.h"
 
+struct rq_undo_op;
+
 struct rq_kind {
 	const char *name;
 	const char *summary;		/* one line */
 	const char *doc;		/* a paragraph: what it checks and why it matters */
 	const struct key_def *keys;
 	size_t cfg_size;
+	/*
+	 * Per-case working state (started daemons, changes made): the agent
+	 * gives each case a zeroed block of state_size bytes in ctx->state,
+	 * so run() and cleanup() share it and kinds keep no file-scope state.
+	 */
+	size_t state_size;
+	/* How the undo records this kind journals are restored (core/undo.h). */
+	const struct rq_undo_op *undo;
 	const char *default_targets;	/* "hca,rxe-vm" (comma-separated) */
 	bool two_sided;			/* runs ROLE_SERVER + ROLE_CLIENT */
 	bool needs_fabric;		/* needs an IB link layer + SM: auto picks ibsim, not rxe */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The undo journal of the settings kinds (mtu set:, irq-affinity set:).
+ * The undo journal of the settings kinds (mtu set:, irq-affinity set:): the
+ * one record of what a case changed and how to restore it.
  * Before a kind changes a setting it appends how to undo it to a journal
  * file and fsyncs it; after restoring it drops the record.  A run killed in
  * between leaves the record, and `rdmaqual cleanup` (undo_apply_pending)
@@ -21,6 +22,7 @@
 #ifndef RQ_UNDO_H
 #define RQ_UNDO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "core/ctx.h"
 
@@ -40,17 +42,36 @@ int undo_drop(struct rq_ctx *ctx, const char *type, const char *what);
 int undo_apply_pending(const char *path, struct sb *log);
 
 /*
- * Apply and drop the pending records of one type made under ctx's root
- * (a kind's cleanup() in a fresh worker after its case was killed: the
- * in-memory list of changes died with the worker, the journal did not).
- * Returns how many records could not be applied, or -errno.
+ * A kind's cleanup(): restore and drop every record of type made under
+ * ctx's root (the first per setting, as for rdmaqual cleanup): what this case changed (and, in the fresh worker
+ * that runs cleanup() after a case was killed, what the killed one did).
+ * Logs one "restore WHAT: ok" line per record; a record that cannot be
+ * applied stays journalled for rdmaqual cleanup and makes ctx->main an
+ * ERROR.  Nothing on a replay.  Returns the number kept, or -errno.
  */
-int undo_apply_type(struct rq_ctx *ctx, const char *type, struct sb *log);
+int undo_restore(struct rq_ctx *ctx, const char *type);
 
-/* Netdev MTU under a root: live ("" or "/"): ioctl SIOCSIFMTU; a tree: the sysfs file. */
-int netdev_get_mtu(const char *root, const char *ifname, int *mtu);
-int netdev_set_mtu(const char *root, const char *ifname, int mtu);
-/* IRQ affinity under a root (/proc/irq/N/smp_affinity_list). */
-int irq_set_affinity(const char *root, int irq, const char *cpulist);
+/*
+ * How records of one type are undone, registered by the kind that writes
+ * them (struct rq_kind.undo): rdmaqual cleanup finds the applier through
+ * the kind registry, so the journal needs no list of kinds.
+ */
+struct rq_undo_op {
+	const char *type;	/* the record's first field: "mtu" */
+	/* What identifies what beyond its name, recorded with it ("ifindex=3,mac=.."). */
+	void (*ident)(const char *root, const char *what, char *buf, size_t size);
+	/*
+	 * Set what back to old, finding it by ident if it moved; desc gets what
+	 * was done, in words; *gone when it no longer exists (the record is
+	 * dropped, not kept).  0 or -errno.
+	 */
+	int (*apply)(const char *root, const char *what, const char *old, const char *ident,
+		     char *desc, size_t descsz, bool *gone);
+	/* "eth0 MTU 1500": what restoring the record sets, for a case's log and reason */
+	void (*describe)(const char *what, const char *old, char *buf, size_t size);
+};
+
+/* The value of "name=" in an ident like "ifindex=3,mac=52:54:00:..", into buf ("" if none). */
+const char *undo_ident_part(const char *ident, const char *name, char *buf, size_t size);
 
 #endif

@@ -34,6 +34,7 @@
 #include "parsers/parse_interrupts.h"
 #include "rdma/rdmadev.h"
 #include "core/undo.h"
+#include "rdma/settings.h"
 #include "core/util.h"
 
 enum { POL_LOCAL_SPREAD, POL_LOCAL, POL_SPREAD, POL_CPUS };
@@ -74,12 +75,51 @@ static const struct key_def irq_keys[] = {
 	KEY_END
 };
 
-#define MAX_IRQ_CHANGES 4096
-static struct irq_change {
-	int irq;
-	char old[256];
-} *changes;
-static int nchanges;
+/* What set: changed is in the undo journal (written first): the one record to restore. */
+/* An IRQ's vector, recorded with it: IRQ numbers change when a driver reloads. */
+static void irq_undo_ident(const char *root, const char *what, char *buf, size_t size)
+{
+	char v[200];
+
+	irq_vector(root, atoi(what), v, sizeof(v));
+	snprintf(buf, size, "vector=%s", v[0] ? v : "-");
+}
+
+/* An affinity goes back to the IRQ of the recorded vector, whatever its number now. */
+static int irq_undo(const char *root, const char *what, const char *old, const char *ident,
+		    char *desc, size_t descsz, bool *gone)
+{
+	char vec[200], now[200];
+	int irq = atoi(what);
+
+	undo_ident_part(ident, "vector", vec, sizeof(vec));
+	if (vec[0]) {
+		irq_vector(root, irq, now, sizeof(now));
+		if (strcmp(now, vec))
+			irq = irq_by_vector(root, vec);
+		if (irq < 0) {
+			snprintf(desc, descsz, "affinity of IRQ %s (%s): that vector is gone", what, vec);
+			*gone = true;
+			return -ENOENT;
+		}
+	}
+	if (irq != atoi(what))
+		snprintf(desc, descsz, "affinity of IRQ %s (%s, now IRQ %d) back to %s", what, vec, irq,
+			 old);
+	else
+		snprintf(desc, descsz, "affinity of IRQ %d%s%s%s back to %s", irq, vec[0] ? " (" : "",
+			 vec, vec[0] ? ")" : "", old);
+	return irq_set_affinity(root, irq, old);
+}
+
+static void irq_undo_describe(const char *what, const char *old, char *buf, size_t size)
+{
+	snprintf(buf, size, "IRQ %s affinity %s", what, old);
+}
+
+static const struct rq_undo_op irq_undo_op = {
+	.type = "irq", .ident = irq_undo_ident, .apply = irq_undo, .describe = irq_undo_describe,
+};
 
 struct vec {
 	int irq;
@@ -261,8 +301,6 @@ static void apply_local_spread(struct rq_ctx *ctx, struct rq_result *row, const 
 	for (int c = 0; c < RQ_MAX_CPUS; c++)
 		if (cpuset_has(online, c) && !cpuset_has(local, c))
 			order[no++] = c;
-	if (!changes)
-		changes = xcalloc(MAX_IRQ_CHANGES, sizeof(*changes));
 	for (int i = 0; i < nv && no; i++) {
 		char path[PATH_MAX], old[256], what[16], want[16];
 		int ret;
@@ -275,19 +313,12 @@ static void apply_local_spread(struct rq_ctx *ctx, struct rq_result *row, const 
 		snprintf(want, sizeof(want), "%d", order[i % no]);
 		if (!strcmp(old, want))
 			continue;
-		if (nchanges == MAX_IRQ_CHANGES) {
-			rq_result_set(row, RQ_ERROR, "too many IRQs to change in one case");
-			return;
-		}
 		snprintf(what, sizeof(what), "%d", v[i].irq);
 		if (cfg->restore && (ret = undo_push(ctx, "irq", what, old)) < 0) {
 			rq_result_set(row, RQ_ERROR, "cannot journal the undo of IRQ %d: %s", v[i].irq,
 				      strerror(-ret));
 			return;
 		}
-		changes[nchanges].irq = v[i].irq;
-		snprintf(changes[nchanges].old, sizeof(changes[nchanges].old), "%s", old);
-		nchanges++;
 		rq_log(ctx, "set IRQ %d (%s) affinity %s -> %s", v[i].irq, v[i].name, old, want);
 		ret = irq_set_affinity(ctx->root, v[i].irq, want);
 		rq_judge(row, ret == 0, "IRQ %d (%s): cannot set affinity %s: %s%s", v[i].irq, v[i].name,
@@ -428,7 +459,6 @@ static void irq_run(struct rq_ctx *ctx, const void *p)
 	int *idx, n;
 	bool irqb, have_in = false;
 
-	nchanges = 0;
 	if (rdma_devs_scan(ctx, &devs) < 0) {
 		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
 		return;
@@ -475,40 +505,16 @@ static void irq_run(struct rq_ctx *ctx, const void *p)
 	rdma_devs_release(&devs);
 }
 
+/*
+ * Restore from the journal: this case's changes, or, in the fresh worker
+ * that cleans up after a killed case, the killed one's.
+ */
 static void irq_cleanup(struct rq_ctx *ctx, const void *p)
 {
 	const struct irq_cfg *cfg = p;
 
-	for (int i = nchanges - 1; i >= 0 && cfg->restore; i--) {
-		char what[16];
-		int ret = irq_set_affinity(ctx->root, changes[i].irq, changes[i].old);
-
-		rq_log(ctx, "restore IRQ %d affinity %s: %s", changes[i].irq, changes[i].old,
-		       ret ? strerror(-ret) : "ok");
-		snprintf(what, sizeof(what), "%d", changes[i].irq);
-		if (ret == 0)
-			undo_drop(ctx, "irq", what);
-		else
-			rq_result_set(ctx->main, RQ_ERROR, "could not restore IRQ %d affinity %s: %s (journalled for rdmaqual cleanup)",
-				      changes[i].irq, changes[i].old, strerror(-ret));
-	}
-	/*
-	 * What this worker did not change itself: records of a case that was
-	 * killed mid-change (its cleanup runs in a fresh worker, whose
-	 * in-memory list is empty) are still in the journal.
-	 */
-	if (cfg->restore && !ctx->replay) {
-		struct sb log = SB_INIT;
-
-		if (undo_apply_type(ctx, "irq", &log) > 0)
-			rq_result_set(ctx->main, RQ_ERROR, "journalled IRQ affinity settings could not be restored: %.200s", log.buf);
-		if (log.len)
-			rq_log(ctx, "%s", log.buf);
-		sb_release(&log);
-	}
-	nchanges = 0;
-	free(changes);
-	changes = NULL;
+	if (cfg->restore)
+		undo_restore(ctx, "irq");
 }
 
 const struct rq_kind rq_kind_irq_affinity = {
@@ -523,6 +529,7 @@ const struct rq_kind rq_kind_irq_affinity = {
 	       "old affinities afterwards.  rxe has no interrupts: SKIP.",
 	.keys = irq_keys,
 	.cfg_size = sizeof(struct irq_cfg),
+	.undo = &irq_undo_op,
 	.default_targets = "hca,sysroot",
 	.validate = irq_validate,
 	.check = irq_check,

@@ -34,6 +34,7 @@
 #include "rdma/rdmadev.h"
 #include "core/undo.h"
 #include "core/util.h"
+#include "rdma/settings.h"
 
 struct mtu_cfg {
 	struct rq_list expect_active;
@@ -70,13 +71,42 @@ static const struct key_def mtu_keys[] = {
 	KEY_END
 };
 
-/* Changes made by this case, restored by cleanup(); a case runs in its own worker. */
+/*
+ * The netdevs this case changed (ctx->state): set each once, and wait for
+ * just those to settle.  What to restore is the undo journal's to say.
+ */
 #define MAX_CHANGES 64
-static struct mtu_change {
-	char ifname[32];
-	int old;
-} changes[MAX_CHANGES];
-static int nchanges;
+struct mtu_state {
+	char ifname[MAX_CHANGES][32];
+	int n;
+};
+
+/* An MTU goes back to the device the record named, under whatever name it has now. */
+static int mtu_undo(const char *root, const char *what, const char *old, const char *ident,
+		    char *desc, size_t descsz, bool *gone)
+{
+	char name[256];
+
+	if (netdev_find(root, what, ident, name, sizeof(name))) {
+		snprintf(desc, descsz, "MTU of %s (%s): that device is gone", what, ident);
+		*gone = true;
+		return -ENODEV;
+	}
+	if (strcmp(name, what))
+		snprintf(desc, descsz, "MTU of %s (now named %s) back to %s", what, name, old);
+	else
+		snprintf(desc, descsz, "MTU of %s back to %s", name, old);
+	return netdev_set_mtu(root, name, atoi(old));
+}
+
+static void mtu_undo_describe(const char *what, const char *old, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s MTU %s", what, old);
+}
+
+static const struct rq_undo_op mtu_undo_op = {
+	.type = "mtu", .ident = netdev_ident, .apply = mtu_undo, .describe = mtu_undo_describe,
+};
 
 static int largest_ib_mtu(int v)
 {
@@ -268,15 +298,16 @@ static void sleep_ms(int64_t ms)
 static bool do_set(struct rq_ctx *ctx, struct rq_result *row, const struct mtu_cfg *cfg,
 		   const struct rdma_port *p)
 {
+	struct mtu_state *st = ctx->state;
 	char what[64], old[32];
 	int cur, ret;
 
 	if (netdev_get_mtu(ctx->root, p->netdev, &cur) < 0)
 		return rq_judge(row, false, "%s: cannot read the netdev MTU", p->netdev);
-	for (int i = 0; i < nchanges; i++)
-		if (!strcmp(changes[i].ifname, p->netdev))
+	for (int i = 0; i < st->n; i++)
+		if (!strcmp(st->ifname[i], p->netdev))
 			return true;	/* two ports on one netdev: set once */
-	if (nchanges == MAX_CHANGES) {
+	if (st->n == MAX_CHANGES) {
 		rq_result_set(row, RQ_ERROR, "too many netdevs to change in one case");
 		return false;
 	}
@@ -290,8 +321,8 @@ static bool do_set(struct rq_ctx *ctx, struct rq_result *row, const struct mtu_c
 			return false;
 		}
 	}
-	snprintf(changes[nchanges].ifname, sizeof(changes[nchanges].ifname), "%s", p->netdev);
-	changes[nchanges++].old = cur;
+	snprintf(st->ifname[st->n], sizeof(st->ifname[st->n]), "%s", p->netdev);
+	st->n++;
 	rq_log(ctx, "set %s MTU %d -> %lld (was %d)", p->netdev, cur, cfg->set, cur);
 	ret = netdev_set_mtu(ctx->root, p->netdev, (int)cfg->set);
 	if (ret < 0) {
@@ -304,12 +335,12 @@ static bool do_set(struct rq_ctx *ctx, struct rq_result *row, const struct mtu_c
 static void mtu_run(struct rq_ctx *ctx, const void *vp)
 {
 	const struct mtu_cfg *cfg = vp;
+	const struct mtu_state *st = ctx->state;
 	struct rdma_devs devs;
 	struct devinfo di = { 0 };
 	char why[512], missing[64];
 	int *idx, n, ret;
 
-	nchanges = 0;
 	if (rdma_devs_scan(ctx, &devs) < 0) {
 		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
 		return;
@@ -370,8 +401,8 @@ static void mtu_run(struct rq_ctx *ctx, const void *vp)
 				const struct devinfo_port *dp = devinfo_port(&di, d->name, d->ports[j].num);
 				const char *w;
 
-				for (int k = 0; k < nchanges; k++)
-					if (dp && !strcmp(changes[k].ifname, d->ports[j].netdev) &&
+				for (int k = 0; k < st->n; k++)
+					if (dp && !strcmp(st->ifname[k], d->ports[j].netdev) &&
 					    dp->active_mtu != roce_active(d, (int)cfg->set, dp->max_mtu, &w))
 						settled = false;
 			}
@@ -421,36 +452,16 @@ out:
 	rdma_devs_release(&devs);
 }
 
+/*
+ * Restore from the journal: this case's changes, or, in the fresh worker
+ * that cleans up after a killed case, the killed one's.
+ */
 static void mtu_cleanup(struct rq_ctx *ctx, const void *vp)
 {
 	const struct mtu_cfg *cfg = vp;
 
-	for (int i = nchanges - 1; i >= 0 && cfg->restore; i--) {
-		int ret = netdev_set_mtu(ctx->root, changes[i].ifname, changes[i].old);
-
-		rq_log(ctx, "restore %s MTU %d: %s", changes[i].ifname, changes[i].old,
-		       ret ? strerror(-ret) : "ok");
-		if (ret == 0)
-			undo_drop(ctx, "mtu", changes[i].ifname);
-		else
-			rq_result_set(ctx->main, RQ_ERROR, "could not restore %s MTU %d: %s (journalled for rdmaqual cleanup)",
-				      changes[i].ifname, changes[i].old, strerror(-ret));
-	}
-	/*
-	 * What this worker did not change itself: records of a case that was
-	 * killed mid-change (its cleanup runs in a fresh worker, whose
-	 * in-memory list is empty) are still in the journal.
-	 */
-	if (cfg->restore && !ctx->replay) {
-		struct sb log = SB_INIT;
-
-		if (undo_apply_type(ctx, "mtu", &log) > 0)
-			rq_result_set(ctx->main, RQ_ERROR, "journalled MTU settings could not be restored: %.200s", log.buf);
-		if (log.len)
-			rq_log(ctx, "%s", log.buf);
-		sb_release(&log);
-	}
-	nchanges = 0;
+	if (cfg->restore)
+		undo_restore(ctx, "mtu");
 }
 
 const struct rq_kind rq_kind_mtu = {
@@ -464,6 +475,8 @@ const struct rq_kind rq_kind_mtu = {
 	       "the new active_mtu and restores the old MTU on every exit path.",
 	.keys = mtu_keys,
 	.cfg_size = sizeof(struct mtu_cfg),
+	.state_size = sizeof(struct mtu_state),
+	.undo = &mtu_undo_op,
 	.default_targets = "hca,rxe-vm,sysroot",
 	.validate = mtu_validate,
 	.check = mtu_check,

@@ -67,8 +67,11 @@ static const struct key_def smb_keys[] = {
 	KEY_END
 };
 
-/* Per run state, for cleanup(): a kind runs in its own worker process. */
-static pid_t smb_pid, smb_recorded;
+/* The opensm this case started (ctx->state), for cleanup(). */
+struct smb_state {
+	pid_t pid;		/* running, to stop */
+	pid_t recorded;		/* recorded in the state dir, to unrecord */
+};
 
 /* Every CA port of the expectation (or the fabric) has the master's SM LID. */
 static void judge_sm_lids(struct rq_ctx *ctx, const struct ibsm_view *v, const struct ibnet *exp)
@@ -135,6 +138,7 @@ static void judge_up(struct rq_ctx *ctx, const struct smb_cfg *cfg, const struct
 static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	const struct smb_cfg *cfg = vcfg;
+	struct smb_state *st = ctx->state;
 	struct ibkind_param p;
 	struct ibsm_tools tools;
 	struct ibsm_view v = { 0 };
@@ -183,21 +187,21 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 	};
 	rq_log(ctx, "# starting opensm, priority %d, %s", o.priority, o.once ? "once" : "sweeping");
 	t0 = now_ms();
-	smb_pid = ibsm_opensm_start(&o, why, sizeof(why));
-	if (smb_pid < 0) {
-		smb_pid = 0;
+	st->pid = ibsm_opensm_start(&o, why, sizeof(why));
+	if (st->pid < 0) {
+		st->pid = 0;
 		rq_result_set(ctx->main, RQ_ERROR, "%s", why);
 		goto out;
 	}
-	if (ibsm_record_pid(ctx->state_dir, smb_pid) == 0)
-		smb_recorded = smb_pid;
+	if (ibsm_record_pid(ctx->state_dir, st->pid) == 0)
+		st->recorded = st->pid;
 	deadline = now_ms() + scaled_ms(cfg->deadline_ms);
 	if (deadline > ctx->deadline_ms && ctx->deadline_ms)
 		deadline = ctx->deadline_ms - 500;
 
 	if (o.once) {
 		/* One sweep: opensm exits after SUBNET UP; then no SM answers sminfo. */
-		int st = 0, w = proc_wait_deadline(smb_pid, deadline, &st);
+		int status = 0, w = proc_wait_deadline(st->pid, deadline, &status);
 		struct osm_summary s;
 		struct sb txt = SB_INIT;
 
@@ -207,7 +211,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		if (w != 1) {
 			rq_judge(ctx->main, false, "opensm -o did not finish within %.1f s", cfg->deadline_ms / 1000.0);
 		} else {
-			smb_pid = 0;
+			st->pid = 0;
 			osm_summary_reason(&s, why, sizeof(why));
 			if (!s.subnet_up) {
 				rq_result_set(ctx->main, RQ_ERROR, "opensm -o exited without SUBNET UP: %s", why);
@@ -243,7 +247,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		goto out;
 	}
 
-	ret = ibsm_wait_up(&tools, expp, deadline, smb_pid, &v);
+	ret = ibsm_wait_up(&tools, expp, deadline, st->pid, &v);
 	if (ret == -ESRCH) {
 		struct osm_summary s;
 		struct sb txt = SB_INIT;
@@ -256,7 +260,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		rq_result_set(ctx->main, RQ_ERROR, "opensm exited before the subnet came up: %s", why);
 		osm_summary_release(&s);
 		sb_release(&txt);
-		smb_pid = 0;
+		st->pid = 0;
 		goto out;
 	}
 	if (ret) {
@@ -281,15 +285,16 @@ out:
 
 static void smb_cleanup(struct rq_ctx *ctx, const void *vcfg)
 {
+	struct smb_state *st = ctx->state;
 	char what[32];
 
-	if (smb_pid > 0)
-		ibsm_stop(smb_pid, scaled_ms(2000));
-	if (smb_recorded > 0) {
-		snprintf(what, sizeof(what), "pid %d", (int)smb_recorded);
+	if (st->pid > 0)
+		ibsm_stop(st->pid, scaled_ms(2000));
+	if (st->recorded > 0) {
+		snprintf(what, sizeof(what), "pid %d", (int)st->recorded);
 		ibsm_unrecord(ctx->state_dir, what);
 	}
-	smb_pid = smb_recorded = 0;
+	st->pid = st->recorded = 0;
 }
 
 const struct rq_kind rq_kind_sm_bringup = {
@@ -304,6 +309,7 @@ const struct rq_kind rq_kind_sm_bringup = {
 	       "started SM runs at priority 0 unless the case says otherwise.",
 	.keys = smb_keys,
 	.cfg_size = sizeof(struct smb_cfg),
+	.state_size = sizeof(struct smb_state),
 	.default_targets = "hca,ibsim",
 	.needs_fabric = true,
 	.run = smb_run,

@@ -50,8 +50,11 @@ static const struct key_def ssm_keys[] = {
 	KEY_END
 };
 
-static pid_t ssm_pids[SSM_MAX];
-static size_t ssm_n;
+/* The opensm processes this case started (ctx->state), for cleanup(). */
+struct ssm_state {
+	pid_t pids[SSM_MAX];
+	size_t n;
+};
 
 static int ssm_validate(const struct rq_case *c, char *err, size_t errsz)
 {
@@ -120,6 +123,7 @@ static int cmp_ll(const void *a, const void *b)
 
 static void ssm_run(struct rq_ctx *ctx, const void *vcfg)
 {
+	struct ssm_state *st = ctx->state;
 	const struct ssm_cfg *cfg = vcfg;
 	struct ibkind_param p;
 	struct sm_seen seen[SSM_MAX * 2];
@@ -160,7 +164,7 @@ static void ssm_run(struct rq_ctx *ctx, const void *vcfg)
 		pid_t pid = ibsm_opensm_start(&o, why, sizeof(why));
 
 		if (pid > 0) {
-			ssm_pids[ssm_n++] = pid;
+			st->pids[st->n++] = pid;
 			ibsm_record_pid(ctx->state_dir, pid);
 			rq_log(ctx, "# started opensm pid %d at %s, priority %d", (int)pid, node, o.priority);
 		}
@@ -257,10 +261,12 @@ static void ssm_run(struct rq_ctx *ctx, const void *vcfg)
 
 static void ssm_cleanup(struct rq_ctx *ctx, const void *vcfg)
 {
+	struct ssm_state *st = ctx->state;
+
 	/* Standbys first would trigger nothing; stop in reverse start order. */
-	while (ssm_n) {
+	while (st->n) {
 		char what[32];
-		pid_t pid = ssm_pids[--ssm_n];
+		pid_t pid = st->pids[--st->n];
 
 		ibsm_stop(pid, scaled_ms(2000));
 		snprintf(what, sizeof(what), "pid %d", (int)pid);
@@ -278,6 +284,7 @@ const struct rq_kind rq_kind_sm_single_master = {
 	       "can start its SMs (sms: NODE:PRIORITY); on a real fabric that needs --allow-sm-takeover.",
 	.keys = ssm_keys,
 	.cfg_size = sizeof(struct ssm_cfg),
+	.state_size = sizeof(struct ssm_state),
 	.default_targets = "hca,ibsim",
 	.needs_fabric = true,
 	.validate = ssm_validate,
