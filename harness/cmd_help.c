@@ -30,6 +30,9 @@ static void kind_text(const struct rq_kind *k)
 	printf("targets: %s%s%s\n\nkeys:\n", k->no_target ? "none (runs where rdmaqual runs)" :
 	       k->default_targets, k->two_sided ? "; two-sided (server and client roles)" : "",
 	       k->needs_fabric ? "; needs an InfiniBand fabric" : "");
+	if (k->needs_fabric)
+		printf("  (and the fabric keys fabric, fabric_sm: default %s)\n",
+		       k->fabric_sm ? "true" : "false");
 	for (const struct key_def *d = k->keys; d && d->name; d++)
 		key_line(d, false);
 	printf("\ncommon keys (every kind): see 'rdmaqual help common'\n");
@@ -55,6 +58,9 @@ static void markdown(void)
 		printf("\n\nDefault targets: %s%s%s.\n\n", k->no_target ? "none (runs on the controller)" :
 		       k->default_targets, k->two_sided ? "; two-sided (a server and a client role)" : "",
 		       k->needs_fabric ? "; needs an InfiniBand link layer and a subnet manager" : "");
+		if (k->needs_fabric)
+			printf("Its cases may say `fabric:` and `fabric_sm:` (default %s).\n\n",
+			       k->fabric_sm ? "true" : "false");
 		if (!k->keys || !k->keys->name) {
 			printf("No keys of its own.\n");
 			continue;

@@ -46,11 +46,16 @@ static void install_signals(void)
 
 static void run_usage(FILE *fp)
 {
+	struct sb names = SB_INIT;
+
+	rq_target_names(&names, ", ", NULL);
 	fprintf(fp,
 "usage: rdmaqual run [OPTIONS] [FILE|DIR...]      (default: cases/)\n"
 "  -k, --name GLOB          run cases whose name matches GLOB (repeatable)\n"
 "  -t, --tag TAG            run cases with TAG (repeatable); !TAG excludes\n"
-"      --target T           force a target: local, hca, rxe-vm, rxe-host, ibsim, sysroot:DIR\n"
+"      --target T           force a target: %s\n", names.buf);
+	sb_release(&names);
+	fprintf(fp,
 "      --require-target T   fail the run if auto would pick another target\n"
 "      --timeout-mul X      scale every deadline, 0.1..100 (default 1; TCG guests\n"
 "                           are slow); a scaled deadline is capped at one week\n"
@@ -171,7 +176,8 @@ static void print_dry(struct sched *s, const struct rq_case *c)
 	for (size_t i = 0; i < c->nneeds; i++)
 		printf("%-40s   needs %s%s%s\n", "", need_word(c->needs[i].type),
 		       c->needs[i].arg ? c->needs[i].arg : "",
-			ok && !strcmp(tname, "rxe-vm") ? " (checked in the guest)" : "");
+			ok && rq_target_ops_find(tname) && rq_target_ops_find(tname)->in_guest ?
+			" (checked in the guest)" : "");
 }
 
 struct run_sink {
@@ -382,10 +388,13 @@ static int run_main(int argc, char **argv, const char *resume)
 		const char *colon = strchr(o.target, ':');
 
 		snprintf(base, sizeof(base), "%.*s", colon ? (int)(colon - o.target) : 63, o.target);
-		if (!rq_target_ops_find(base))
+		const struct rq_target_ops *t = rq_target_ops_find(base);
+
+		if (!t)
 			return usage_error("run", "unknown target \"%s\"", o.target);
-		if (!strcmp(base, "sysroot") && (!colon || !colon[1]))
-			return usage_error("run", "sysroot needs a directory: --target sysroot:DIR");
+		if (t->arg && (!colon || !colon[1]))
+			return usage_error("run", "%s needs %s: --target %s:%s", t->name, t->arg_what,
+					   t->name, t->arg);
 	}
 
 	struct rq_suite suite = { 0 };

@@ -99,7 +99,8 @@ static json_t *build_request(struct sched *s, const struct rq_case *c, const cha
 			     const struct rq_placement *p, enum rq_role role, int side, int port)
 {
 	struct rq_request r;
-	bool local = p->side[side] && !strcmp(p->side[side]->label, "local");
+	/* the node's run-state dir only to an agent on this node */
+	bool local = p->side[side] && rq_agent_is_local(p->side[side]);
 	json_t *j;
 
 	rq_request_init(&r, c, tname, role);

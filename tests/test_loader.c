@@ -512,6 +512,38 @@ START_TEST(devices_forms)
 }
 END_TEST
 
+/* fabric: and fabric_sm: are common keys of the kinds that need a fabric, typed in the case. */
+START_TEST(fabric_keys)
+{
+	const struct rq_case *c;
+
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: f.one, kind: fabric-links, fabric: 2sw2path4hca}\n"
+			      "  - {name: f.two, kind: sm-bringup, fabric_sm: true}\n"
+			      "  - {name: f.three, kind: sm-bringup}\n"), 0);
+	c = case_named("f.one");
+	ck_assert_str_eq(c->fabric, "2sw2path4hca");
+	ck_assert(c->fabric_sm);		/* fabric-links' default */
+	c = case_named("f.two");
+	ck_assert_ptr_null(c->fabric);
+	ck_assert(c->fabric_sm);
+	ck_assert(!case_named("f.three")->fabric_sm);	/* sm-bringup's default */
+
+	/* other kinds do not have them */
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: plain, what: y, fabric: z}\n"), 1);
+	expect_exact(2, 37, "unknown key \"fabric\" for kind plain");
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: fabric-links, fabric_sm: maybe}\n"), 1);
+	expect_sub(2, 46, "fabric_sm: expected true or false");
+	/* a default no kind of the file takes is an unknown key, as before */
+	ck_assert_int_eq(load("defaults:\n  fabric: z\ncases:\n  - {name: x, kind: plain, what: y}\n"), 1);
+	expect_sub(2, 3, "defaults: unknown key \"fabric\"");
+	ck_assert_int_eq(load("defaults:\n  fabric: z\ncases:\n"
+			      "  - {name: x, kind: plain, what: y}\n"
+			      "  - {name: w, kind: ib-mtu}\n"), 0);
+	ck_assert_str_eq(case_named("w")->fabric, "z");
+}
+END_TEST
+
 START_TEST(defaults_rules)
 {
 	/* a bad default is reported once, at the default, however many cases inherit it */
@@ -1013,6 +1045,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, validate_hook);
 	tcase_add_test(tc, needs_and_targets);
 	tcase_add_test(tc, devices_forms);
+	tcase_add_test(tc, fabric_keys);
 	tcase_add_test(tc, defaults_rules);
 	tcase_add_test(tc, merge_keys);
 	tcase_add_test(tc, json_round_trip);

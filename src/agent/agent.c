@@ -396,6 +396,11 @@ json_t *rq_agent_call(struct rq_agent *a, json_t *req, int64_t timeout_ms, char 
 
 static struct rq_agent *local_agent;
 
+bool rq_agent_is_local(const struct rq_agent *a)
+{
+	return a && a == local_agent;
+}
+
 struct rq_agent *rq_agent_local(const char *self_exe, char *err, size_t errsz)
 {
 	if (local_agent && local_agent->dead) {

@@ -103,6 +103,8 @@ struct json_t *rq_agent_take(struct rq_agent *a, uint64_t id);
  */
 struct rq_agent *rq_agent_local(const char *self_exe, char *err, size_t errsz);
 void rq_agent_local_close(void);
+/* Is a the local agent (on this node, so it shares the node's run-state dir)? */
+bool rq_agent_is_local(const struct rq_agent *a);
 /*
  * A second node: copy this build to HOST if it is not there yet, start
  * `ssh HOST .../rdmaqual agent --stdio` and greet it (agent_ssh.c).

@@ -110,6 +110,8 @@ struct rq_case {
 	int vm_cpus;		/* rxe-vm guests' vCPUs; 0: the run's */
 	uint64_t vm_memory;	/* rxe-vm guests' memory in bytes; 0: the run's */
 	char *pairs;		/* lab runs: the case's pairing policy, or NULL (the run's) */
+	char *fabric;		/* needs_fabric kinds: the topology to simulate; NULL: the target's */
+	bool fabric_sm;		/* ... and whether the target brings it up with an SM first */
 	void *cfg;		/* kind's config struct, cfg_size bytes */
 	struct rq_pos pos;	/* where the case starts */
 	char *file;		/* owning file path */
@@ -194,8 +196,6 @@ struct json_t *rq_case_wire(const struct rq_case *c);
 int rq_case_wire_load(const struct json_t *j, struct rq_suite *suite, struct rq_diags *diags);
 /* Set key's value in a wire form to text (no position: the runner's, not the file's). */
 void rq_case_wire_set(struct json_t *j, const char *key, const char *text);
-/* A key's text as written (a scalar key; NULL when unset or a list). */
-const char *rq_case_src_text(const struct rq_case *c, const char *key);
 
 /*
  * Kinds besides kinds.def, searched by rq_kind_find() too: test-only kinds

@@ -63,14 +63,6 @@ json_t *rq_case_wire(const struct rq_case *c)
 	return j;
 }
 
-const char *rq_case_src_text(const struct rq_case *c, const char *key)
-{
-	for (size_t i = 0; i < c->nsrc; i++)
-		if (!strcmp(c->src[i].key, key))
-			return c->src[i].list ? NULL : c->src[i].v[0].text;
-	return NULL;
-}
-
 void rq_case_wire_set(json_t *j, const char *key, const char *text)
 {
 	json_t *keys = json_object_get(j, "keys"), *k, *v = json_pack("{s:s}", "text", text);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/kind.h"
 #include "core/loader_int.h"
 #include "core/target.h"
 
@@ -22,7 +23,7 @@ const struct key_def rq_common_keys[] = {
 		.help = "labels for --tag filters; merged with defaults' tags" },
 	[CK_TARGETS] = { .name = "targets", .type = KEY_LIST, .elem = KEY_STR,
 		.offset = CO(targets),
-		.help = "targets the case may run on (hca, rxe-vm, rxe-host, ibsim, local, sysroot); default: the kind's" },
+		.help = "targets the case may run on (the targets table; sysroot:DIR for one tree); default: the kind's" },
 	[CK_NEEDS] = { .name = "needs", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(needs),
 		.help = "requirements checked on the target: root, device, module:NAME, cmd:NAME, link_layer:IB or link_layer:Ethernet, memlock:SIZE, file:PATH; merged with defaults' needs" },
 	[CK_TIMEOUT] = { .name = "timeout", .type = KEY_DURATION, .offset = CO(timeout_ms),
@@ -43,14 +44,14 @@ const struct key_def rq_common_keys[] = {
 		.help = "rxe-vm: memory of each guest for this case, at least 128MiB (guests reboot when it differs); 0: the run's ($RQ_VM_MEM_MB, else 512MiB)" },
 	[CK_PAIRS] = { .name = "pairs", .type = KEY_STR, .offset = CO(pairs),
 		.help = "lab runs (--nodes), two-sided kinds: ring, all, or CLIENT:SERVER node pairs (n1:n2,n3:n4); default: the run's --pairs" },
+	/* What a target needs to place the case (the ibsim fabric): typed in struct rq_case. */
+	[CK_FABRIC] = { .name = "fabric", .type = KEY_STR, .offset = CO(fabric),
+		.help = "fabric kinds only; ibsim target: topology to simulate, a name in fixtures/fabrics or a .net path; default 2sw2path4hca" },
+	[CK_FABRIC_SM] = { .name = "fabric_sm", .type = KEY_BOOL, .offset = CO(fabric_sm),
+		.help = "fabric kinds only; ibsim target: bring the subnet up with an opensm of the target's (priority 0) before the case; default: the kind's" },
 	KEY_END,
 };
 #undef CO
-
-/* Target names a case may list; fixed so it does not depend on what is compiled in. */
-static const char *const known_targets[] = {
-	"hca", "rxe-vm", "rxe-host", "ibsim", "local", "sysroot", NULL
-};
 
 bool name_chars_ok(const char *s, const char *extra)
 {
@@ -74,32 +75,28 @@ static bool check_name(struct ld *ld, const yaml_node_t *n)
 	return false;
 }
 
-static bool target_known(const char *s)
-{
-	for (int i = 0; known_targets[i]; i++)
-		if (!strcmp(known_targets[i], s))
-			return true;
-	if (str_starts(s, "sysroot:") && s[8])
-		return true;
-	return rq_target_ops_find(s) != NULL;
-}
-
+/* A target of the registry: NAME, or NAME:ARG for one that takes an argument. */
 static bool check_target(struct ld *ld, const yaml_node_t *n)
 {
-	const char *s = stext(n);
+	const char *s = stext(n), *colon = strchr(s, ':');
+	const struct rq_target_ops *t = rq_target_ops_find(s);
 	struct hint h = { .word = s };
+	struct sb names = SB_INIT;
 	char hb[300];
 
-	if (target_known(s))
+	if (t && (!colon || (t->arg && colon[1])))
 		return true;
-	if (!strcmp(s, "sysroot:")) {
-		lerr(ld, NPOS(n), "targets: \"sysroot:\" needs a directory (sysroot:DIR)");
+	if (t && t->arg) {
+		lerr(ld, NPOS(n), "targets: \"%s\" needs %s (%s:%s)", s, t->arg_what, t->name,
+		     t->arg);
 		return false;
 	}
-	for (int i = 0; known_targets[i]; i++)
-		hint_try(&h, known_targets[i]);
-	lerr(ld, NPOS(n), "targets: unknown target \"%s\" (expected hca, rxe-vm, rxe-host, "
-	     "ibsim, local or sysroot:DIR)%s", s, hint_text(&h, hb, sizeof(hb)));
+	for (size_t i = 0; rq_target_ops_all[i]; i++)
+		hint_try(&h, rq_target_ops_all[i]->name);
+	rq_target_names(&names, ", ", " or ");
+	lerr(ld, NPOS(n), "targets: unknown target \"%s\" (expected %s)%s", s, names.buf,
+	     hint_text(&h, hb, sizeof(hb)));
+	sb_release(&names);
 	return false;
 }
 
@@ -275,6 +272,13 @@ int common_index(const char *key)
 	return -1;
 }
 
+
+bool common_allowed(int ck, const struct rq_kind *kind)
+{
+	if (ck == CK_FABRIC || ck == CK_FABRIC_SM)
+		return kind && kind->needs_fabric;
+	return ck >= 0;
+}
 
 void common_release(struct common *cc)
 {

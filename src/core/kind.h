@@ -35,7 +35,9 @@ struct rq_kind {
 	const struct rq_undo_op *undo;
 	const char *default_targets;	/* "hca,rxe-vm" (comma-separated) */
 	bool two_sided;			/* runs ROLE_SERVER + ROLE_CLIENT */
-	bool needs_fabric;		/* needs an IB link layer + SM: auto picks ibsim, not rxe */
+	bool needs_fabric;		/* needs an IB link layer + SM: auto picks ibsim, not rxe;
+					 * its cases may say fabric: and fabric_sm: */
+	bool fabric_sm;			/* fabric_sm:'s default: ibsim starts an SM first */
 	bool no_target;			/* pure lint: runs on the controller (opensm-conf, command) */
 	/* Post-load validation across keys; append errors with rq_cfg_error(). */
 	int (*validate)(const struct rq_case *c, char *err, size_t errsz);

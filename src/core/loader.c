@@ -149,6 +149,7 @@ static void case_free(struct rq_case *c)
 	free(c->needs);
 	free(c->devices);
 	free(c->pairs);
+	free(c->fabric);
 	if (c->kind && c->cfg)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
@@ -309,7 +310,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 
 		if (ck == CK_NAME)
 			continue;
-		if (ck < 0 && !kind_key(kind, d->key))
+		if (!common_allowed(ck, kind) && !kind_key(kind, d->key))
 			continue;
 		d->used = true;
 		if (!own)
@@ -324,7 +325,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 		int ck = common_index(x->key);
 		const struct key_def *k;
 
-		if (ck >= 0) {
+		if (common_allowed(ck, kind)) {
 			seen_common[ck] = true;
 			conv_common(ld, ck, x, &cc);
 		} else if ((k = kind_key(kind, x->key))) {
@@ -334,7 +335,8 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 			struct hint h = { .word = x->key };
 			char hb[300];
 			for (int j = 0; j < CK_COUNT; j++)
-				hint_try(&h, rq_common_keys[j].name);
+				if (common_allowed(j, kind))
+					hint_try(&h, rq_common_keys[j].name);
 			for (k = kind->keys; k && k->name; k++)
 				hint_try(&h, k->name);
 			lerr(ld, NPOS(x->knode), "unknown key \"%s\" for kind %s%s", x->key,
@@ -426,6 +428,8 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->vm_cpus = (int)cc.vm_cpus;
 	c->vm_memory = cc.vm_memory;
 	c->pairs = cc.pairs;
+	c->fabric = cc.fabric;
+	c->fabric_sm = seen_common[CK_FABRIC_SM] ? cc.fabric_sm : kind->fabric_sm;
 	c->cfg = cfg;
 	c->pos = (struct rq_pos){ .line = (unsigned)cn->start_mark.line + 1,
 				  .col = (unsigned)cn->start_mark.column + 1 };
@@ -486,9 +490,11 @@ static void check_defaults_used(struct ld *ld, struct file_state *fs)
 	for (size_t i = 0; i < fs->defs.n; i++) {
 		struct ent *d = &fs->defs.v[i];
 		struct hint h = { .word = d->key };
+		int ck = common_index(d->key);
 		char hb[300];
 
-		if (common_index(d->key) >= 0 || d->used)
+		/* a fabric key in a file without fabric kinds: as unknown as a kind key */
+		if ((ck >= 0 && ck != CK_FABRIC && ck != CK_FABRIC_SM) || d->used)
 			continue;
 		for (int j = 0; j < CK_COUNT; j++)
 			hint_try(&h, rq_common_keys[j].name);

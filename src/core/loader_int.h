@@ -138,12 +138,22 @@ struct common {
 	long long vm_cpus;
 	uint64_t vm_memory;
 	char *pairs;
+	char *fabric;
+	bool fabric_sm;
 };
 
 enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
-	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_COUNT
+	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_FABRIC,
+	CK_FABRIC_SM, CK_COUNT
 };
+
+/*
+ * May a case of kind have common key ck?  The fabric keys are for the
+ * kinds that need one (needs_fabric); to any other kind they are unknown
+ * keys, as they would be if the kinds declared them.
+ */
+bool common_allowed(int ck, const struct rq_kind *kind);
 
 
 int common_index(const char *key);

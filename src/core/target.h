@@ -2,13 +2,9 @@
 /*
  * Targets: where a case runs.  A target knows how to reach a place and hand
  * it a case (through an agent endpoint); it knows no kind in particular.
- *
- *   local      this node as it is (command and lint kinds)
- *   hca        real ConnectX devices on this node (and --peer HOST)
- *   rxe-vm     soft-RoCE in QEMU VMs (vm1 / vm2)
- *   rxe-host   rxe on a dummy netdev of this host (opt-in)
- *   ibsim      a simulated IB fabric for SM and fabric kinds
- *   sysroot:D  a captured or synthesized tree, read-only
+ * The registry (targets/targets.def, targets/targets.c) lists them; each
+ * carries its name, help text and how `auto` ranks it, so nothing else
+ * spells out the list (`rdmaqual help` prints it).
  *
  * Every case goes to an agent: a forked `rdmaqual agent --stdio` for local
  * targets, the guest's agent over virtio-serial for rxe-vm, `ssh peer
@@ -59,6 +55,16 @@ struct rq_placement {
 struct rq_target_ops {
 	const char *name;
 	const char *help;
+	const char *arg;		/* "DIR": named NAME:DIR (sysroot:DIR); NULL: a bare name */
+	const char *arg_what;		/* what arg is, for messages: "a directory" */
+	const char *stands_for;		/* also runs cases that list this target (sysroot: "hca") */
+	bool in_guest;			/* runs cases in guests it boots (needs are checked there) */
+	/*
+	 * auto: this target's rank for case c on this node, lower picked first,
+	 * with why for the row; 0: auto does not pick it here (why, if any, says
+	 * what is missing).  NULL: auto never picks it.
+	 */
+	int (*auto_rank)(const struct rq_case *c, char *why, size_t whysz);
 	/* Can this target run here at all?  false with the reason. */
 	bool (*available)(const struct rq_run_opts *o, const char *arg, char *why, size_t whysz);
 	/* Open lazily, before its first case (boot VMs...).  0 or -errno with err. */
@@ -95,7 +101,14 @@ struct rq_target {
 const char *rq_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
 
 extern const struct rq_target_ops *const rq_target_ops_all[];
+/* By name; "sysroot:DIR" finds sysroot.  NULL when unknown. */
 const struct rq_target_ops *rq_target_ops_find(const char *name);
+/*
+ * The targets as a user writes them, in registry order: "hca, rxe-vm, ...,
+ * local or sysroot:DIR" (last joins the final two; NULL: sep).
+ */
+struct sb;
+void rq_target_names(struct sb *out, const char *sep, const char *last);
 
 /*
  * Pick a target for a case: forced (--target) or auto.  Fills name and why;

@@ -13,21 +13,15 @@
 #include "core/kind.h"
 
 /*
- * Key rows every fabric kind has (fabric, fabric_sm, expect_topology), with
- * fabric_sm's default given; placed first in each kind's cfg struct.
+ * The key row every fabric kind has (expect_topology); placed first in each
+ * kind's cfg struct.  The fabric to simulate (fabric:, fabric_sm:) is a
+ * common key of the kinds with needs_fabric: the ibsim target reads it.
  */
 struct ibkind_cfg {
-	char *fabric;
-	bool fabric_sm;
 	char *expect_topology;
 };
 
-#define IBKIND_KEYS(sm_default)								\
-	{ .name = "fabric", .type = KEY_STR, .offset = offsetof(struct ibkind_cfg, fabric),	\
-	  .help = "ibsim target: topology to simulate, a name in fixtures/fabrics or a .net path; default 2sw2path4hca" }, \
-	{ .name = "fabric_sm", .type = KEY_BOOL, .def = sm_default,			\
-	  .offset = offsetof(struct ibkind_cfg, fabric_sm),				\
-	  .help = "ibsim target: bring the subnet up with an opensm of the target's (priority 0) before the case" }, \
+#define IBKIND_KEYS									\
 	{ .name = "expect_topology", .type = KEY_STR,					\
 	  .offset = offsetof(struct ibkind_cfg, expect_topology),			\
 	  .help = "the topology the fabric is judged against (net or ibnetdiscover file); default: the simulated fabric's" }

@@ -27,7 +27,7 @@ struct fl_cfg {
 };
 
 static const struct key_def fl_keys[] = {
-	IBKIND_KEYS("true"),
+	IBKIND_KEYS,
 	{ .name = "min_width", .type = KEY_INT, .def = "0", .min = 0, .max = 12,
 	  .offset = offsetof(struct fl_cfg, min_width),
 	  .help = "minimum lanes per link (4 for 4X); 0: the expected topology's width of each link" },
@@ -180,5 +180,6 @@ const struct rq_kind rq_kind_fabric_links = {
 	.cfg_size = sizeof(struct fl_cfg),
 	.default_targets = "hca,ibsim",
 	.needs_fabric = true,
+	.fabric_sm = true,
 	.run = fl_run,
 };

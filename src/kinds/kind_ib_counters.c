@@ -41,7 +41,7 @@ struct ic_cfg {
 	  .help = "highest growth of " what_ " allowed per port during the case (-1: not judged)" }
 
 static const struct key_def ic_keys[] = {
-	IBKIND_KEYS("true"),
+	IBKIND_KEYS,
 	MAXKEY("max_symbol_errors", max_symbol, "0", "SymbolErrorCounter"),
 	MAXKEY("max_link_error_recovery", max_recovery, "0", "LinkErrorRecoveryCounter"),
 	MAXKEY("max_link_downed", max_downed, "0", "LinkDownedCounter"),
@@ -263,6 +263,7 @@ const struct rq_kind rq_kind_ib_counters = {
 	.cfg_size = sizeof(struct ic_cfg),
 	.default_targets = "hca,ibsim",
 	.needs_fabric = true,
+	.fabric_sm = true,
 	.validate = ic_validate,
 	.run = ic_run,
 };

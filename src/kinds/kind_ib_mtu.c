@@ -26,7 +26,7 @@ struct im_cfg {
 };
 
 static const struct key_def im_keys[] = {
-	IBKIND_KEYS("true"),
+	IBKIND_KEYS,
 	{ .name = "min_mtu_cap", .type = KEY_INT, .def = "4096", .min = 256, .max = 4096,
 	  .offset = offsetof(struct im_cfg, min_cap),
 	  .help = "smallest MtuCap (bytes) a port may have: 256, 512, 1024, 2048 or 4096" },
@@ -118,6 +118,7 @@ const struct rq_kind rq_kind_ib_mtu = {
 	.cfg_size = sizeof(struct im_cfg),
 	.default_targets = "hca,ibsim",
 	.needs_fabric = true,
+	.fabric_sm = true,
 	.validate = im_validate,
 	.run = im_run,
 };

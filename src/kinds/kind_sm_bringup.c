@@ -43,7 +43,7 @@ enum { MODE_SWEEP, MODE_ONCE };
 static const char *const smb_modes[] = { "sweep", "once", NULL };
 
 static const struct key_def smb_keys[] = {
-	IBKIND_KEYS("false"),
+	IBKIND_KEYS,
 	{ .name = "config", .type = KEY_STR, .offset = offsetof(struct smb_cfg, config),
 	  .help = "opensm configuration file (-F), relative to the case file; default none" },
 	{ .name = "guid", .type = KEY_STR, .offset = offsetof(struct smb_cfg, guid),

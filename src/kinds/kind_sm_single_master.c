@@ -36,7 +36,7 @@ struct ssm_cfg {
 };
 
 static const struct key_def ssm_keys[] = {
-	IBKIND_KEYS("false"),
+	IBKIND_KEYS,
 	{ .name = "sms", .type = KEY_LIST, .elem = KEY_STR, .offset = offsetof(struct ssm_cfg, sms),
 	  .help = "SMs to start, NODE:PRIORITY each (ibsim: NODE of the topology; real IB needs --allow-sm-takeover)" },
 	{ .name = "expect_sms", .type = KEY_INT, .def = "0", .min = 0, .max = SSM_MAX,

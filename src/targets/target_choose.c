@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which target runs a case.  --target forces one (a case that does not list
- * it is skipped, saying so).  auto: real hardware wins whenever a ConnectX
- * PCI function exists, bound or not, so that a broken HCA is a FAIL and never
- * a quiet fallback to a simulator; without one, fabric kinds go to ibsim and
- * the rest to rxe-vm.  rxe-host is never chosen by auto: it changes the host.
+ * it is skipped, saying so).  auto: of the targets the case lists, the one
+ * that ranks first here (each target's auto_rank, from the registry): real
+ * hardware whenever a ConnectX PCI function exists, bound or not, so that a
+ * broken HCA is a FAIL and never a quiet fallback to a simulator; without
+ * one, fabric kinds go to ibsim and the rest to rxe-vm.  Targets without a
+ * rank (rxe-host: it changes the host; sysroot) are never chosen by auto.
  */
 #include <stdio.h>
 #include <string.h>
 #include "core/kind.h"
-#include "rdma/rdmadev.h"
 #include "core/target.h"
 
 static bool listed(const struct rq_case *c, const char *name)
@@ -64,9 +65,10 @@ bool rq_target_choose(const struct rq_case *c, const struct rq_run_opts *o,
 		return true;
 	}
 	if (forced) {
-		/* A capture replays what hca-type checks read. */
+		const struct rq_target_ops *ops = rq_target_ops_find(forced);
 		bool ok = listed(c, forced) ||
-			  (!strncmp(forced, "sysroot:", 8) && (listed(c, "sysroot") || listed(c, "hca")));
+			  (ops && ops->arg && (listed(c, ops->name) ||
+					       (ops->stands_for && listed(c, ops->stands_for))));
 
 		if (!ok) {
 			snprintf(why, whysz, "case runs on [%s], not on %s", tl, forced);
@@ -76,32 +78,30 @@ bool rq_target_choose(const struct rq_case *c, const struct rq_run_opts *o,
 		snprintf(why, whysz, "forced by --target");
 		return true;
 	}
-	if (rdma_have_mlx_pci("") && listed(c, "hca")) {
-		snprintf(name, namesz, "hca");
-		snprintf(why, whysz, "a PCI function with vendor 0x15b3 is present");
-		return true;
+
+	int best = 0;
+	char w[256], missing[512] = "";
+
+	for (size_t i = 0; rq_target_ops_all[i]; i++) {
+		const struct rq_target_ops *t = rq_target_ops_all[i];
+		int rank;
+
+		if (!t->auto_rank || !listed(c, t->name))
+			continue;
+		w[0] = '\0';
+		rank = t->auto_rank(c, w, sizeof(w));
+		if (rank > 0 && (!best || rank < best)) {
+			best = rank;
+			snprintf(name, namesz, "%s", t->name);
+			snprintf(why, whysz, "%s", w);
+		} else if (rank <= 0 && w[0]) {
+			size_t l = strlen(missing);
+
+			snprintf(missing + l, sizeof(missing) - l, " and %s", w);
+		}
 	}
-	if (c->kind->needs_fabric && listed(c, "ibsim")) {
-		snprintf(name, namesz, "ibsim");
-		snprintf(why, whysz, "no ConnectX present and the case needs an InfiniBand fabric");
+	if (best)
 		return true;
-	}
-	if (listed(c, "rxe-vm")) {
-		snprintf(name, namesz, "rxe-vm");
-		snprintf(why, whysz, "no ConnectX present: soft-RoCE in QEMU");
-		return true;
-	}
-	if (listed(c, "ibsim")) {
-		snprintf(name, namesz, "ibsim");
-		snprintf(why, whysz, "no ConnectX present: simulated fabric");
-		return true;
-	}
-	if (listed(c, "local")) {
-		snprintf(name, namesz, "local");
-		snprintf(why, whysz, "the case runs on this node as it is");
-		return true;
-	}
-	snprintf(why, whysz, "no target for this case here: it runs on [%s]%s", tl,
-		 listed(c, "hca") ? " and no ConnectX is present" : "");
+	snprintf(why, whysz, "no target for this case here: it runs on [%s]%s", tl, missing);
 	return false;
 }

@@ -70,9 +70,23 @@ static void hca_cleanup_stale(const struct rq_run_opts *o)
 	sb_release(&log);
 }
 
+/* auto: real hardware first, whenever a ConnectX PCI function exists, bound or not,
+ * so that a broken HCA is a FAIL and never a quiet fallback to a simulator. */
+static int hca_auto_rank(const struct rq_case *c, char *why, size_t whysz)
+{
+	(void)c;
+	if (!rdma_have_mlx_pci("")) {
+		snprintf(why, whysz, "no ConnectX is present");
+		return 0;
+	}
+	snprintf(why, whysz, "a PCI function with vendor 0x15b3 is present");
+	return 1;
+}
+
 const struct rq_target_ops rq_target_hca = {
 	.name = "hca",
 	.help = "real ConnectX devices on this node (all devices and ports), changed only by cases that say so",
+	.auto_rank = hca_auto_rank,
 	.available = hca_available,
 	.open = node_agents_open,
 	.place = hca_place,

@@ -92,19 +92,6 @@ static int ibsim_open(struct rq_target *t, char *err, size_t errsz)
 	return 0;
 }
 
-/* A case key's text: as written, else the kind's default; NULL when neither. */
-static char *case_key(const struct rq_case *c, const char *key)
-{
-	const char *s = rq_case_src_text(c, key);
-
-	if (s)
-		return xstrdup(s);
-	for (const struct key_def *k = c->kind->keys; k && k->name; k++)
-		if (!strcmp(k->name, key))
-			return k->def ? xstrdup(k->def) : NULL;
-	return NULL;
-}
-
 /* The tools' environment of a placement, as the runner runs them. */
 struct env_run {
 	const char *const *env;
@@ -173,19 +160,16 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	struct ibsim_priv *p = t->priv;
 	const char *state_dir = t->opts ? t->opts->state_dir : NULL;
 	struct ibsim_place *ip = xcalloc(1, sizeof(*ip));
-	char *fabric = case_key(c, "fabric"), *want_sm = case_key(c, "fabric_sm");
 	char path[PATH_MAX], sock[64], *dir_of_net = NULL;
 	const char *preload = ibsm_umad2sim_path();
 	struct ibnet net = { 0 };
-	bool start_sm = true;
+	bool start_sm = c->fabric_sm;
 	int pipefd[2] = { -1, -1 }, logfd = -1, ret = -EIO;
 	json_t *param;
 
 	ip->stdin_w = -1;
 	ip->pl = pl;
-	if (want_sm)
-		parse_bool(want_sm, &start_sm);
-	if (ibnet_resolve(fabric ? fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz))
+	if (ibnet_resolve(c->fabric ? c->fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz))
 		goto fail;
 	if (ibnet_load(path, &net, err, errsz))
 		goto fail;
@@ -325,8 +309,6 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	ip->next = places;
 	places = ip;
 	ibnet_release(&net);
-	free(fabric);
-	free(want_sm);
 	free(dir_of_net);
 	return 0;
 fail:
@@ -340,8 +322,6 @@ fail:
 	free(pl->tool_cwd);
 	pl->tool_cwd = NULL;
 	ibnet_release(&net);
-	free(fabric);
-	free(want_sm);
 	free(dir_of_net);
 	return ret ? ret : -EIO;
 }
@@ -395,9 +375,21 @@ static void ibsim_cleanup_stale(const struct rq_run_opts *o)
 	sb_release(&msgs);
 }
 
+/* auto, without a ConnectX: first choice for a fabric kind, after rxe-vm for the rest. */
+static int ibsim_auto_rank(const struct rq_case *c, char *why, size_t whysz)
+{
+	if (c->kind->needs_fabric) {
+		snprintf(why, whysz, "no ConnectX present and the case needs an InfiniBand fabric");
+		return 2;
+	}
+	snprintf(why, whysz, "no ConnectX present: simulated fabric");
+	return 4;
+}
+
 const struct rq_target_ops rq_target_ibsim = {
 	.name = "ibsim",
 	.help = "a simulated InfiniBand fabric (ibsim + libumad2sim) from fixtures/fabrics, one per case, for SM and fabric kinds",
+	.auto_rank = ibsim_auto_rank,
 	.available = ibsim_available,
 	.open = ibsim_open,
 	.place = ibsim_place,

@@ -603,9 +603,19 @@ struct rq_vm *rq_rxevm_vm(struct rq_target *t, int i)
 	return &x->vm[i];
 }
 
+/* auto, without a ConnectX: the soft-RoCE guests, for every kind but the fabric ones. */
+static int rxevm_auto_rank(const struct rq_case *c, char *why, size_t whysz)
+{
+	(void)c;
+	snprintf(why, whysz, "no ConnectX present: soft-RoCE in QEMU");
+	return 3;
+}
+
 const struct rq_target_ops rq_target_rxevm = {
 	.name = "rxe-vm",
 	.help = "soft-RoCE (rdma_rxe) in QEMU guests: vm1 (loopback) or vm2 (two guests)",
+	.in_guest = true,
+	.auto_rank = rxevm_auto_rank,
 	.available = rxevm_available,
 	.open = rxevm_open,
 	.place = rxevm_place,

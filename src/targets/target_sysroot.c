@@ -145,6 +145,10 @@ static void sysroot_facts(struct rq_target *t, struct rq_result *sink)
 const struct rq_target_ops rq_target_sysroot = {
 	.name = "sysroot",
 	.help = "sysroot:DIR: a captured or synthesized node tree, read-only; tools replayed from DIR/capture",
+	.arg = "DIR",
+	.arg_what = "a directory",
+	/* a capture replays what hca-type checks read */
+	.stands_for = "hca",
 	.available = sysroot_available,
 	.open = sysroot_open,
 	.place = sysroot_place,

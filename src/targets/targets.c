@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/target.h"
+#include "core/util.h"
 
 #define TARGET(sym) extern const struct rq_target_ops rq_target_##sym;
 #include "targets/targets.def"
@@ -19,10 +20,27 @@ const struct rq_target_ops *const rq_target_ops_all[] = {
 
 const struct rq_target_ops *rq_target_ops_find(const char *name)
 {
+	const char *colon = strchr(name, ':');
+	size_t n = colon ? (size_t)(colon - name) : strlen(name);
+
 	for (size_t i = 0; rq_target_ops_all[i]; i++)
-		if (!strcmp(rq_target_ops_all[i]->name, name))
+		if (strlen(rq_target_ops_all[i]->name) == n &&
+		    !strncmp(rq_target_ops_all[i]->name, name, n))
 			return rq_target_ops_all[i];
 	return NULL;
+}
+
+void rq_target_names(struct sb *out, const char *sep, const char *last)
+{
+	for (size_t i = 0; rq_target_ops_all[i]; i++) {
+		const struct rq_target_ops *t = rq_target_ops_all[i];
+
+		if (i)
+			sb_adds(out, !rq_target_ops_all[i + 1] && last ? last : sep);
+		sb_adds(out, t->name);
+		if (t->arg)
+			sb_addf(out, ":%s", t->arg);
+	}
 }
 
 const char *rq_state_dir(const struct rq_run_opts *o, char *buf, size_t size)
