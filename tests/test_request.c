@@ -221,8 +221,9 @@ START_TEST(timeout_mul_reaches_kind_tools)
 }
 END_TEST
 
-static void add_tests(TCase *tc)
+static void add_tests(Suite *s, TCase *tc)
 {
+	(void)s;
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_field_round_trips);
