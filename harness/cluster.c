@@ -132,7 +132,11 @@ struct pool {
 	bool stop;		/* interrupted: start no more */
 };
 
-/* srun inside the allocation: one task on that node, its stdio our pipe. */
+/*
+ * srun inside the allocation: one task on that node, its stdio our pipe.
+ * Its stderr (srun's own errors, and the agent's) goes to
+ * logs/srun-NODE.log in the run dir, so a refusal can be quoted.
+ */
 static struct rq_agent *launch_srun(struct cluster *cl, struct cnode *nd, char *err, size_t errsz)
 {
 	const char *srun = getenv("RDMAQUAL_SRUN");
@@ -150,11 +154,16 @@ static struct rq_agent *launch_srun(struct cluster *cl, struct cnode *nd, char *
 		free(nodearg);
 		return NULL;
 	}
-	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2 };
+	int efd = nd->launch_log ? open(nd->launch_log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+					 O_CLOEXEC, 0644) : -1;
+	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1],
+				 .stderr_fd = efd >= 0 ? efd : 2 };
 	pid_t pid = proc_spawn(&so);
 
 	close(to[0]);
 	close(from[1]);
+	if (efd >= 0)
+		close(efd);
 	free(nodearg);
 	if (pid < 0) {
 		snprintf(err, errsz, "cannot start srun: %s", strerror(-pid));
@@ -231,8 +240,19 @@ static void launch_one(struct cluster *cl, struct cnode *nd)
 	case LAUNCH_SLURM:
 		a = launch_srun(cl, nd, err, sizeof(err));
 		if (a && !greet(a, nd, "srun", err, sizeof(err))) {
-			rq_agent_close(a);
+			struct sb log = SB_INIT;
+
+			rq_agent_close(a);	/* srun has ended: its words are in the log */
 			a = NULL;
+			if (nd->launch_log && !read_file(nd->launch_log, &log, 65536)) {
+				char *last;
+
+				sb_rtrim(&log);
+				last = strrchr(log.buf, '\n');
+				if (log.len)
+					snprintf(err, sizeof(err), "%s", last ? last + 1 : log.buf);
+			}
+			sb_release(&log);
 		}
 		break;
 	}
@@ -419,6 +439,7 @@ void cluster_free(struct cluster *cl)
 		free(nd->target);
 		free(nd->rails);
 		free(nd->first_fail);
+		free(nd->launch_log);
 	}
 	pool_end(cl);
 	if (cl->launched) {
@@ -716,6 +737,17 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink)
 {
 	journal_open(cl, run_dir);
+	for (size_t i = 0; cl->launcher == LAUNCH_SLURM && i < cl->n; i++) {
+		char name[256];
+		size_t j = 0;
+
+		/* a hostlist name is [A-Za-z0-9._-]; anything else becomes '_' anyway */
+		for (const char *p = cl->nodes[i].name; *p && j + 1 < sizeof(name); p++)
+			name[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';
+		name[j] = '\0';
+		cl->nodes[i].launch_log = xasprintf("%s/logs/srun-%s.log", run_dir, name);
+	}
 	cluster_launch(cl);
 	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
 		const struct rq_case *c = sel[i];

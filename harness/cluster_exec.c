@@ -735,10 +735,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 								c->name);
 
 					rq_results_add(&t.rows, r);
-					finish_rows(cl, &t, &nolog);
-					free(r->id);
-					r->id = xasprintf("%s[%s->%s]", c->name, a->name, b->name);
-					r->peer_node = xstrdup(b->hostname);
+					finish_rows(cl, &t, &nolog);	/* names it case[A->B] */
 					note_pair(cl, pi, t.rows.v, t.rows.n);
 					rq_results_add(out, r);
 					sink->row(sink->arg, r);
