@@ -8,7 +8,7 @@
 # hostname as the JUnit suite, that a node outside the allocation ERRORs
 # with srun's own words while the run goes on, and that nothing is left.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
 RQ=${RQ:-build/san/rdmaqual}
@@ -26,8 +26,11 @@ if [ -z "${RQ_IN_NETNS:-}" ]; then
 	RQ_IN_NETNS=1 exec unshare -n "$0" "$@"
 fi
 ip link set lo up
-ip link add rqlab0 type veth peer name rqlab1 && ip addr add 10.253.77.1/24 dev rqlab0 &&
-	ip link set rqlab0 up && ip link set rqlab1 up || { echo "  SKIP: no veth in a network namespace"; exit 0; }
+if ! { ip link add rqlab0 type veth peer name rqlab1 && ip addr add 10.253.77.1/24 dev rqlab0 &&
+	ip link set rqlab0 up && ip link set rqlab1 up; }; then
+	echo "  SKIP: no veth in a network namespace"
+	exit 0
+fi
 T=$(mktemp -d /tmp/rq-it-slurm.XXXXXX)
 chmod 700 "$T"
 cleanup() {
