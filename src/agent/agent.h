@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The agent protocol, version 2 (2: the run request of agent/request.h): one JSON object per line, both ways, over
+ * The agent protocol, version 1: one JSON object per line, both ways, over
  * any byte stream (pipe, virtio-serial socket, ssh stdio).  Lines longer
  * than RQ_AGENT_LINE_MAX are rejected with an error answer and skipped.
  *
- * Requests (controller -> agent), each with "v":2 and a numeric "id":
- *   {"op":"hello"}                               -> {"agent":"rdmaqual","version":"..","proto":2}
+ * Requests (controller -> agent), each with "v":1 and a numeric "id":
+ *   {"op":"hello"}                               -> {"agent":"rdmaqual","version":"..","proto":1}
  *   {"op":"facts"}                               -> {"facts":{"kernel":..,...}}
  *   {"op":"run","case":{..},"role":"single|server|client","target":"..",
  *    "timeout_ms":N,"timeout_mul":X,"param":{..},"root":"..","replay":B,
@@ -14,11 +14,14 @@
  *                                                -> {"rows":[result...],"log":"..."}
  *       The run request: one struct with one JSON form, agent/request.h,
  *       which says what each field means; "case" is the case's wire form
- *       (core/case_wire.c).  Workers time a run at its timeout_mul.
+ *       (core/case_wire.c).  Workers time a run at its timeout_mul.  Both
+ *       ends are always the same build (a guest runs the host's binary over
+ *       9p, a peer a copy checked by its SHA-256), so the case's form can
+ *       change without a protocol version.
  *   {"op":"exec","argv":[..],"timeout_ms":N}      -> {"exit":N,"out":"..","err":".."}
  *   {"op":"cancel","target_id":N}                -> {} (the run answers with an error)
  *   {"op":"shutdown"}                            -> {} then the agent exits
- * Every answer carries the request's "id", "v":2 and "ok"; when ok is
+ * Every answer carries the request's "id", "v":1 and "ok"; when ok is
  * false, "error" says why in one line.  Answers may come out of order:
  * runs are served by forked workers so both roles of a loopback case can
  * run in one agent at once.
@@ -30,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define RQ_AGENT_PROTO 2
+#define RQ_AGENT_PROTO 1
 #define RQ_AGENT_LINE_MAX (4u << 20)
 
 struct json_t;

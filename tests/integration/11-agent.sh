@@ -13,18 +13,18 @@ trap 'rm -rf "$T"' EXIT
 {
 	echo 'garbage that is not json'
 	echo '[1,2,3]'
-	echo '{"v":2,"op":"hello"}'
+	echo '{"v":1,"op":"hello"}'
 	echo '{"v":99,"id":3,"op":"hello"}'
-	echo '{"v":2,"id":4,"op":"no-such-op"}'
-	echo '{"v":2,"id":5,"op":"run"}'
-	echo '{"v":2,"id":6,"op":"run","case":{"keys":[{"key":"name","value":{"text":"x"}},{"key":"kind","value":{"text":"nosuchkind"}}]},"timeout_ms":5000}'
-	echo '{"v":2,"id":7,"op":"exec","argv":[]}'
-	echo '{"v":2,"id":8,"op":"run","case":{"keys":[{"key":"name","value":{"text":"a.b"}},{"key":"kind","value":{"text":"command"}},{"key":"argv","value":{"list":[{"text":"true"}]}}]}}'
+	echo '{"v":1,"id":4,"op":"no-such-op"}'
+	echo '{"v":1,"id":5,"op":"run"}'
+	echo '{"v":1,"id":6,"op":"run","case":{"keys":[{"key":"name","value":{"text":"x"}},{"key":"kind","value":{"text":"nosuchkind"}}]},"timeout_ms":5000}'
+	echo '{"v":1,"id":7,"op":"exec","argv":[]}'
+	echo '{"v":1,"id":8,"op":"run","case":{"keys":[{"key":"name","value":{"text":"a.b"}},{"key":"kind","value":{"text":"command"}},{"key":"argv","value":{"list":[{"text":"true"}]}}]}}'
 	head -c 5000000 /dev/zero | tr '\0' 'x'; echo
-	echo '{"v":2,"id":9,"op":"hello"}'
-	echo '{"v":2,"id":10,"op":"run","case":{"file":"cases/a.yaml","at":[2,5],"keys":[{"key":"name","at":[2,5],"value":{"text":"a.b","at":[2,11]}},{"key":"kind","at":[3,5],"value":{"text":"command","at":[3,11]}},{"key":"argv","at":[4,5],"value":{"list":[{"text":"echo","at":[4,12]},{"text":"hi","at":[4,18]}],"at":[4,11]}}]},"timeout_ms":5000}'
+	echo '{"v":1,"id":9,"op":"hello"}'
+	echo '{"v":1,"id":10,"op":"run","case":{"file":"cases/a.yaml","at":[2,5],"keys":[{"key":"name","at":[2,5],"value":{"text":"a.b","at":[2,11]}},{"key":"kind","at":[3,5],"value":{"text":"command","at":[3,11]}},{"key":"argv","at":[4,5],"value":{"list":[{"text":"echo","at":[4,12]},{"text":"hi","at":[4,18]}],"at":[4,11]}}]},"timeout_ms":5000}'
 	sleep 2
-	printf '{"v":2,"id":11,"op":"hel'
+	printf '{"v":1,"id":11,"op":"hel'
 } | timeout 30 "$RQ" agent --stdio >"$T/out" 2>"$T/err"
 expect_eq "agent ends cleanly at EOF after a truncated line" 0 $?
 expect_true "every answer is one JSON object per line" jq -e . "$T/out"
