@@ -44,8 +44,10 @@ struct json_t *rq_agent_facts(void);
 /* Serve requests from in_fd, answer on out_fd, until shutdown, EOF or SIGTERM. */
 int rq_agent_serve(int in_fd, int out_fd);
 /*
- * Remove /tmp/rq-agent-<pid>-XXXXXX dirs of ours whose agent is gone (and
- * older unnumbered ones a day old); returns how many.  msgs may be NULL.
+ * Remove /tmp/rq-agent-<pid>-XXXXXX dirs of ours whose agent is gone: its
+ * flock on <dir>/lock is free (a dir without one, from an older agent, by
+ * its pid; older unnumbered ones when a day old); returns how many.  msgs
+ * may be NULL.
  */
 struct sb;
 int rq_agent_sweep_stale(struct sb *msgs);

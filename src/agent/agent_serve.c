@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -692,6 +693,29 @@ static void feed(struct agent *ag, const char *buf, size_t n)
 	}
 }
 
+/*
+ * An agent holds an flock on <dir>/lock for its whole life (its workers
+ * inherit it).  That, not its pid, tells a live agent's dir from a stale
+ * one: pids are per PID namespace (an agent run under `unshare -p` or in a
+ * container that shares /tmp names its dir rq-agent-2-..., and host pid 2
+ * is kthreadd), while a flock is seen across namespaces and the kernel
+ * drops it when the last holder dies, even by SIGKILL.
+ * 1: held (live), 0: free (stale), -1: no lock file.
+ */
+static int agent_dir_locked(const char *dir)
+{
+	char path[320];
+	int fd, held;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? -1 : 1;	/* unreadable: not ours to judge */
+	held = flock(fd, LOCK_SH | LOCK_NB) != 0;
+	close(fd);
+	return held;
+}
+
 int rq_agent_sweep_stale(struct sb *msgs)
 {
 	static const char *const pre[] = { "/tmp/rq-agent-", NULL };
@@ -710,6 +734,14 @@ int rq_agent_sweep_stale(struct sb *msgs)
 		if (strncmp(e->d_name, "rq-agent-", 9))
 			continue;
 		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		switch (agent_dir_locked(path)) {
+		case 1:
+			continue;	/* its agent (or a worker of it) holds the lock */
+		case 0:
+			goto stale;
+		default:
+			break;		/* no lock file: an older agent, judged by name */
+		}
 		pid = strtol(rest, &end, 10);
 		if (end != rest && *end == '-' && strlen(end + 1) == 6 && pid > 0) {
 			/* Its agent still runs (and is one of ours, not a reused pid): keep it. */
@@ -721,6 +753,7 @@ int rq_agent_sweep_stale(struct sb *msgs)
 			/* Named before pids were in the name: only when a day old. */
 			continue;
 		}
+stale:
 		if (rm_rf_scratch(path, pre) == 0) {
 			done++;
 			if (msgs)
@@ -744,6 +777,22 @@ int rq_agent_serve(int in_fd, int out_fd)
 		 (int)getpid());
 	if (!mkdtemp(ag.base))
 		return -errno;
+	{
+		char lock[300];
+		int lfd;
+
+		/* Held until this agent and its workers are gone (see agent_dir_locked). */
+		snprintf(lock, sizeof(lock), "%s/lock", ag.base);
+		lfd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			if (lfd >= 0)
+				close(lfd);
+			rm_rf(ag.base);
+			return -e;
+		}
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);

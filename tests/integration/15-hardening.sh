@@ -192,6 +192,23 @@ kill -TERM "$apid"
 wait_for "an agent stopped by SIGTERM removes its dir" 10 sh -c "! ls -d /tmp/rq-agent-$apid-* 2>/dev/null"
 exec 3>&-
 rm -rf "$stale"
+# An agent in its own PID namespace is pid 1 there: its dir is named
+# rq-agent-1-..., and host pid 1 is not an rdmaqual.  Its lock, not its
+# name, keeps it from the sweep.
+if unshare -pf true 2>/dev/null; then
+	exec 3<>"$T/agent.in"
+	# 3>&-: the agent must not hold the fifo's write end, or it never sees EOF
+	unshare -pf "$RQ" agent --stdio <"$T/agent.in" >/dev/null 2>&1 3>&- &
+	upid=$!
+	if wait_for "an agent in a PID namespace made its dir" 10 sh -c "ls -d /tmp/rq-agent-1-* >/dev/null"; then
+		udir=$(find /tmp -maxdepth 1 -name "rq-agent-1-*" | head -n 1)
+		"$RQ" cleanup >"$T/sweep2.out" 2>&1
+		expect_true "cleanup keeps the dir of a live agent in a PID namespace" test -d "$udir"
+	fi
+	exec 3>&-			# EOF: the agent ends, and unshare with it
+	wait "$upid" 2>/dev/null
+	wait_for "the namespaced agent's dir goes with it" 10 sh -c "! ls -d /tmp/rq-agent-1-* 2>/dev/null"
+fi
 
 # 10. A case that kills its agent costs that case only: the next case on
 # the same target gets a fresh agent.
