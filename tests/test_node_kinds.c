@@ -7,6 +7,7 @@
  * having judged nothing.
  */
 #include <check.h>
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@
 #include "rdma/verbs_pair.h"
 #include "core/undo.h"
 #include "rdma/settings.h"
+#include "agent/request.h"
+#include "targets/target_node.h"
 #include "check_main.h"
 
 /* The expectation table leaves trailing fields out on purpose. */
@@ -1117,6 +1120,71 @@ START_TEST(pci_models)
 }
 END_TEST
 
+/*
+ * --peer on hca: the RDMA side of a two-sided case is each node's first
+ * ACTIVE port with an IPv4 address as rdma-links finds it there (RoCE: the
+ * IPv4-mapped RoCE v2 GID), never the management address; without one the
+ * case cannot be placed.  Each side binds its own and connects to the other's.
+ */
+static int rail_of(const char *tree, const char *const *kv, char *ip, size_t ipsz,
+		   char *why, size_t whysz)
+{
+	struct nodecase nc;
+	int ret;
+
+	nc_init(&nc, "rdma-links", tree, kv);
+	nc_run(&nc);
+	ret = node_rail_pick(&nc.out, ip, ipsz, why, whysz);
+	nc_release(&nc);
+	return ret;
+}
+
+START_TEST(peer_rdma_addrs)
+{
+	static const char *const inv[] = { "port_active=false", "addressable=false", NULL };
+	static const char *const one[] = { "port_active=false", "addressable=false",
+					   "devices=rocep59s0f1", NULL };
+	static const char *const six[] = { "port_active=false", "addressable=false",
+					   "devices=mlx5_6", NULL };
+	char ip[64] = "", why[256] = "";
+
+	ck_assert_int_eq(rail_of("cx6dx-roce-2numa", inv, ip, sizeof(ip), why, sizeof(why)), 0);
+	ck_assert_str_eq(ip, "192.168.52.11");	/* rocep175s0f0's GID 3 ::ffff:c0a8:340b */
+	ck_assert_int_eq(rail_of("cx6dx-roce-2numa", one, ip, sizeof(ip), why, sizeof(why)), 0);
+	ck_assert_str_eq(ip, "192.168.51.11");	/* the case's device decides */
+	ck_assert_str_eq(why, "rocep59s0f1/1 (ens1f1np1)");
+	/* IB: IPoIB's address is live-only (a tree holds none); a pulled cable is no rail */
+	ip[0] = '\0';
+	ck_assert_int_eq(rail_of("cx7-ndr-ib", inv, ip, sizeof(ip), why, sizeof(why)), -1);
+	ck_assert_str_eq(ip, "");
+	ck_assert_msg(strstr(why, "without an IPv4 address on its IPoIB netdev"), "%s", why);
+	ck_assert_int_eq(rail_of("cx7-ndr-ib-polling", six, ip, sizeof(ip), why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "no ACTIVE RDMA port with an IPv4 address: mlx5_6/1 is DOWN "
+			 "without an IPv4 address on its IPoIB netdev");
+
+	/* the request of each side: its own address to bind, the other's to reach */
+	struct rq_case c = { .name = (char *)"t", .timeout_ms = 1000 };
+	struct rq_placement p = { 0 };
+	struct rq_request r;
+
+	snprintf(p.addr[1], sizeof(p.addr[1]), "10.1.1.7");	/* management: out-of-band */
+	p.param = json_pack("{s:[s,s]}", "rdma_addrs", "192.168.52.11", "192.168.52.12");
+	for (int side = 0; side < 2; side++) {
+		rq_request_init(&r, &c, "hca", side ? ROLE_SERVER : ROLE_CLIENT);
+		rq_request_place(&r, &p, side, 4242, NULL, false);
+		ck_assert_str_eq(json_string_value(json_object_get(r.param, "rdma_local_addr")),
+				 side ? "192.168.52.12" : "192.168.52.11");
+		ck_assert_str_eq(json_string_value(json_object_get(r.param, "rdma_peer_addr")),
+				 side ? "192.168.52.11" : "192.168.52.12");
+		ck_assert_ptr_null(json_object_get(r.param, "rdma_addrs"));
+		if (!side)
+			ck_assert_str_eq(r.peer_addr, "10.1.1.7");
+		rq_request_release(&r);
+	}
+	json_decref(p.param);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1137,6 +1205,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, link_health_growth);
 	tcase_add_test(tc, roce_lossless_keys);
 	tcase_add_test(tc, loopback_rows);
+	tcase_add_test(tc, peer_rdma_addrs);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

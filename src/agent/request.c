@@ -50,6 +50,18 @@ void rq_request_place(struct rq_request *r, const struct rq_placement *p, int si
 	r->tool_cwd = p->tool_cwd;
 	json_decref(r->param);
 	r->param = json_is_object(p->param) ? json_deep_copy(p->param) : json_object();
+	/*
+	 * A node target's RDMA addresses ([client, server], the management
+	 * address staying the out-of-band one): each side binds its own and
+	 * connects to the other's, as a lab run's rails do.
+	 */
+	json_t *ra = json_object_get(r->param, "rdma_addrs");
+
+	if (json_is_array(ra) && json_array_size(ra) == 2 && side >= 0 && side < 2) {
+		json_object_set(r->param, "rdma_local_addr", json_array_get(ra, side));
+		json_object_set(r->param, "rdma_peer_addr", json_array_get(ra, !side));
+		json_object_del(r->param, "rdma_addrs");
+	}
 	json_object_set_new(r->param, "allow_sm_takeover", json_boolean(allow_sm_takeover));
 }
 

@@ -294,8 +294,9 @@ static int exchange(struct cm_run *r, double *lat, unsigned *bad, char *first, s
 }
 
 /*
- * Lab runs (--nodes) keep the out-of-band exchange on the management
- * address (peer_addr) and pass the RDMA side's addresses as parameters:
+ * Lab runs (--nodes) and hca with --peer keep the out-of-band exchange on
+ * the management address (peer_addr) and pass the RDMA side's addresses as
+ * parameters:
  * the CM connection goes over the rails, where its traffic belongs.
  */
 static bool lab_addr(struct rq_ctx *ctx, const char *key, char *buf, size_t size)

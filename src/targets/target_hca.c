@@ -31,13 +31,15 @@ static bool hca_available(const struct rq_run_opts *o, const char *arg, char *wh
 
 /*
  * One-sided cases run on this node; two-sided ones put the server role on
- * --peer HOST when given, else both roles here in loopback.
+ * --peer HOST when given, else both roles here in loopback.  With a peer
+ * the RDMA traffic goes between the two nodes' RDMA addresses (RoCE netdev,
+ * IPoIB), the out-of-band exchange to the peer's management address.
  */
 static int hca_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
 		     char *err, size_t errsz)
 {
 	node_agents_place(t, c, pl);
-	return 0;
+	return node_agents_rdma_addrs(t, c, pl, err, errsz);
 }
 
 static void hca_facts(struct rq_target *t, struct rq_result *sink)
