@@ -209,4 +209,7 @@ void osm_summary_release(struct osm_summary *s);
 /* A one-line reason from a summary: the first ERR, else what is missing. */
 void osm_summary_reason(const struct osm_summary *s, char *buf, size_t size);
 
+/* A line every ibdiag parser skips: blank, or a umad2sim/libibmad warning. */
+bool ib_diag_noise(const char *s);
+
 #endif
