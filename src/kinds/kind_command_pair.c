@@ -16,6 +16,12 @@
  * Each program's output goes to a file in the case's scratch directory and
  * into the case log whatever happens (exit, kill at the deadline, the other
  * side's failure), so a stopped side still shows what it printed.
+ *
+ * Longer than most files (about 1,000 lines) on purpose: the two roles and
+ * the messages between them (ready, failed, done, stop) are one protocol,
+ * and each step of one side is read against the other's; placeholders,
+ * figures and memlock, which stand alone, are in app_text.c and
+ * app_memlock.c.
  */
 #include <errno.h>
 #include <fcntl.h>
