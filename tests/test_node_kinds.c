@@ -1185,6 +1185,70 @@ START_TEST(peer_rdma_addrs)
 }
 END_TEST
 
+/*
+ * mlxfwmanager --query beside mstflint: its flashed and running FW and PSID
+ * as facts, a staged upgrade FAILs in its own words, a PSID other than
+ * board_id FAILs, and a capture without its output is a fact, no verdict.
+ * (The outputs are synthesized from MFT's documented layout.)
+ */
+START_TEST(driver_fwmanager)
+{
+	static const char *const tool[] = { "profile=hca", NULL };
+	char tmp[] = "/tmp/rq-fwm-XXXXXX", path[4200];
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "driver", "cx6dx-roce-lossless", tool);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f1", 1);
+	ck_assert_str_eq(nc_fact(r, "fwmanager_flashed"), "22.36.1010");
+	ck_assert_str_eq(nc_fact(r, "fwmanager_running"), "22.36.1010");
+	ck_assert_str_eq(nc_fact(r, "fwmanager_psid"), "MT_0000000359");
+	ck_assert_str_eq(nc_fact(r, "fwmanager_status"), "No matching image found");
+	ck_assert_uint_eq(r->failed, 0);
+	nc_release(&nc);
+
+	nc_init(&nc, "driver", "cx6dx-roce-fwpending", tool);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f0", 1);
+	ck_assert_str_eq(nc_fact(r, "fwmanager_running"), "22.36.1010");
+	ck_assert_uint_eq(r->failed, 2);	/* mstflint's view and mlxfwmanager's */
+	ck_assert_msg(strstr(r->log.buf, "mlxfwmanager: firmware 22.39.1002 is flashed but "
+			     "22.36.1010 is running"), "%s", r->log.buf);
+	nc_release(&nc);
+
+	/* a PSID that is not the board's; then no mlxfwmanager output at all */
+	copy_tree("cx6dx-roce-lossless", tmp);
+	snprintf(path, sizeof(path), "%s/capture/tools/mlxfwmanager_--query_-d_0000_3b_00.1.out", tmp);
+	{
+		struct sb t = SB_INIT;
+		char *at;
+
+		ck_assert_int_ge(read_file(path, &t, 65536), 0);
+		at = strstr(t.buf, "MT_0000000359");
+		ck_assert_ptr_nonnull(at);
+		memcpy(at, "MT_0000000999", 13);
+		ck_assert_int_eq(write_file_replace(path, t.buf, t.len), 0);
+		sb_release(&t);
+	}
+	nc_init(&nc, "driver", tmp, tool);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f1", 1);
+	ck_assert_str_eq(r->reason, "rocep59s0f1: mlxfwmanager reports PSID MT_0000000999, sysfs "
+			 "board_id MT_0000000359");
+	nc_release(&nc);
+	ck_assert_int_eq(unlink(path), 0);
+	nc_init(&nc, "driver", tmp, tool);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f1", 1);
+	ck_assert_uint_eq(r->failed, 0);
+	ck_assert_str_eq(nc_fact(r, "fwmanager"), "not run: the capture holds no mlxfwmanager output");
+	ck_assert_str_eq(nc_fact(r, "fw_running"), "22.36.1010");	/* mstflint still read */
+	nc_release(&nc);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1206,6 +1270,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, roce_lossless_keys);
 	tcase_add_test(tc, loopback_rows);
 	tcase_add_test(tc, peer_rdma_addrs);
+	tcase_add_test(tc, driver_fwmanager);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include "parsers/lenient_json.h"
 #include "parsers/parsers.h"
+#include "parsers/parse_fwmanager.h"
 #include "check_main.h"
 
 START_TEST(lines_numbered_trimmed)
@@ -132,6 +133,66 @@ START_TEST(lenient_json)
 }
 END_TEST
 
+/*
+ * mlxfwmanager --query (MFT's text layout; synthesized, no captured sample
+ * in this project): two devices, a component name with spaces, a key line
+ * unindented as some releases print it, the staged "FW (Running)" row.
+ */
+START_TEST(fwmanager_query)
+{
+	static const char t[] =
+		"Querying Mellanox devices firmware ...\n\nDevice #1:\n----------\n\n"
+		"Device Type:      BlueField2\n"
+		"  PSID:             MT_0000000768\n"
+		"  PCI Device Name:  /dev/mst/mt41686_pciconf0\n"
+		"  Versions:         Current        Available     \n"
+		"     FW             24.40.1000     N/A           \n"
+		"     FW (Running)   24.35.2000     N/A           \n"
+		"     UEFI Virtio net   21.4.0010      N/A\n\n"
+		"  Status:           No matching image found\n\n"
+		"Device #2:\n----------\n\n"
+		"  Device Type:      ConnectX7\n  PSID:             MT_0000000838\n"
+		"  Some New Key:     kept out\n"
+		"  Versions:         Current        Available\n"
+		"     FW             28.47.1026     28.47.1026\n\n"
+		"  Status:           Up to date\n\n---------\nFound 2 device(s) requiring firmware update...\n";
+	struct fwm_query q;
+	char err[200] = "";
+	json_t *o = NULL;
+
+	ck_assert_int_eq(fwmanager_parse(t, sizeof(t) - 1, &q, err, sizeof(err)), 0);
+	ck_assert_uint_eq(q.n, 2);
+	ck_assert_str_eq(q.dev[0].type, "BlueField2");
+	ck_assert_str_eq(fwm_current(&q.dev[0], "FW"), "24.40.1000");
+	ck_assert_str_eq(fwm_current(&q.dev[0], "FW (Running)"), "24.35.2000");
+	ck_assert_str_eq(fwm_current(&q.dev[0], "UEFI Virtio net"), "21.4.0010");
+	ck_assert_str_eq(q.dev[0].status, "No matching image found");
+	ck_assert_ptr_null(fwm_current(&q.dev[1], "FW (Running)"));
+	ck_assert_str_eq(q.dev[1].v[0].available, "28.47.1026");
+	ck_assert_str_eq(q.dev[1].psid, "MT_0000000838");
+	fwmanager_release(&q);
+
+	ck_assert_int_eq(rq_parser_find("mlxfwmanager")->parse(t, sizeof(t) - 1, &o, err, sizeof(err)), 0);
+	json_t *d0 = json_array_get(json_object_get(o, "devices"), 0);
+
+	ck_assert(json_is_true(json_object_get(d0, "fw_pending")));
+	ck_assert_str_eq(json_string_value(json_object_get(d0, "fw_running")), "24.35.2000");
+	ck_assert(json_is_false(json_object_get(json_array_get(json_object_get(o, "devices"), 1),
+						"fw_pending")));
+	json_decref(o);
+
+	static const char bad[] = "Device #1:\n  Versions:  Current Available\n     FW\n";
+	ck_assert_int_eq(fwmanager_parse(bad, sizeof(bad) - 1, &q, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 3: expected a version row (component, current, available), got 'FW'");
+	static const char noise[] = "PSID: before any device\n";
+	ck_assert_int_eq(fwmanager_parse(noise, sizeof(noise) - 1, &q, err, sizeof(err)), -EINVAL);
+	static const char e[] = "-E- No devices found or specified, mst might be stopped.\n";
+	ck_assert_int_eq(fwmanager_parse(e, sizeof(e) - 1, &q, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: mlxfwmanager reported an error: -E- No devices found or "
+			 "specified, mst might be stopped.");
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, lines_numbered_trimmed);
@@ -140,6 +201,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, missing_list);
 	tcase_add_test(tc, json_text_utf8);
 	tcase_add_test(tc, lenient_json);
+	tcase_add_test(tc, fwmanager_query);
 }
 
 RQ_CHECK_MAIN("parsers", add_tests)

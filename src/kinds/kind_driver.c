@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "core/kind.h"
+#include "parsers/parse_fwmanager.h"
 #include "core/proc.h"
 #include "rdma/nodeinfo.h"
 #include "rdma/pci_ids.h"
@@ -99,7 +100,7 @@ static const struct key_def driver_keys[] = {
 	  .help = "RoCE: the port's netdev speed in Mb/s (/sys/class/net/IF/speed: 100000 for 100GbE; 0: not judged)" },
 	{ .name = "fw_query", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct driver_cfg, fw_query),
-	  .help = "ask mstflint -d BDF q for the flashed and the running firmware and the PSID (not judged where mstflint is not installed)" },
+	  .help = "ask mstflint -d BDF q and mlxfwmanager --query -d BDF for the flashed and the running firmware and the PSID (not judged where a tool is not installed)" },
 	{ .name = "fw_pending_ok", .type = KEY_BOOL, .def = "false",
 	  .offset = offsetof(struct driver_cfg, fw_pending_ok),
 	  .help = "accept a flashed firmware that is not running yet (a staged upgrade waiting for a reset)" },
@@ -221,6 +222,60 @@ static void judge_fw_query(struct rq_ctx *ctx, struct rq_result *row, const stru
 			 d->name, psid, d->board_id);
 }
 
+/*
+ * `mlxfwmanager --query -d BDF` (MFT), beside mstflint: under "Versions",
+ * "FW" is the flashed image and "FW (Running)" appears when another one
+ * runs; "PSID:" as mstflint's.  Facts fwmanager_*; a node without MFT
+ * records that and judges nothing here.
+ */
+static void judge_fwmanager(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
+			    const struct rdma_dev *d)
+{
+	const char *argv[] = { "mlxfwmanager", "--query", "-d", d->pci, NULL };
+	struct proc_result r;
+	struct fwm_query q;
+	char err[200];
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 60000, &r) < 0 || r.exec_failed) {
+		rq_fact_add(row, "fwmanager", ctx->replay ?
+			    "not run: the capture holds no mlxfwmanager output" :
+			    "not run: mlxfwmanager (MFT) is not installed");
+		proc_result_release(&r);
+		return;
+	}
+	if (r.timed_out || r.exit_code != 0 ||
+	    fwmanager_parse(r.out.buf ? r.out.buf : "", r.out.len, &q, err, sizeof(err))) {
+		rq_fact_add(row, "fwmanager", r.timed_out || r.exit_code ?
+			    "mlxfwmanager --query failed (mst not started, or no access?)" : err);
+		proc_result_release(&r);
+		return;
+	}
+	proc_result_release(&r);
+	const struct fwm_device *m = q.n ? &q.dev[0] : NULL;
+	const char *fw = m ? fwm_current(m, "FW") : NULL, *run = m ? fwm_current(m, "FW (Running)") : NULL;
+
+	if (!fw) {
+		rq_fact_add(row, "fwmanager", "mlxfwmanager --query printed no FW version");
+		fwmanager_release(&q);
+		return;
+	}
+	rq_fact_add(row, "fwmanager_flashed", fw);
+	rq_fact_add(row, "fwmanager_running", run ? run : fw);
+	if (m->psid[0])
+		rq_fact_add(row, "fwmanager_psid", m->psid);
+	if (m->status[0])
+		rq_fact_add(row, "fwmanager_status", m->status);
+	if (!cfg->fw_pending_ok)
+		rq_judge(row, !run || !strcmp(fw, run),
+			 "%s (%s): mlxfwmanager: firmware %s is flashed but %s is running: the upgrade "
+			 "waits for a reset (mlxfwreset, or a cold reboot)", d->name, d->pci, fw, run);
+	if (m->psid[0] && d->board_id[0])
+		rq_judge(row, !strcmp(m->psid, d->board_id), "%s: mlxfwmanager reports PSID %s, sysfs "
+			 "board_id %s", d->name, m->psid, d->board_id);
+	fwmanager_release(&q);
+}
+
 static void judge_hca(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,
 		      const struct rdma_dev *d)
 {
@@ -274,8 +329,10 @@ static void judge_hca(struct rq_ctx *ctx, struct rq_result *row, const struct dr
 			rq_judge(row, fw_cmp(d->fw_ver, cfg->min_fw.str[i]) >= 0,
 				 "%s: firmware %s is older than the minimum %s", d->name, d->fw_ver,
 				 cfg->min_fw.str[i]);
-	if (cfg->fw_query && d->pci[0] && !(m && m->vf))
+	if (cfg->fw_query && d->pci[0] && !(m && m->vf)) {
 		judge_fw_query(ctx, row, cfg, d);
+		judge_fwmanager(ctx, row, cfg, d);
+	}
 }
 
 static void judge_rxe(struct rq_ctx *ctx, struct rq_result *row, const struct driver_cfg *cfg,

@@ -625,8 +625,10 @@ static void run_tools(struct cap *c)
 			b = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
 			if (is_bdf(b)) {
 				const char *q[] = { "mstflint", "-d", b, "q", NULL };
+				const char *fwm[] = { "mlxfwmanager", "--query", "-d", b, NULL };
 
 				run_tool(c, &ctx, q);
+				run_tool(c, &ctx, fwm);
 			}
 		}
 		free(ents[i]);

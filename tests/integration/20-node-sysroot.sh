@@ -97,6 +97,11 @@ expect_true "roce-lossless: the capture replays with the same rows" cmp -s "$T/d
 run_on "$T/capf" "$T/fwp.out"
 expect_grep "a staged firmware upgrade is visible after capture" \
 	'^FAIL +driver\.stack\[rocep59s0f0/1\] .*22\.39\.1002 is flashed but 22\.36\.1010 is running' "$T/fwp.out"
+expect_true "capture stored mlxfwmanager --query" \
+	test -s "$T/capf/capture/tools/mlxfwmanager_--query_-d_0000_3b_00.0.out"
+"$RQ" parse mlxfwmanager "$T/capf/capture/tools/mlxfwmanager_--query_-d_0000_3b_00.0.out" >"$T/p3" 2>&1
+expect_eq "parse mlxfwmanager exit 0" 0 $?
+expect_grep "parse mlxfwmanager: the staged image" '"fw_pending": *true' "$T/p3"
 "$RQ" capture "$T/cap" --root "$F/rxe-vm1" >/dev/null 2>&1
 expect_eq "capture into a non-empty dir refused" 1 $?
 
