@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <jansson.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -1249,6 +1250,70 @@ START_TEST(driver_fwmanager)
 }
 END_TEST
 
+/* Files in dir (entries other than . and ..), or -1. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * Every tree's GID and pkey tables have as many entries as the device
+ * reports in its own ibv_devinfo -v (pkey_tbl_len, gid_tbl_len): sysfs
+ * lists the whole table, unused entries included (IB pkeys 128, mlx5 RoCE
+ * GIDs 255, rxe 1024), so a reader that stops at the first zero entry or
+ * assumes a short table would be caught here.
+ */
+START_TEST(fixture_table_lengths)
+{
+	DIR *top = opendir(nc_fixture_dir());
+	struct dirent *t;
+	unsigned ports = 0;
+
+	ck_assert_ptr_nonnull(top);
+	while ((t = readdir(top))) {
+		char path[4200], dev[64] = "", dir[4400];
+		struct sb text = SB_INIT;
+		int port = 0, len;
+
+		snprintf(path, sizeof(path), "%s/%s/capture/tools/ibv_devinfo_-v.out", nc_fixture_dir(),
+			 t->d_name);
+		if (t->d_name[0] == '.' || read_file(path, &text, 1 << 22) < 0) {
+			sb_release(&text);
+			continue;
+		}
+		for (char *l = strtok(text.buf, "\n"); l; l = strtok(NULL, "\n")) {
+			const char *what = NULL;
+
+			if (sscanf(l, "hca_id: %63s", dev) == 1 || sscanf(l, " port: %d", &port) == 1)
+				continue;
+			if (sscanf(l, " pkey_tbl_len: %d", &len) == 1)
+				what = "pkeys";
+			else if (sscanf(l, " gid_tbl_len: %d", &len) == 1)
+				what = "gids";
+			if (!what)
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s/sys/class/infiniband/%s/ports/%d/%s",
+				 nc_fixture_dir(), t->d_name, dev, port, what);
+			ck_assert_msg(count_entries(dir) == len, "%s %s/%d: %d %s in sysfs, devinfo says %d",
+				      t->d_name, dev, port, count_entries(dir), what, len);
+			ports++;
+		}
+		sb_release(&text);
+	}
+	closedir(top);
+	ck_assert_uint_gt(ports, 100);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1271,6 +1336,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, loopback_rows);
 	tcase_add_test(tc, peer_rdma_addrs);
 	tcase_add_test(tc, driver_fwmanager);
+	tcase_add_test(tc, fixture_table_lengths);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)
