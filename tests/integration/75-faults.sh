@@ -8,7 +8,8 @@
 # fails otherwise.  It writes the table (markdown) to $RQ_FAULT_TABLE
 # (default build/fault-table.md) and prints it.
 #
-# Rows on guests run under `flock /tmp/rq-vm.lock` (only while guests run);
+# Rows on guests boot QEMU: on a shared machine run the script under
+# `flock /tmp/rq-vm.lock` as every VM test (make check runs one at a time);
 # rows with a peer use a private sshd on loopback as 12-peer-ssh.sh does.
 # RQ_FAULT_ROWS="local peer vm state" picks groups (default: all).
 set -u
@@ -408,12 +409,7 @@ if [[ " $ROWS " = *" vm "* ]]; then
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		echo "  SKIP guest rows: qemu-system-x86_64 not installed"
 	else
-		# the guests' state records must be ours alone while they run
-		exec 9>/tmp/rq-vm.lock
-		flock 9
 		vm_rows
-		flock -u 9
-		exec 9>&-
 	fi
 fi
 
