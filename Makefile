@@ -26,7 +26,7 @@ SAN_OBJ  := $(LIBSRC:%.c=build/san/%.o)
 TEST_BIN := $(TESTS:tests/%.c=build/san/tests/%)
 
 .PHONY: all deps check unit integration fuzz fuzz-brief demo bench clean docs docs-check layers \
-	shellcheck cleanup FORCE
+	shellcheck cleanup demo-cluster test-cluster-vm FORCE
 all: rdmaqual
 
 deps:
@@ -160,6 +160,19 @@ fuzz: $(FUZZ_BIN)
 demo: deps
 	$(MAKE) all
 	./rdmaqual run --report-dir reports -t '!apps' cases/
+
+# A lab of four QEMU guests with rxe on one L2 segment (vm/lab-rig.sh), and
+# a lab run over ssh between them: node checks on each, all pairs over the
+# rxe rails (docs/cluster.md).  Root; boots guests.
+demo-cluster: deps
+	$(MAKE) all
+	vm/lab-rig.sh -n 4 -- sh -c './rdmaqual run --nodes "$$RQ_LAB_NODES" --launcher ssh \
+		--pairs all --drain-list reports/drain.txt --report-dir reports tests/integration/lab-vm-cases'
+
+# The same rig as a test (healthy run, then one guest degraded); not in
+# make check's glob (tests/integration/NN-*.sh) yet.
+test-cluster-vm: rdmaqual
+	tests/integration/cluster-vm.sh
 
 bench: rdmaqual
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done

@@ -1,0 +1,197 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# A lab of QEMU guests for `rdmaqual run --nodes`: N guests (default 4,
+# vm0..vmN-1) with rdma_rxe on one virtual L2 segment, each running sshd,
+# reachable from the host as lab nodes are.  Runs CMD inside the rig's
+# network namespace once every guest answers ssh, then tears it all down
+# (QEMUs, namespace, keys), also when CMD fails or the rig is interrupted.
+#
+#   vm/lab-rig.sh [-n N] [--degrade vmK] -- CMD [ARGS...]
+#
+# The segment: a network namespace made here (rqlab<pid>) holding a bridge
+# (10.77.1.254/24) and one tap per guest; QEMU runs in the namespace and
+# guest K's eth0 is 10.77.1.(K+1), its rxe0 on eth0.  Nothing is routed to
+# or from the host's own interfaces.  CMD sees:
+#   RDMAQUAL_SSH_CONFIG  an ssh_config naming vm0.. (root, the rig's key,
+#                        the rig's known_hosts: host keys are checked)
+#   RQ_LAB_NODES         the hostlist, "vm[0-3]"
+#   RQ_LAB_DIR           the rig's dir (consoles console-vmK.log)
+# --degrade vmK deletes that guest's rxe0 before CMD runs (a node whose
+# RDMA link is gone; its node-local and pair rows must single it out).
+#
+# The guests: the rxe-vm image (kernel + initramfs from `rdmaqual vm
+# image`), vm/init with rq.lab=DIR (sshd instead of the agent port).  Must
+# run as root; take /tmp/rq-vm.lock around it on a shared host.
+# Environment: RQ (the rdmaqual binary, default ./rdmaqual),
+# RQ_LAB_ACCEL (tcg|kvm, default tcg), RQ_VM_MEM_MB (default 512),
+# RQ_LAB_READY_S (boot deadline, default 180).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+n=4 degrade=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) n=$2; shift 2 ;;
+	--degrade) degrade=$2; shift 2 ;;
+	--) shift; break ;;
+	*) echo "lab-rig: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: vm/lab-rig.sh [-n N] [--degrade vmK] -- CMD..." >&2; exit 2; }
+case $n in
+'' | *[!0-9]*) echo "lab-rig: -n wants a number" >&2; exit 2 ;;
+esac
+if [ "$n" -lt 2 ] || [ "$n" -gt 16 ]; then
+	echo "lab-rig: -n between 2 and 16" >&2
+	exit 2
+fi
+[ "$(id -u)" -eq 0 ] || { echo "lab-rig: needs root (network namespace, taps)" >&2; exit 77; }
+for t in ip ssh ssh-keygen qemu-system-x86_64 /usr/sbin/sshd; do
+	command -v "$t" >/dev/null 2>&1 || { echo "lab-rig: $t not found (make deps)" >&2; exit 77; }
+done
+RQ=${RQ:-rdmaqual}
+case $RQ in /*) ;; *) RQ=$PWD/$RQ ;; esac
+[ -x "$RQ" ] || { echo "lab-rig: no $RQ (make all)" >&2; exit 2; }
+
+img=$("$RQ" vm image) || { echo "lab-rig: rdmaqual vm image failed" >&2; exit 1; }
+kimage=$(echo "$img" | sed -n 's/^image: *\([^ ]*\).*/\1/p')
+initrd=$(echo "$img" | sed -n 's/^initramfs: *//p')
+if [ ! -r "$kimage" ] || [ ! -r "$initrd" ]; then
+	echo "lab-rig: cannot read the image: $img" >&2
+	exit 1
+fi
+
+D=$(mktemp -d /tmp/rq-lab.XXXXXX) || exit 1
+ns=rqlab$$
+pids=
+teardown() {
+	for p in $pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in $pids; do
+		wait "$p" 2>/dev/null
+	done
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$D"
+}
+trap teardown EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Throwaway keys: one host key for all guests, one client key.
+mkdir "$D/guest"
+ssh-keygen -q -t ed25519 -N '' -C rq-lab-host -f "$D/guest/host_key" || exit 1
+ssh-keygen -q -t ed25519 -N '' -C rq-lab-client -f "$D/id" || exit 1
+cp "$D/id.pub" "$D/guest/authorized_keys"
+cat >"$D/guest/sshd_config" <<CFG
+Port 22
+HostKey /run/rq-lab/host_key
+AuthorizedKeysFile /run/rq-lab/authorized_keys
+PidFile /run/rq-lab/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+MaxStartups 64
+CFG
+hostpub=$(cut -d' ' -f1,2 "$D/guest/host_key.pub")
+: >"$D/known_hosts"
+: >"$D/ssh_config"
+hosts=
+i=0
+while [ $i -lt "$n" ]; do
+	ipa=10.77.1.$((i + 1))
+	hosts="$hosts${hosts:+,}vm$i@$ipa"
+	echo "vm$i,$ipa $hostpub" >>"$D/known_hosts"
+	printf 'Host vm%d\n\tHostName %s\n' "$i" "$ipa" >>"$D/ssh_config"
+	i=$((i + 1))
+done
+cat >>"$D/ssh_config" <<CFG
+Host *
+	User root
+	IdentityFile $D/id
+	IdentitiesOnly yes
+	UserKnownHostsFile $D/known_hosts
+	StrictHostKeyChecking yes
+	LogLevel ERROR
+CFG
+chmod 700 "$D"
+
+ip netns add "$ns" || exit 1
+ip -n "$ns" link set lo up
+ip -n "$ns" link add br0 type bridge || exit 1
+ip -n "$ns" addr add 10.77.1.254/24 dev br0
+ip -n "$ns" link set br0 up
+
+accel=${RQ_LAB_ACCEL:-tcg}
+cpu="-cpu max"
+[ "$accel" = kvm ] && cpu="-device virtio-rng-pci"
+# Under TCG the guest's TSC is the host's: tell the kernel its rate, as
+# the rxe-vm target does (a busy host makes PIT calibration fail).
+tsc=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo)
+append_tsc=
+[ -n "$tsc" ] && append_tsc="tsc_early_khz=$tsc tsc=reliable"
+i=0
+while [ $i -lt "$n" ]; do
+	tap=rqtap$i
+	ip -n "$ns" tuntap add dev "$tap" mode tap || exit 1
+	ip -n "$ns" link set "$tap" master br0 up || exit 1
+	mac=$(printf '52:54:00:77:01:%02x' $((i + 1)))
+	# $cpu is two words on purpose.
+	# shellcheck disable=SC2086
+	ip netns exec "$ns" qemu-system-x86_64 -name "rdmaqual,process=rq-lab-vm$i" \
+		-M microvm,pcie=on,acpi=on,rtc=on -accel "$accel" $cpu \
+		-m "${RQ_VM_MEM_MB:-512}" -smp 1 -nodefaults -no-user-config \
+		-nographic -no-reboot -kernel "$kimage" -initrd "$initrd" \
+		-append "console=ttyS0 loglevel=5 panic=-1 reboot=t $append_tsc rq.exe=$RQ rq.ip=10.77.1.$((i + 1))/24 rq.name=vm$i rq.hosts=$hosts rq.lab=$D/guest" \
+		-serial "file:$D/console-vm$i.log" \
+		-fsdev local,id=fs0,path=/,readonly=on,security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=fs0,mount_tag=hostroot \
+		-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no" \
+		-device "virtio-net-pci,netdev=n0,mac=$mac,speed=10000,duplex=full" \
+		>"$D/qemu-vm$i.log" 2>&1 &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+
+# Ready: every console shows RQ-READY (or a failure), then ssh answers.
+deadline=$(($(date +%s) + ${RQ_LAB_READY_S:-180}))
+i=0
+while [ $i -lt "$n" ]; do
+	c=$D/console-vm$i.log
+	while ! grep -q '^RQ-READY' "$c" 2>/dev/null; do
+		if grep -q 'RQ-INIT-FAILED' "$c" 2>/dev/null; then
+			echo "lab-rig: vm$i: $(grep 'RQ-INIT-FAILED' "$c" | head -n 1)" >&2
+			exit 1
+		fi
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "lab-rig: vm$i not ready in ${RQ_LAB_READY_S:-180} s; console tail:" >&2
+			tail -n 5 "$c" >&2
+			tail -n 3 "$D/qemu-vm$i.log" >&2
+			exit 1
+		fi
+		sleep 0.5
+	done
+	until ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes \
+		-o ConnectTimeout=10 "vm$i" true 2>"$D/ssh-vm$i.err"; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "lab-rig: vm$i: ssh: $(tail -n 1 "$D/ssh-vm$i.err")" >&2
+			exit 1
+		fi
+		sleep 1
+	done
+	i=$((i + 1))
+done
+echo "lab-rig: $n guests up ($(($(date +%s) + ${RQ_LAB_READY_S:-180} - deadline)) s), namespace $ns" >&2
+
+if [ -n "$degrade" ]; then
+	ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes "$degrade" \
+		"$RQ" rxe del rxe0 || { echo "lab-rig: cannot degrade $degrade" >&2; exit 1; }
+	echo "lab-rig: $degrade: rxe0 deleted" >&2
+fi
+
+RDMAQUAL_SSH_CONFIG=$D/ssh_config RQ_LAB_NODES="vm[0-$((n - 1))]" RQ_LAB_DIR=$D \
+	ip netns exec "$ns" "$@"
