@@ -169,10 +169,10 @@ demo-cluster: deps
 	vm/lab-rig.sh -n 4 -- sh -c './rdmaqual run --nodes "$$RQ_LAB_NODES" --launcher ssh \
 		--pairs all --drain-list reports/drain.txt --report-dir reports tests/integration/lab-vm-cases'
 
-# The same rig as a test (healthy run, then one guest degraded); not in
-# make check's glob (tests/integration/NN-*.sh) yet.
+# The same rig as a test (healthy run, then one guest degraded); also part
+# of make check (make integration T=73).
 test-cluster-vm: rdmaqual
-	tests/integration/cluster-vm.sh
+	tests/integration/73-cluster-vm.sh
 
 bench: rdmaqual
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
