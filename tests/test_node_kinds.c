@@ -20,6 +20,7 @@
 
 #include "nodecase.h"
 #include "rdma/nodeinfo.h"
+#include "rdma/rdmadev.h"
 #include "rdma/pci_ids.h"
 #include "rdma/verbs_pair.h"
 #include "core/undo.h"
@@ -1314,6 +1315,42 @@ START_TEST(fixture_table_lengths)
 }
 END_TEST
 
+/*
+ * RoCE on a VLAN: the port's netdev is the PF's (GID 0), its address and
+ * IPv4 GIDs are the VLAN netdev's.  rdma-links (and every two-sided kind
+ * through rdma_pick_gid) takes the VLAN's RoCE v2 GID; the node kinds
+ * judge the port as usual.
+ */
+START_TEST(roce_vlan)
+{
+	struct nodecase nc;
+	struct rq_result *r;
+	char ip[64], why[256], gid[64];
+
+	nc_init(&nc, "rdma-links", "cx6dx-roce-vlan", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "rocep59s0f0", 1);
+	ck_assert_msg(r && r->verdict == RQ_PASS, "%s", r ? r->reason : "no row");
+	ck_assert_str_eq(nc_fact(r, "netdev"), "ens1f0np0");
+	ck_assert_str_eq(nc_fact(r, "gid_netdev"), "ens1f0np0.100");
+	ck_assert_str_eq(nc_fact(r, "ipv4"), "192.168.60.11");
+	ck_assert_str_eq(nc_fact(r, "gid_index"), "5");
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rocep59s0f1", 1), "gid_netdev"), "ens1f1np1");
+	ck_assert_int_eq(node_rail_pick(&nc.out, ip, sizeof(ip), why, sizeof(why)), 0);
+	ck_assert_str_eq(ip, "192.168.60.11");
+	/* asked for the VLAN itself, only its GIDs count; an unrelated netdev has none */
+	ck_assert_int_eq(rdma_pick_gid(&nc.ctx, "rocep59s0f0", 1, "ens1f0np0.100", gid, sizeof(gid)), 5);
+	ck_assert_int_eq(rdma_pick_gid(&nc.ctx, "rocep59s0f0", 1, "ens1f1np1", gid, sizeof(gid)), -ENOENT);
+	nc_release(&nc);
+	for (const char *const *k = (const char *const[]){ "driver", "mtu", "pcie", NULL }; *k; k++) {
+		nc_init(&nc, *k, "cx6dx-roce-vlan", NULL);
+		nc_run(&nc);
+		ck_assert_msg(nc_count(&nc, RQ_FAIL) == 0 && nc_count(&nc, RQ_ERROR) == 0, "%s fails", *k);
+		nc_release(&nc);
+	}
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1337,6 +1374,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, peer_rdma_addrs);
 	tcase_add_test(tc, driver_fwmanager);
 	tcase_add_test(tc, fixture_table_lengths);
+	tcase_add_test(tc, roce_vlan);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -69,6 +69,19 @@ static bool netdev_ipv4(struct rq_ctx *ctx, const char *netdev, char *buf, size_
 	return found;
 }
 
+/* gid_attrs/ndevs/N of the GID in use (IB has none: the port's netdev). */
+static const char *gid_ndev(struct rq_ctx *ctx, const char *dev, int port, int gi, const char *dflt,
+			    char *buf, size_t size)
+{
+	char path[4096];
+
+	rq_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", dev,
+		port, gi);
+	if (read_line(path, buf, size) || !buf[0])
+		return dflt;
+	return buf;
+}
+
 static void links_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	const struct links_cfg *cfg = vcfg;
@@ -92,7 +105,7 @@ static void links_run(struct rq_ctx *ctx, const void *vcfg)
 		for (int j = 0; j < d->nports; j++) {
 			const struct rdma_port *p = &d->ports[j];
 			struct rq_result *row;
-			char gid[64] = "", ip[64] = "", num[16];
+			char gid[64] = "", ip[64] = "", num[16], gnd[64];
 			int gi;
 
 			if (!rdma_port_selected(ctx, p->num))
@@ -104,6 +117,9 @@ static void links_run(struct rq_ctx *ctx, const void *vcfg)
 			rq_fact_add(row, "state", p->state_str);
 			rq_fact_add(row, "link_layer", p->link_layer);
 			rq_fact_add(row, "netdev", p->netdev);
+			/* the GID's own netdev: a VLAN over the port's netdev carries RoCE there */
+			rq_fact_add(row, "gid_netdev", gi < 0 ? "" :
+				    gid_ndev(ctx, d->name, p->num, gi, p->netdev, gnd, sizeof(gnd)));
 			rq_fact_add(row, "ipv4", ip);
 			rq_fact_add(row, "gid", gid);
 			snprintf(num, sizeof(num), "%d", gi);
@@ -133,9 +149,10 @@ const struct rq_kind rq_kind_rdma_links = {
 	.summary = "every RDMA port's state, link layer, netdev, IPv4 address and GID (the node's rails)",
 	.doc = "The addresses other nodes reach this node's rails at: per device and port, the "
 	       "state, link layer, rate, netdev, RoCE IPv4 address (from the IPv4-mapped RoCE v2 "
-	       "GID; IPoIB from the live netdev) and the GID verbs traffic uses, as row facts.  "
-	       "A lab run (--nodes) runs it on every node first and pairs rail i with rail i "
-	       "from these rows.  Judged: every selected port ACTIVE and addressable.",
+	       "GID of the port's netdev, else of a VLAN netdev over it, named by the fact "
+	       "gid_netdev; IPoIB from the live netdev) and the GID verbs traffic uses, as row "
+	       "facts.  A lab run (--nodes) runs it on every node first and pairs rail i with "
+	       "rail i from these rows; hca with --peer takes each side's address from it.  Judged: every selected port ACTIVE and addressable.",
 	.keys = links_keys,
 	.cfg_size = sizeof(struct links_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host,sysroot",

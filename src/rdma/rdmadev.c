@@ -528,13 +528,30 @@ static bool gid_is_zero(const char *g)
 	return true;
 }
 
+/*
+ * Is ndev stacked on netdev (a VLAN over the port's netdev)?  The kernel
+ * links an upper device to its lower one as lower_<name> in the upper's
+ * sysfs directory (net/core/dev.c, netdev_adjacent_sysfs_add); lstat, so
+ * nothing is followed.
+ */
+static bool netdev_is_upper_of(struct rq_ctx *ctx, const char *ndev, const char *netdev)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (strchr(ndev, '/') || strchr(netdev, '/'))
+		return false;
+	rpath(ctx, path, sizeof(path), "/sys/class/net/%s/lower_%s", ndev, netdev);
+	return !lstat(path, &st);
+}
+
 int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *netdev,
 		  char *gid, size_t gidsz)
 {
-	char path[PATH_MAX], ll[32], g[64], type[32], ndev[64];
+	char path[PATH_MAX], ll[32], g[64], type[32], ndev[64], upper_gid[64] = "";
 	size_t n;
 	long *idx;
-	int ret = -ENOENT;
+	int ret = -ENOENT, upper = -ENOENT;
 
 	if (gidsz)
 		gid[0] = '\0';
@@ -558,14 +575,28 @@ int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *net
 				continue;
 			if (netdev && *netdev &&
 			    (rd(ctx, ndev, sizeof(ndev), IB_CLASS "/%s/ports/%d/gid_attrs/ndevs/%ld",
-				dev, port, idx[i]) || strcmp(ndev, netdev)))
+				dev, port, idx[i]) || strcmp(ndev, netdev))) {
+				/*
+				 * RoCE on a VLAN: the address, and so the
+				 * IPv4 GID, is the VLAN netdev's; taken when
+				 * the port's own netdev has none.
+				 */
+				if (upper < 0 && ndev[0] && netdev_is_upper_of(ctx, ndev, netdev)) {
+					upper = (int)idx[i];
+					scopy(upper_gid, sizeof(upper_gid), g);
+				}
 				continue;
+			}
 		}
 		scopy(gid, gidsz, g);
 		ret = (int)idx[i];
 		break;
 	}
 	free(idx);
+	if (ret < 0 && upper >= 0) {
+		scopy(gid, gidsz, upper_gid);
+		ret = upper;
+	}
 	return ret;
 }
 
