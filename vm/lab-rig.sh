@@ -64,8 +64,13 @@ fi
 
 D=$(mktemp -d /tmp/rq-lab.XXXXXX) || exit 1
 ns=rqlab$$
-pids=
+pids='' cmd=''
+# shellcheck disable=SC2317 # run by the EXIT trap
 teardown() {
+	if [ -n "$cmd" ]; then
+		kill -TERM "$cmd" 2>/dev/null
+		wait "$cmd" 2>/dev/null
+	fi
 	for p in $pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -193,5 +198,13 @@ if [ -n "$degrade" ]; then
 	echo "lab-rig: $degrade: rxe0 deleted" >&2
 fi
 
+# In the background, so that a SIGINT/SIGTERM to the rig is handled at
+# once (sh defers a trap until its foreground child ends): the teardown
+# then stops CMD (SIGTERM: a lab run writes its report) and the guests.
 RDMAQUAL_SSH_CONFIG=$D/ssh_config RQ_LAB_NODES="vm[0-$((n - 1))]" RQ_LAB_DIR=$D \
-	ip netns exec "$ns" "$@"
+	ip netns exec "$ns" "$@" &
+cmd=$!
+wait "$cmd"
+rc=$?
+cmd=
+exit "$rc"
