@@ -29,7 +29,7 @@ printf '{"v":2,"id":1,"ok":true}\n' | seed 1 agent-ctl--version
 # 2 agent requests (exec and run reach fork, which fails in the fuzzer)
 printf '%s\n' '{"v":1,"id":1,"op":"hello"}' '{"v":1,"id":2,"op":"ping"}' \
 	'{"v":1,"id":3,"op":"exec","argv":["true"],"timeout_ms":1000}' \
-	'{"v":1,"id":4,"op":"run","case":{"name":"x","kind":"command"},"timeout_ms":1000}' \
+	'{"v":1,"id":4,"op":"run","case":{"file":"/x.yaml","at":[1,1],"keys":[{"key":"name","at":[1,1],"value":{"text":"x","at":[1,7]}},{"key":"kind","at":[2,1],"value":{"text":"command","at":[2,7]}},{"key":"argv","at":[3,1],"value":{"list":[{"text":"true","at":[3,8]}],"at":[3,7]}}]},"role":"single","target":"local","timeout_ms":1000,"timeout_mul":1}' \
 	'{"v":1,"id":5,"op":"cancel","target_id":3}' '{"v":2,"id":6,"op":"hello"}' \
 	'{"id":7}' 'not json' '{"v":1,"id":8,"op":"shutdown"}' | seed 2 agent-serve--ops
 printf '{"v":1,"id":1,"op":"nope"}\r\n\n   \n{"v":1,"id":-1,"op":"hello"}\n' | seed 2 agent-serve--odd
