@@ -118,7 +118,7 @@ int cmd_lint(int argc, char **argv)
 static void agent_usage(FILE *fp)
 {
 	fprintf(fp, "usage: rdmaqual agent --stdio | --port DEVICE\n"
-		"Serves the agent protocol (docs/agent.md); listens on no network port.\n");
+		"Serves the agent protocol (src/agent/agent.h); listens on no network port.\n");
 }
 
 int cmd_agent(int argc, char **argv)

@@ -8,7 +8,7 @@
  * One row per device and port (`devices: all` by default), so a GPU node
  * with one of eight rails down shows exactly that rail.
  *
- * Two profiles (RDMA_REFERENCE.md §1.10): hca (mlx5: PCI vendor 0x15b3, a
+ * Two profiles (docs/node-checks.md): hca (mlx5: PCI vendor 0x15b3, a
  * known device id mapped to its model, bound to mlx5_core, firmware pinned or
  * minimum, mlx5_core/mlx5_ib/ib_core/ib_uverbs/rdma_ucm live) and rxe (rdma_rxe/
  * ib_core/ib_uverbs live, parent netdev, link layer Ethernet).  Both: uverbs

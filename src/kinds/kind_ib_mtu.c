@@ -4,7 +4,7 @@
  * meant to use?
  *
  * IB MTU is per link: a port's MtuCap is what it can do, NeighborMTU what
- * the SM set for the link (the active MTU; RDMA_REFERENCE.md §3.2).  4096
+ * the SM set for the link (the active MTU; PortInfo in the IBA spec).  4096
  * everywhere is the usual target on EDR/HDR fabrics; a single port or
  * switch at 2048 caps every path through it, and opensm's default IPoIB
  * broadcast group at 2048 is a classic cause of low IPoIB bandwidth.  This

@@ -7,7 +7,7 @@
  * vectors piled on CPU0, costs a large share of a 200-400 Gb/s port and
  * shows up only as "the numbers are low".  The device's completion IRQs are
  * found through its msi_irqs/ and the mlx5_comp<N>@pci:<BDF> names in
- * /proc/interrupts (RDMA_REFERENCE.md §4.1); each one's
+ * /proc/interrupts (named by mlx5's EQ code; docs/node-checks.md); each one's
  * effective_affinity_list is checked against the policy the case declares:
  *
  *   local         every vector on the device's NUMA-local CPUs; vectors

@@ -4,7 +4,7 @@
  * consistent and as expected?
  *
  * RoCE derives active_mtu from the netdev MTU, with a formula that depends
- * on the driver (RDMA_REFERENCE.md §3.3): rxe takes the largest IB MTU not
+ * on the driver (rxe's rxe_set_mtu, mlx5's iboe_get_mtu): rxe takes the largest IB MTU not
  * above MTU - 80, mlx5 (and the RDMA-CM path record) the largest not above
  * MTU - 96, so a netdev at 4176..4191 gives 4096 on rxe and 2048 on mlx5.
  * A jumbo netdev that still gives less than 4096 (4180 on mlx5) is the

@@ -15,7 +15,7 @@
  * it verifies that one by the same criteria and starts nothing: a second SM
  * at a higher priority forces a fabric-wide handover.  Starting one anyway
  * needs --allow-sm-takeover, and a started SM runs at priority 0 unless the
- * case says otherwise (RDMA_REFERENCE.md §2.2-2.3).
+ * case says otherwise (opensm's -p; docs/sm.md).
  */
 #include <errno.h>
 #include <limits.h>

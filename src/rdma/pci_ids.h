@@ -2,8 +2,7 @@
 /*
  * Mellanox/NVIDIA PCI device ids (vendor 0x15b3) mapped to the model names
  * lab engineers use ("ConnectX-6 Dx"), with virtual functions recognised as
- * such.  Sources: the kernel's mlx5_core_pci_table and pci.ids (see
- * RDMA_REFERENCE.md §1.4).
+ * such.  Sources: the kernel's mlx5_core_pci_table and pci.ids.
  */
 #ifndef RQ_PCI_IDS_H
 #define RQ_PCI_IDS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RDMA devices and ports as sysfs shows them (RDMA_REFERENCE.md §1.2),
+ * RDMA devices and ports as sysfs shows them (drivers/infiniband/core/sysfs.c),
  * read under ctx->root so the same code reads a live node, a capture made by
  * `rdmaqual capture` and a synthesized fixture.
  *

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * rxe link creation and deletion over RDMA netlink (libnl-3).  The sequence
- * is the one iproute2 6.1's rdma/link.c uses; see RDMA_REFERENCE.md §1.7.
+ * is the one iproute2 6.1's rdma/link.c uses (RDMA_NLDEV_CMD_NEWLINK with
+ * RDMA_NLDEV_ATTR_DEV_NAME, LINK_TYPE "rxe" and NDEV_NAME).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -187,7 +188,7 @@ int rq_rxe_add(const char *name, const char *netdev, int64_t timeout_ms,
 	rc = exchange(sk, msg, &a, false, err, errsz, what);
 	nl_socket_free(sk);
 	if (rc == -ENOENT || rc == -EOPNOTSUPP) {
-		/* The two ways a missing module shows (see DESIGN.md: crc32_generic). */
+		/* The two ways a missing module shows (rdma_rxe needs crc32_generic, docs/vm.md). */
 		size_t n = strlen(err);
 		snprintf(err + n, errsz - n, " (is rdma_rxe loaded, with crc32_generic?)");
 	}

@@ -4,7 +4,7 @@
  * they are.  Available whenever a PCI function with vendor 0x15b3 exists,
  * bound to mlx5_core or not: an unbound function, a DOWN port or an IB port
  * stuck in INIT is then the case's FAIL, never a reason to fall back to a
- * simulator (DESIGN.md, Targets).  Kinds that change settings (mtu set:,
+ * simulator (docs/architecture.md, Target choice).  Kinds that change settings (mtu set:,
  * irq-affinity set:) record their undo in ctx->state_dir first.
  */
 #include <stdio.h>

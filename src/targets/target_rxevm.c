@@ -185,7 +185,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 	 * so QEMU spins.  Measured on a busy 2-core host: ib_write_bw 64 KiB
 	 * 0.12 MB/s (dgram) against 15 MB/s (stream); quiet, dgram runs often
 	 * failed outright.  A unix stream has no Nagle or delayed ACK (the ~45 ms
-	 * per round trip DESIGN.md measured was TCP's), and like dgram it uses
+	 * per round trip measured over a TCP stream netdev), and like dgram it uses
 	 * no port: concurrent runs cannot collide.
 	 */
 	const char *link = getenv("RQ_VM_LINK");

@@ -2,7 +2,7 @@
 /*
  * One QEMU guest: its command line, launch, readiness, console and stop.
  *
- * The recipe is the one measured in DESIGN.md: microvm with the PVH
+ * The recipe is the one measured in docs/vm.md: microvm with the PVH
  * vmlinux (the bzImage spends most of a TCG boot decompressing itself),
  * virtio-pci devices, the host's / read-only over 9p, the serial console
  * captured to a file (it is the guest's kernel log: loglevel=5 lets
