@@ -7,7 +7,7 @@
 # network namespace once every guest answers ssh, then tears it all down
 # (QEMUs, namespace, keys), also when CMD fails or the rig is interrupted.
 #
-#   vm/lab-rig.sh [-n N] [--degrade vmK] -- CMD [ARGS...]
+#   vm/lab-rig.sh [-n N] [--degrade vmK] [--slurm] -- CMD [ARGS...]
 #
 # The segment: a network namespace made here (rqlab<pid>) holding a bridge
 # (10.77.1.254/24) and one tap per guest; QEMU runs in the namespace and
@@ -19,6 +19,13 @@
 #   RQ_LAB_DIR           the rig's dir (consoles console-vmK.log)
 # --degrade vmK deletes that guest's rxe0 before CMD runs (a node whose
 # RDMA link is gone; its node-local and pair rows must single it out).
+# --slurm makes the rig a Slurm cluster as well: munged (a key made here)
+# and slurmctld in the namespace on the bridge address, munged and slurmd
+# in every guest (started over ssh once it answers), partition "lab" of
+# vm0..; configuration, state and logs under RQ_LAB_DIR/slurm, the same
+# path on the host and on each guest's own tmpfs (vm/slurm-conf.sh).  CMD
+# then also sees SLURM_CONF, so `salloc -N4 rdmaqual run --nodes slurm`
+# works in it.
 #
 # The guests: the rxe-vm image (kernel + initramfs from `rdmaqual vm
 # image`), vm/init with rq.lab=DIR (sshd instead of the agent port).  Must
@@ -29,16 +36,17 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-n=4 degrade=
+n=4 degrade='' slurm=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
 	--degrade) degrade=$2; shift 2 ;;
+	--slurm) slurm=1; shift ;;
 	--) shift; break ;;
 	*) echo "lab-rig: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: vm/lab-rig.sh [-n N] [--degrade vmK] -- CMD..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: vm/lab-rig.sh [-n N] [--degrade vmK] [--slurm] -- CMD..." >&2; exit 2; }
 case $n in
 '' | *[!0-9]*) echo "lab-rig: -n wants a number" >&2; exit 2 ;;
 esac
@@ -50,6 +58,11 @@ fi
 for t in ip ssh ssh-keygen qemu-system-x86_64 /usr/sbin/sshd; do
 	command -v "$t" >/dev/null 2>&1 || { echo "lab-rig: $t not found (make deps)" >&2; exit 77; }
 done
+if [ -n "$slurm" ]; then
+	for t in slurmctld slurmd salloc srun munged mungekey tar; do
+		command -v "$t" >/dev/null 2>&1 || { echo "lab-rig: --slurm: $t not found (make deps)" >&2; exit 77; }
+	done
+fi
 RQ=${RQ:-rdmaqual}
 case $RQ in /*) ;; *) RQ=$PWD/$RQ ;; esac
 [ -x "$RQ" ] || { echo "lab-rig: no $RQ (make all)" >&2; exit 2; }
@@ -64,20 +77,34 @@ fi
 
 D=$(mktemp -d /tmp/rq-lab.XXXXXX) || exit 1
 ns=rqlab$$
-pids='' cmd=''
+pids='' cmd='' dpids=''
 # shellcheck disable=SC2317 # run by the EXIT trap
 teardown() {
 	if [ -n "$cmd" ]; then
 		kill -TERM "$cmd" 2>/dev/null
 		wait "$cmd" 2>/dev/null
 	fi
+	# The host's Slurm daemons (the guests' go with their QEMU).  Their
+	# pids are read first: slurmctld removes its pid file on SIGTERM, then
+	# may linger trying to reach nodes that are gone, so it gets SIGKILL.
+	dpids=
+	for f in slurmctld munged; do
+		[ -s "$D/slurm/$f.pid" ] && dpids="$dpids $(cat "$D/slurm/$f.pid")"
+	done
+	for p in $dpids; do
+		kill -TERM "$p" 2>/dev/null
+	done
 	for p in $pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
 	for p in $pids; do
 		wait "$p" 2>/dev/null
 	done
+	for p in $dpids; do
+		kill -KILL "$p" 2>/dev/null
+	done
 	ip netns del "$ns" 2>/dev/null
+	[ -n "$slurm" ] && rm -rf "/etc/netns/$ns"
 	rm -rf "$D"
 }
 trap teardown EXIT
@@ -192,6 +219,67 @@ while [ $i -lt "$n" ]; do
 done
 echo "lab-rig: $n guests up ($(($(date +%s) + ${RQ_LAB_READY_S:-180} - deadline)) s), namespace $ns" >&2
 
+slurm_env=
+if [ -n "$slurm" ]; then
+	S=$D/slurm
+	mkdir -m 700 "$S" "$S/state" "$S/log" || exit 1
+	nodes=
+	i=0
+	while [ $i -lt "$n" ]; do
+		nodes="$nodes vm$i@10.77.1.$((i + 1))@1"
+		i=$((i + 1))
+	done
+	# The namespace is the rig's own: fixed ports clash with nothing.
+	# shellcheck disable=SC2086 # one word per node
+	vm/slurm-conf.sh "$S" "$(hostname)" 10.77.1.254 6817 $nodes >"$S/slurm.conf" || exit 1
+	mungekey -c -k "$S/munge.key" -b 1024 || exit 1
+	chmod 600 "$S/munge.key"
+	ip netns exec "$ns" munged -f --key-file="$S/munge.key" --socket="$S/munge.sock" \
+		--log-file="$S/log/munged.log" --pid-file="$S/munged.pid" --seed-file="$S/munged.seed" ||
+		{ echo "lab-rig: munged: $(tail -n 1 "$S/log/munged.log" 2>/dev/null)" >&2; exit 1; }
+	SLURM_CONF=$S/slurm.conf ip netns exec "$ns" slurmctld -i ||
+		{ echo "lab-rig: slurmctld failed" >&2; exit 1; }
+	i=0
+	while [ $i -lt "$n" ]; do
+		# Key and config through ssh's stdin into the same path on the
+		# guest's tmpfs, then its munged and slurmd (which will not start
+		# without a cgroup fs, whatever the proctrack plugin: its cgroup/v2
+		# wants systemd, so a bare cgroup v1 tree with the named hierarchy
+		# its cgroup/v1 checks for).
+		tar -C "$S" -cf - munge.key slurm.conf | ip netns exec "$ns" ssh -F "$D/ssh_config" \
+			-o BatchMode=yes "vm$i" "mkdir -p $S && chmod 700 $S && mkdir $S/spool $S/log &&
+			tar -C $S -xf - || exit 1
+			munged -f --key-file=$S/munge.key --socket=$S/munge.sock --log-file=$S/log/munged.log \
+				--pid-file=$S/munged.pid --seed-file=$S/munged.seed ||
+				{ tail -n 2 $S/log/munged.log; exit 1; }
+			mount -t tmpfs -o mode=755 cgroup /sys/fs/cgroup && mkdir /sys/fs/cgroup/systemd &&
+				mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd || exit 1
+			slurmd -f $S/slurm.conf -N vm$i || { tail -n 3 $S/log/slurmd.log; exit 1; }" \
+			>"$D/slurmd-vm$i.err" 2>&1 ||
+			{ echo "lab-rig: vm$i: munged/slurmd: $(grep -v pyenv "$D/slurmd-vm$i.err" | tail -n 3)" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	# Ready when every node is idle to slurmctld (slurmd registers at once;
+	# a minute is ample even for a busy TCG guest).
+	deadline=$(($(date +%s) + 60))
+	until [ "$(SLURM_CONF=$S/slurm.conf ip netns exec "$ns" sinfo -h -o '%T %D' 2>/dev/null)" = "idle $n" ]; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "lab-rig: Slurm nodes not idle in time: $(SLURM_CONF=$S/slurm.conf ip netns exec "$ns" sinfo -h -N -o '%N %T' 2>&1 | tr '\n' ' ')" >&2
+			exit 1
+		fi
+		sleep 1
+	done
+	slurm_env="SLURM_CONF=$S/slurm.conf"
+	# srun nodes are reached by name (the lab's pair traffic goes to
+	# the address a node's name resolves to), as DNS would on a real
+	# cluster: `ip netns exec` puts /etc/netns/NS/hosts over /etc/hosts
+	# for CMD, so the guests' names resolve there and nowhere else.
+	mkdir -p "/etc/netns/$ns" || exit 1
+	{ cat /etc/hosts; i=0; while [ $i -lt "$n" ]; do
+		echo "10.77.1.$((i + 1))	vm$i"; i=$((i + 1)); done; } >"/etc/netns/$ns/hosts" || exit 1
+	echo "lab-rig: Slurm: $n nodes idle (slurmctld on 10.77.1.254)" >&2
+fi
+
 if [ -n "$degrade" ]; then
 	ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes "$degrade" \
 		"$RQ" rxe del rxe0 || { echo "lab-rig: cannot degrade $degrade" >&2; exit 1; }
@@ -201,7 +289,8 @@ fi
 # In the background, so that a SIGINT/SIGTERM to the rig is handled at
 # once (sh defers a trap until its foreground child ends): the teardown
 # then stops CMD (SIGTERM: a lab run writes its report) and the guests.
-RDMAQUAL_SSH_CONFIG=$D/ssh_config RQ_LAB_NODES="vm[0-$((n - 1))]" RQ_LAB_DIR=$D \
+# shellcheck disable=SC2086 # empty or one assignment
+env $slurm_env RDMAQUAL_SSH_CONFIG="$D/ssh_config" RQ_LAB_NODES="vm[0-$((n - 1))]" RQ_LAB_DIR="$D" \
 	ip netns exec "$ns" "$@" &
 cmd=$!
 wait "$cmd"

@@ -55,35 +55,7 @@ mungekey -c -k "$T/munge.key" -b 1024
 chmod 600 "$T/munge.key"
 munged -f --key-file="$T/munge.key" --socket="$T/munge.sock" --log-file="$T/log/munged.log" \
 	--pid-file="$T/munged.pid" --seed-file="$T/munged.seed"
-cat >"$T/slurm.conf" <<CFG
-ClusterName=rqtest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$pctl
-SlurmdPort=$(( pctl + 1 ))
-SrunPortRange=$(( pctl + 4000 ))-$(( pctl + 4100 ))
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$T/munge.sock
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool
-SlurmctldPidFile=$T/slurmctld.pid
-SlurmdPidFile=$T/slurmd.pid
-SlurmctldLogFile=$T/log/slurmctld.log
-SlurmdLogFile=$T/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=lab Nodes=$host Default=YES MaxTime=10 State=UP
-CFG
+vm/slurm-conf.sh "$T" "$host" 127.0.0.1 "$pctl" "$host@127.0.0.1@$(nproc)" >"$T/slurm.conf"
 export SLURM_CONF="$T/slurm.conf"
 export RDMAQUAL_STATE_DIR="$T/rqstate"
 slurmctld -i
