@@ -166,8 +166,16 @@ demo: deps
 # rxe rails (docs/cluster.md).  Root; boots guests.
 demo-cluster: deps
 	$(MAKE) all
-	vm/lab-rig.sh -n 4 -- sh -c './rdmaqual run --nodes "$$RQ_LAB_NODES" --launcher ssh \
-		--pairs all --drain-list reports/drain.txt --report-dir reports tests/integration/lab-vm-cases'
+	@# Through Slurm where it is installed (the rig's --slurm), else ssh.
+	if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && \
+		command -v salloc >/dev/null && command -v munged >/dev/null; then \
+		vm/lab-rig.sh -n 4 --slurm -- sh -c 'salloc -N4 --time=10 "$$PWD/rdmaqual" run --nodes slurm \
+			--launcher slurm --pairs all --drain-list reports/drain.txt --report-dir reports \
+			tests/integration/lab-vm-cases'; \
+	else \
+		vm/lab-rig.sh -n 4 -- sh -c './rdmaqual run --nodes "$$RQ_LAB_NODES" --launcher ssh \
+			--pairs all --drain-list reports/drain.txt --report-dir reports tests/integration/lab-vm-cases'; \
+	fi
 
 # The same rig as a test (healthy run, then one guest degraded); also part
 # of make check (make integration T=73).
