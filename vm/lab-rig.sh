@@ -207,7 +207,9 @@ while [ $i -lt "$n" ]; do
 		fi
 		sleep 0.5
 	done
-	until ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes \
+	# timeout: ConnectTimeout bounds the TCP connect only; a guest that
+	# accepts and then stalls must not hang the rig (seen once under load)
+	until timeout 20 ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes \
 		-o ConnectTimeout=10 "vm$i" true 2>"$D/ssh-vm$i.err"; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			echo "lab-rig: vm$i: ssh: $(tail -n 1 "$D/ssh-vm$i.err")" >&2
@@ -246,7 +248,7 @@ if [ -n "$slurm" ]; then
 		# without a cgroup fs, whatever the proctrack plugin: its cgroup/v2
 		# wants systemd, so a bare cgroup v1 tree with the named hierarchy
 		# its cgroup/v1 checks for).
-		tar -C "$S" -cf - munge.key slurm.conf | ip netns exec "$ns" ssh -F "$D/ssh_config" \
+		tar -C "$S" -cf - munge.key slurm.conf | timeout 60 ip netns exec "$ns" ssh -F "$D/ssh_config" \
 			-o BatchMode=yes "vm$i" "mkdir -p $S && chmod 700 $S && mkdir $S/spool $S/log &&
 			tar -C $S -xf - || exit 1
 			munged -f --key-file=$S/munge.key --socket=$S/munge.sock --log-file=$S/log/munged.log \
@@ -281,7 +283,7 @@ if [ -n "$slurm" ]; then
 fi
 
 if [ -n "$degrade" ]; then
-	ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes "$degrade" \
+	timeout 30 ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes "$degrade" \
 		"$RQ" rxe del rxe0 || { echo "lab-rig: cannot degrade $degrade" >&2; exit 1; }
 	echo "lab-rig: $degrade: rxe0 deleted" >&2
 fi
