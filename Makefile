@@ -17,8 +17,8 @@ LDLIBS   := $(PKG_LIBS) -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 SRC      := $(sort $(wildcard src/*/*.c))
-HARNESS  := $(sort $(wildcard harness/*.c))
-LIBSRC   := $(SRC) $(filter-out harness/main.c,$(HARNESS))
+HARNESS  := $(sort $(wildcard harness/*/*.c))
+LIBSRC   := $(SRC) $(filter-out harness/cli/main.c,$(HARNESS))
 TESTS    := $(sort $(wildcard tests/test_*.c))
 
 REL_OBJ  := $(LIBSRC:%.c=build/rel/%.o)
@@ -32,12 +32,12 @@ all: rdmaqual
 deps:
 	@tools/deps.sh install
 
-rdmaqual: $(REL_OBJ) build/rel/harness/main.o
+rdmaqual: $(REL_OBJ) build/rel/harness/cli/main.o
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The sanitizer build of the runner itself, used by the tests that do not
 # preload libumad2sim (which aborts under ASan).
-build/san/rdmaqual: $(SAN_OBJ) build/san/harness/main.o
+build/san/rdmaqual: $(SAN_OBJ) build/san/harness/cli/main.o
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 build/rel/%.o: %.c
@@ -50,7 +50,7 @@ build/san/%.o: %.c
 
 # The files that use RQ_VERSION are rebuilt when it changes (a commit, an
 # edit that makes the tree dirty): build/version holds the last one built.
-VERSION_USERS := harness/main.c harness/runreport.c src/agent/agent_serve.c
+VERSION_USERS := harness/cli/main.c harness/exec/runreport.c src/agent/agent_serve.c
 build/version: FORCE
 	@mkdir -p build
 	@echo '$(RQ_VERSION)' | cmp -s - $@ || echo '$(RQ_VERSION)' >$@

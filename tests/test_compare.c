@@ -3,7 +3,7 @@
  * Unit tests for src/qual/compare.c: row matching, verdict transitions, figure
  * judgement (tolerance edges, direction by unit and name), facts, targets
  * and HCA models that differ, and input documents that are not results.json.
- * Documents are built from small JSON texts shaped like report_json.c's.
+ * Documents are built from small JSON texts shaped like harness/report/json.c's.
  */
 #include <check.h>
 #include <math.h>

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include "report.h"
+#include "report/report.h"
 #include "xmllint.h"
 #include "check_main.h"
 

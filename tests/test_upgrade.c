@@ -2,7 +2,7 @@
 /*
  * Unit tests for the upgrade-qualification parts: folding repeats into
  * medians (src/qual/repeat.c), baselines (src/qual/baseline.c) and the
- * HTML page (harness/report_html.c): escaping, counts, no external asset,
+ * HTML page (harness/report/html.c): escaping, counts, no external asset,
  * the heat map's cells.
  */
 #include <check.h>
@@ -17,7 +17,7 @@
 #include "qual/baseline.h"
 #include "qual/compare.h"
 #include "qual/repeat.h"
-#include "report_html.h"
+#include "report/html.h"
 #include "check_main.h"
 
 static json_t *doc(const char *rows)

@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tools/check-layers.sh: fail when a folder of src/ includes a header from a
-# folder it may not use.  The table below is the layering that
+# tools/check-layers.sh: fail when a folder of src/ or harness/ includes a
+# header from a folder it may not use.  The table below is the layering that
 # docs/architecture.md draws; a folder may use the folders listed after it
-# (its own always).  harness/ sits on top and may use every folder.
-# Includes are written "folder/name.h" (relative to src/), so this is a grep.
+# (its own always).  The folders of harness/ (the program) sit on top: each
+# may use every folder of src/ and the harness folders below it.
+# Includes are written "folder/name.h" (relative to src/ or harness/), so
+# this is a grep; a folder name means one folder, in src/ or in harness/.
 set -eu
 cd "$(dirname "$0")/.."
 
+SRC_ALL="core parsers rdma qual agent kinds vm targets cluster"
 allowed() {
 	case $1 in
 	core)    echo "" ;;
@@ -20,16 +23,27 @@ allowed() {
 	vm)      echo "core agent" ;;
 	targets) echo "core parsers rdma qual agent vm" ;;
 	cluster) echo "core" ;;
+	# harness/
+	report)  echo "$SRC_ALL" ;;
+	exec)    echo "$SRC_ALL report" ;;
+	lab)     echo "$SRC_ALL report exec" ;;
+	cli)     echo "$SRC_ALL report exec lab" ;;
 	*)       echo "UNKNOWN" ;;
 	esac
 }
 
 bad=0
-for dir in src/*/; do
+for dir in harness/*/; do
+	if [ -d "src/$(basename "$dir")" ]; then
+		echo "check-layers: $dir and src/$(basename "$dir") share a name (an include could mean either)" >&2
+		bad=1
+	fi
+done
+for dir in src/*/ harness/*/; do
 	layer=$(basename "$dir")
 	ok=$(allowed "$layer")
 	if [ "$ok" = UNKNOWN ]; then
-		echo "check-layers: src/$layer is not in the layer table (tools/check-layers.sh)" >&2
+		echo "check-layers: ${dir%/} is not in the layer table (tools/check-layers.sh)" >&2
 		bad=1
 		continue
 	fi
@@ -55,5 +69,5 @@ if [ -s build/layers.out ] || [ $bad -ne 0 ]; then
 	echo "check-layers: FAILED" >&2
 	exit 1
 fi
-set -- src/*/
+set -- src/*/ harness/*/
 echo "check-layers: $# folders, includes point down the layers"

@@ -5,7 +5,7 @@
  * results.json documents (schema "rdmaqual-results/1") go in, a list of
  * findings comes out.  Pure logic: no files, no printing, so the unit tests
  * drive it with documents built in memory and the CLI
- * (harness/cmd_compare.c) does the reading and the rendering.
+ * (harness/cli/compare.c) does the reading and the rendering.
  */
 #ifndef RQ_COMPARE_H
 #define RQ_COMPARE_H

@@ -129,7 +129,7 @@ const char *rq_accel_name(enum rq_accel a);
 
 /* ---- run state and cleanup (vm_state.c) ---- */
 
-/* The directory for run-state files: o->state_dir, else the runner's default (harness/statedir.c). */
+/* The directory for run-state files: o->state_dir, else the runner's default (harness/exec/statedir.c). */
 const char *rq_vm_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
 /* Record (before launching) that this run owns dir; QEMUs whose argv holds dir are ours. */
 int rq_vm_state_record(const char *state_dir, const char *dir, pid_t qemu_pid);

@@ -93,7 +93,7 @@ static void round_trip(const struct rq_result *r, bool wire, const char *in)
 		text = json_dumps(j, JSON_COMPACT);
 		if (!text)
 			fail("encoded row does not dump", in, NULL);
-		back = json_loads(text, 0, &jerr);	/* as harness/agent.c reads a line */
+		back = json_loads(text, 0, &jerr);	/* as src/agent/agent.c reads a line */
 		if (!back)
 			fail("encoded row does not load back", text, jerr.text);
 	} else {

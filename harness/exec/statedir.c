@@ -7,7 +7,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "statedir.h"
+#include "exec/statedir.h"
 #include "agent/agent.h"
 #include "core/util.h"
 

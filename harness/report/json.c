@@ -9,7 +9,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "core/json_text.h"
-#include "report.h"
+#include "report/report.h"
 
 char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
 {

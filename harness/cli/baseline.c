@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "cli.h"
-#include "compare_cli.h"
+#include "cli/cli.h"
+#include "cli/compare.h"
 #include "core/util.h"
 #include "qual/baseline.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/util.h"
-#include "table.h"
+#include "report/table.h"
 
 /* Tool text must not reach a terminal as control sequences. */
 char *term_safe(const char *s)

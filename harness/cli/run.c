@@ -2,7 +2,7 @@
 /*
  * rdmaqual run: load, filter, plan, run, report.  Each case's rows go to
  * the run's journal as the case ends and the reports are rewritten
- * atomically at most once a second (runreport.h), so a run killed at any
+ * atomically at most once a second (exec/runreport.h), so a run killed at any
  * point leaves a valid junit.xml and results.json of what had finished.
  */
 #include <errno.h>
@@ -17,15 +17,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "cluster.h"
+#include "cli/cli.h"
+#include "lab/lab.h"
 #include "agent/agent.h"
 #include "core/kind.h"
 #include "qual/baseline.h"
-#include "progress.h"
-#include "runreport.h"
-#include "sched.h"
-#include "statedir.h"
+#include "exec/progress.h"
+#include "exec/runreport.h"
+#include "exec/sched.h"
+#include "exec/statedir.h"
 
 static void on_signal(int sig)
 {
@@ -532,7 +532,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	} else {
 		rc = make_run_dir(report_dir, run_id, sizeof(run_id), run_dir, sizeof(run_dir));
 		/*
-		 * Every run's journal starts with its command (runreport.h,
+		 * Every run's journal starts with its command (exec/runreport.h,
 		 * cluster.c).  A lab run cannot be resumed without it; a plain
 		 * run goes on, and its exit status says the write failed.
 		 */

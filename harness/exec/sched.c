@@ -17,7 +17,7 @@
 #include "agent/request.h"
 #include "core/kind.h"
 #include "core/proc.h"
-#include "sched.h"
+#include "exec/sched.h"
 
 
 static struct rq_target *target_get(struct sched *s, const char *name, char *err, size_t errsz)

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "core/util.h"
 
 static void reports_usage(FILE *fp)

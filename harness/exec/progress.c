@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/util.h"
-#include "progress.h"
+#include "exec/progress.h"
 
 static struct {
 	bool on, stop, drawn;

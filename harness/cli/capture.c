@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "qual/capture.h"
-#include "cli.h"
+#include "cli/cli.h"
 
 static void capture_usage(FILE *fp)
 {

@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
+#include "report/report.h"
 #include "core/xml.h"
 
 /* "cases/mtu/roce.yaml" -> "mtu.roce"; no file -> "rdmaqual". */

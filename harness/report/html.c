@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.html (report_html.h).  Rendered from the JSON documents only, so
+ * report.html (report/html.h).  Rendered from the JSON documents only, so
  * `rdmaqual compare`, `qualify` and the runner draw the same page from the
  * same files.  Charts are inline SVG drawn here: no script library, no
  * font or stylesheet from anywhere else (the CSP meta forbids it), so the
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "core/util.h"
-#include "report_html.h"
+#include "report/html.h"
 
 /* Bytes read from the end of a failing row's log for its last lines. */
 #define MAX_LOG_READ (16u << 10)

@@ -38,7 +38,7 @@ int usage_out(int argc, char **argv, void (*print)(FILE *fp));
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define CMD(name, sym, help) int cmd_##sym(int argc, char **argv);
-#include "commands.def"
+#include "cli/commands.def"
 #undef CMD
 
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Lab runs: what cluster.c, cluster_exec.c and cluster_report.c share. */
+/* Lab runs: what lab.c, run.c and report.c share. */
 #ifndef RQ_CLUSTER_INT_H
 #define RQ_CLUSTER_INT_H
 
 #include <stdint.h>
 #include <jansson.h>
-#include "cluster.h"
+#include "lab/lab.h"
 #include "cluster/hostlist.h"
 #include "cluster/plan.h"
 
@@ -62,7 +62,7 @@ struct cluster {
 	char *sysroot;			/* --target sysroot:DIR with the local launcher */
 	/* launching */
 	bool launched;
-	void *pool;			/* the launcher threads (cluster.c) */
+	void *pool;			/* the launcher threads (lab.c) */
 	/* running */
 	bool rails_done;		/* every node's rails asked for (once a run) */
 	unsigned port_seq;
@@ -77,7 +77,7 @@ struct cluster {
 	size_t units;			/* node-cases sent to agents (pair rails count once) */
 };
 
-/* cluster.c */
+/* lab.c */
 void cluster_launch(struct cluster *cl);
 void cluster_node_down(struct cluster *cl, struct cnode *nd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -86,7 +86,7 @@ void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_r
 /* --resume: a unit the journal has; its rows go to out and sink. */
 bool cluster_resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
 			 const struct cluster_sink *sink);
-/* cluster_exec.c */
+/* run.c */
 void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
 			const struct cluster_sink *sink);
 void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_results *out,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "report.h"
+#include "report/report.h"
 
 #define C_RESET "\033[0m"
 

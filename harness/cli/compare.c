@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <jansson.h>
-#include "cli.h"
-#include "compare_cli.h"
-#include "report_html.h"
+#include "cli/cli.h"
+#include "cli/compare.h"
+#include "report/html.h"
 #include "core/json_text.h"
-#include "table.h"
+#include "report/table.h"
 #include "qual/compare.h"
 #include "core/util.h"
 

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "core/kind.h"
 #include "core/target.h"
 

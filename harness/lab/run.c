@@ -17,7 +17,7 @@
 #include "agent/request.h"
 #include "core/kind.h"
 #include "core/proc.h"
-#include "cluster_int.h"
+#include "lab/lab_int.h"
 
 struct unit {
 	const struct rq_case *c;

@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include "agent/agent.h"
 #include "core/json_text.h"
-#include "runreport.h"
+#include "exec/runreport.h"
 
 
 void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc, char **argv)
@@ -101,7 +101,7 @@ void runrep_case(struct runrep *r, const char *unit, struct rq_results *rs, size
 	char *t;
 
 	r->rs = rs;
-	/* the lab runs' unit line (cluster.c), so one reader takes both */
+	/* the lab runs' unit line (lab/lab.c), so one reader takes both */
 	for (size_t i = first; i < rs->n; i++)
 		json_array_append_new(a, rq_result_to_json(rs->v[i], false));
 	o = json_pack("{s:o, s:o}", "unit", rq_json_text(unit), "rows", a);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Plain-text tables for the console (table.c). */
+/* Plain-text tables for the console (report/table.c). */
 #ifndef RQ_TABLE_H
 #define RQ_TABLE_H
 

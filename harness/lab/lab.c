@@ -27,7 +27,7 @@
 #include "agent/agent.h"
 #include "core/kind.h"
 #include "core/proc.h"
-#include "cluster_int.h"
+#include "lab/lab_int.h"
 
 /* ---- setup ---------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "core/util.h"
 
 
@@ -25,7 +25,7 @@ struct command {
 
 static const struct command commands[] = {
 #define CMD(name, sym, help) { name, cmd_##sym, help },
-#include "commands.def"
+#include "cli/commands.def"
 #undef CMD
 };
 

@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "report.h"
-#include "report_html.h"
+#include "report/report.h"
+#include "report/html.h"
 
 void rq_run_info_init(struct rq_run_info *ri, const char *version, int argc, char **argv)
 {

@@ -12,9 +12,9 @@
 #ifndef RQ_RUNREPORT_H
 #define RQ_RUNREPORT_H
 
-#include "report.h"
+#include "report/report.h"
 #include "core/result.h"
-#include "sched.h"
+#include "exec/sched.h"
 
 struct runrep {
 	char *dir;

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "cli.h"
-#include "compare_cli.h"
+#include "cli/cli.h"
+#include "cli/compare.h"
 #include "core/json_text.h"
 #include "core/proc.h"
 #include "core/target.h"
@@ -39,8 +39,8 @@
 #include "core/xml.h"
 #include "qual/compare.h"
 #include "qual/repeat.h"
-#include "report_html.h"
-#include "table.h"
+#include "report/html.h"
+#include "report/table.h"
 #include "vm/vm.h"
 
 #define QUALIFY_SCHEMA "rdmaqual-qualify/1"

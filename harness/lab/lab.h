@@ -14,7 +14,7 @@
 #include "core/case.h"
 #include "core/result.h"
 #include "core/target.h"
-#include "sched.h"
+#include "exec/sched.h"
 
 struct cluster_opts {
 	const char *nodes;		/* --nodes LIST | @FILE | slurm */

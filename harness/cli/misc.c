@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
-#include "cli.h"
+#include "cli/cli.h"
 #include "core/kind.h"
 #include "parsers/parsers.h"
-#include "statedir.h"
+#include "exec/statedir.h"
 
 static int filtered_load(const char *cmd, int argc, char **argv, struct rq_suite *suite,
 			 struct case_filter *f, bool *json)

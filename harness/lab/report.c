@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/suspects.h"
-#include "cluster_int.h"
-#include "report_html.h"
+#include "lab/lab_int.h"
+#include "report/html.h"
 
 /* A pair far worse than its case's median is as suspect as one that failed. */
 #define SLOW_FRACTION 0.5
@@ -155,7 +155,7 @@ static json_t *matrix_json(const struct cluster *cl, const struct rq_case *c)
 	return m;
 }
 
-/* report.html: the matrix as a heat map (report_html.c draws it). */
+/* report.html: the matrix as a heat map (report/html.c draws it). */
 static void html_matrix(const struct cluster *cl, const struct rq_case *c, struct sb *html)
 {
 	size_t n = cl->n;
