@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The noise-aware judgement of one figure (stats.h has the method).  No
+ * allocation beyond the resample buffers, no globals: the PRNG state lives
+ * on the caller's stack, so two judgements never disturb each other and the
+ * same samples always give the same verdict.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/util.h"
+#include "qual/stats.h"
+
+/* Float noise must not turn an exact 5.0 % into "beyond 5 %". */
+#define TOL_EPS 1e-9
+
+const char *rq_outcome_name(enum rq_outcome o)
+{
+	switch (o) {
+	case RQ_OUT_SAME: return "no change";
+	case RQ_OUT_WORSE: return "regression";
+	case RQ_OUT_BETTER: return "improvement";
+	case RQ_OUT_UNSURE: return "inconclusive";
+	}
+	return "?";
+}
+
+void rq_judge_opts_init(struct rq_judge_opts *o)
+{
+	*o = (struct rq_judge_opts){ .tol_pct = 5.0, .confidence = RQ_STATS_CONFIDENCE, .dir = 1 };
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void rq_rng_seed(struct rq_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t rq_rng_next(struct rq_rng *r)
+{
+	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return out;
+}
+
+size_t rq_rng_below(struct rq_rng *r, size_t n)
+{
+	/* Lemire's multiply-shift; the bias is below 2^-32 for any n we draw from. */
+	return (size_t)(((unsigned __int128)rq_rng_next(r) * n) >> 64);
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of v, sorting v itself. */
+static double median_inplace(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), dcmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double rq_stats_median(const double *v, size_t n)
+{
+	double *c, m;
+
+	if (!n)
+		return NAN;
+	c = xcalloc(n, sizeof(*c));
+	memcpy(c, v, n * sizeof(*c));
+	m = median_inplace(c, n);
+	free(c);
+	return m;
+}
+
+int rq_sample_check(const double *v, size_t n, char *err, size_t errsz)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i])) {
+			snprintf(err, errsz, "sample %zu of %zu is not a finite number (%g)", i + 1, n, v[i]);
+			return -EINVAL;
+		}
+		if (v[i] < 0) {
+			snprintf(err, errsz, "sample %zu of %zu is %g: a rate or a time cannot be negative",
+				 i + 1, n, v[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Exact null distribution of U by the Mann-Whitney recurrence, as counts. */
+static double exact_p(size_t n1, size_t n2, double u)
+{
+	size_t umax = n1 * n2;
+	/* f[m][k][u] for m <= n1, k <= n2: two rolling layers over m. */
+	double *prev = xcalloc((n2 + 1) * (umax + 1), sizeof(double));
+	double *cur = xcalloc((n2 + 1) * (umax + 1), sizeof(double));
+	double total = 0, le = 0, ge = 0;
+
+#define F(t, k, x) (t)[(k) * (umax + 1) + (x)]
+	for (size_t k = 0; k <= n2; k++)
+		F(prev, k, 0) = 1;		/* m = 0: one way, U = 0 */
+	for (size_t m = 1; m <= n1; m++) {
+		memset(cur, 0, (n2 + 1) * (umax + 1) * sizeof(double));
+		F(cur, 0, 0) = 1;
+		for (size_t k = 1; k <= n2; k++)
+			for (size_t x = 0; x <= m * k; x++)
+				F(cur, k, x) = (x >= k ? F(prev, k, x - k) : 0) + F(cur, k - 1, x);
+		double *t = prev;
+
+		prev = cur;
+		cur = t;
+	}
+	for (size_t x = 0; x <= umax; x++) {
+		double c = F(prev, n2, x);
+
+		total += c;
+		if ((double)x <= u + 1e-9)
+			le += c;
+		if ((double)x >= u - 1e-9)
+			ge += c;
+	}
+#undef F
+	free(prev);
+	free(cur);
+	double p = 2 * (le < ge ? le : ge) / total;
+
+	return p > 1 ? 1 : p;
+}
+
+double rq_mann_whitney_p(const double *x, size_t n1, const double *y, size_t n2)
+{
+	size_t n = n1 + n2;
+	double *all, u = 0, tie = 0;
+	bool ties = false;
+
+	if (n1 < 1 || n2 < 1)
+		return NAN;
+	/* U of x: pairs where x wins, half a pair for a tie. */
+	for (size_t i = 0; i < n1; i++)
+		for (size_t j = 0; j < n2; j++) {
+			if (x[i] > y[j])
+				u += 1;
+			else if (x[i] == y[j])
+				u += 0.5, ties = true;
+		}
+	if (!ties && n <= 30)
+		return exact_p(n1, n2, u);
+	all = xcalloc(n, sizeof(*all));
+	memcpy(all, x, n1 * sizeof(*all));
+	memcpy(all + n1, y, n2 * sizeof(*all));
+	qsort(all, n, sizeof(*all), dcmp);
+	for (size_t i = 0; i < n;) {
+		size_t k = i;
+
+		while (k < n && all[k] == all[i])
+			k++;
+		double t = (double)(k - i);
+
+		tie += t * t * t - t;
+		i = k;
+	}
+	free(all);
+	double mu = (double)n1 * (double)n2 / 2;
+	double var = (double)n1 * (double)n2 / 12 * ((double)(n + 1) - tie / ((double)n * (double)(n - 1)));
+
+	if (var <= 0)
+		return 1;	/* every value equal */
+	double z = (fabs(u - mu) - 0.5) / sqrt(var);
+
+	if (z < 0)
+		z = 0;
+	return erfc(z / sqrt(2));
+}
+
+/* The quantile q of sorted v (linear between order statistics). */
+static double quantile(const double *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t i = (size_t)pos;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+/* One side's sample: the values, or a single value given the other's dispersion. */
+static double *side_sample(const double *v, size_t n, const double *other, size_t no, size_t *out_n)
+{
+	double *s;
+
+	if (n > 1 || no < 2) {
+		s = xcalloc(n, sizeof(*s));
+		memcpy(s, v, n * sizeof(*s));
+		*out_n = n;
+		return s;
+	}
+	double m = rq_stats_median(other, no);
+
+	s = xcalloc(no, sizeof(*s));
+	for (size_t i = 0; i < no; i++)
+		s[i] = m > 0 ? v[0] * other[i] / m : v[0];
+	*out_n = no;
+	return s;
+}
+
+static void point_outcome(struct rq_judgement *j, const struct rq_judge_opts *o)
+{
+	double worse = -(double)o->dir * j->change_pct;
+
+	if (worse > o->tol_pct + TOL_EPS)
+		j->outcome = RQ_OUT_WORSE;
+	else if (worse < -(o->tol_pct + TOL_EPS))
+		j->outcome = RQ_OUT_BETTER;
+	else
+		j->outcome = RQ_OUT_SAME;
+}
+
+int rq_change_judge(const double *before, size_t nb, const double *after, size_t na,
+	     const struct rq_judge_opts *o, struct rq_judgement *j, char *err, size_t errsz)
+{
+	char why[160];
+
+	*j = (struct rq_judgement){ .outcome = RQ_OUT_UNSURE, .nb = nb, .na = na, .lo_pct = NAN,
+				    .hi_pct = NAN, .half_pct = NAN, .p_value = NAN, .change_pct = NAN };
+	if (!nb || !na) {
+		snprintf(err, errsz, "no %s sample", !nb ? "before" : "after");
+		return -EINVAL;
+	}
+	if (!(o->confidence > 0.5 && o->confidence < 0.999) || !(o->tol_pct >= 0) || !isfinite(o->tol_pct) ||
+	    (o->dir != 1 && o->dir != -1)) {
+		snprintf(err, errsz, "bad options (confidence %g, tolerance %g, direction %d)", o->confidence,
+			 o->tol_pct, o->dir);
+		return -EINVAL;
+	}
+	if (rq_sample_check(before, nb, why, sizeof(why))) {
+		snprintf(err, errsz, "before: %s", why);
+		return -EINVAL;
+	}
+	if (rq_sample_check(after, na, why, sizeof(why))) {
+		snprintf(err, errsz, "after: %s", why);
+		return -EINVAL;
+	}
+	j->mb = rq_stats_median(before, nb);
+	j->ma = rq_stats_median(after, na);
+	if (j->mb == 0) {
+		/* No relative change from 0; equal zeros are no change at all. */
+		if (j->ma == 0) {
+			j->change_pct = 0;
+			j->outcome = RQ_OUT_SAME;
+		}
+		return 0;
+	}
+	j->change_pct = (j->ma - j->mb) / j->mb * 100.0;
+	if (nb >= 2 && na >= 2)
+		j->p_value = rq_mann_whitney_p(after, na, before, nb);
+	if (o->absolute) {
+		point_outcome(j, o);
+		return 0;
+	}
+	if (nb < 2 && na < 2)
+		return 0;	/* no noise measured: inconclusive */
+
+	size_t sb, sa;
+	double *xb = side_sample(before, nb, after, na, &sb);
+	double *xa = side_sample(after, na, before, nb, &sa);
+	double *bufb = xcalloc(sb, sizeof(double)), *bufa = xcalloc(sa, sizeof(double));
+	double *ch = xcalloc(RQ_STATS_RESAMPLES, sizeof(double));
+	struct rq_rng rng;
+	size_t k = 0;
+
+	j->borrowed = nb < 2 || na < 2;
+	rq_rng_seed(&rng, RQ_STATS_SEED);
+	for (int r = 0; r < RQ_STATS_RESAMPLES; r++) {
+		for (size_t i = 0; i < sb; i++)
+			bufb[i] = xb[rq_rng_below(&rng, sb)];
+		for (size_t i = 0; i < sa; i++)
+			bufa[i] = xa[rq_rng_below(&rng, sa)];
+		double mb = median_inplace(bufb, sb), ma = median_inplace(bufa, sa);
+
+		if (mb > 0)
+			ch[k++] = (ma - mb) / mb * 100.0;
+	}
+	if (k >= RQ_STATS_RESAMPLES / 2) {
+		double alpha = 1 - o->confidence, lo, hi, wlo, whi;
+
+		qsort(ch, k, sizeof(*ch), dcmp);
+		lo = quantile(ch, k, alpha / 2);
+		hi = quantile(ch, k, 1 - alpha / 2);
+		j->lo_pct = lo;
+		j->hi_pct = hi;
+		j->half_pct = (hi - lo) / 2;
+		/* The interval of the change for the worse. */
+		wlo = o->dir > 0 ? -hi : lo;
+		whi = o->dir > 0 ? -lo : hi;
+		if (wlo > o->tol_pct + TOL_EPS)
+			j->outcome = RQ_OUT_WORSE;
+		else if (whi < -(o->tol_pct + TOL_EPS))
+			j->outcome = RQ_OUT_BETTER;
+		else if (wlo >= -(o->tol_pct + TOL_EPS) && whi <= o->tol_pct + TOL_EPS)
+			j->outcome = RQ_OUT_SAME;
+		/*
+		 * The half-width shrinks as 1/sqrt(n): n (2h/tol)^2 repeats a
+		 * side give a half-width of tol/2, enough to tell a change of
+		 * the tolerance's size from none.
+		 */
+		size_t n = sb < sa ? sb : sa;
+
+		if (o->tol_pct > 0) {
+			double need = ceil((double)n * pow(2 * j->half_pct / o->tol_pct, 2));
+
+			if (need < (double)n)
+				need = (double)n;
+			j->need_n = need > RQ_STATS_MAX_NEED ? RQ_STATS_MAX_NEED : (unsigned)need;
+		}
+	}
+	free(ch);
+	free(bufb);
+	free(bufa);
+	free(xb);
+	free(xa);
+	return 0;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats: is a figure's change real, or the noise measured beside it?
+ * Pure arithmetic on two samples (the before side's repeats and the after
+ * side's), shared by compare, qualify, baselines and the lab pair matrix.
+ *
+ * The method (docs/compare.md, "Noise"):
+ *   - the change is the ratio of medians, after / before, as a percentage
+ *     change (medians: one TCG hiccup moves a mean, not a median);
+ *   - its interval is a percentile bootstrap of that ratio: both samples
+ *     resampled with replacement RQ_STATS_RESAMPLES times, from a fixed
+ *     seed, so the same samples always give the same interval and verdict;
+ *   - a Mann-Whitney U test (exact for small samples without ties, normal
+ *     approximation with a tie correction otherwise) is reported beside it,
+ *     as Google Benchmark's compare.py does, but decides nothing: at n=3 a
+ *     side its p-value cannot go below 0.1, whatever the shift;
+ *   - with the figure's direction, the interval of the change for the worse
+ *     [lo, hi] (percent, > 0 is worse) gives one of:
+ *       regression    lo > tolerance: the change is real and beyond it
+ *       improvement   hi < -tolerance
+ *       no change     -tolerance <= lo and hi <= tolerance
+ *       inconclusive  anything else: the interval straddles the tolerance,
+ *                     and the half-width says how noisy the figure is;
+ *   - n=1 on both sides measures no noise: inconclusive, unless the
+ *     tolerance is absolute (the point change judged against it alone).
+ *     n=1 on one side only borrows the other side's relative dispersion
+ *     (the single value v becomes v * x_i / median(x)): the same setup is
+ *     assumed as noisy on both sides, which is what a baseline of several
+ *     runs judging one new run needs.
+ */
+#ifndef RQ_STATS_H
+#define RQ_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RQ_STATS_RESAMPLES 4000
+#define RQ_STATS_SEED 0x5eed0f5eed0f5eedULL
+#define RQ_STATS_CONFIDENCE 0.95
+#define RQ_STATS_MAX_NEED 999
+
+enum rq_outcome {
+	RQ_OUT_SAME = 0,	/* no change beyond the tolerance */
+	RQ_OUT_WORSE,		/* a regression */
+	RQ_OUT_BETTER,
+	RQ_OUT_UNSURE,		/* inconclusive: too noisy to tell */
+};
+const char *rq_outcome_name(enum rq_outcome o);	/* "no change", "regression", ... */
+
+struct rq_judge_opts {
+	double tol_pct;		/* tolerance, percent, >= 0 */
+	double confidence;	/* of the interval, in (0.5, 0.999) */
+	bool absolute;		/* judge the point change alone, noise or not */
+	int dir;		/* +1 higher is better, -1 lower is better */
+};
+
+struct rq_judgement {
+	enum rq_outcome outcome;
+	size_t nb, na;		/* sample sizes */
+	double mb, ma;		/* medians */
+	double change_pct;	/* (ma - mb) / mb * 100, signed as the figure moved */
+	double lo_pct, hi_pct;	/* interval of change_pct; NAN without one */
+	double half_pct;	/* (hi - lo) / 2: "±X %"; NAN without one */
+	double p_value;		/* Mann-Whitney two-sided; NAN when n < 2 a side */
+	unsigned need_n;	/* repeats a side that would resolve a change of the
+				 * tolerance's size (half-width tol/2); 0 = unknown */
+	bool borrowed;		/* one side had n=1 and borrowed the other's noise */
+};
+
+/* Options with the defaults: 5 %, 95 %, not absolute, higher is better. */
+void rq_judge_opts_init(struct rq_judge_opts *o);
+
+/*
+ * Check one sample of a rate or a time: every value finite and >= 0.
+ * 0, or -EINVAL with err saying which value ("sample 3 of 5 is -1: ...").
+ */
+int rq_sample_check(const double *v, size_t n, char *err, size_t errsz);
+
+/*
+ * Judge after against before.  nb, na >= 1.  Returns 0 and fills j, or
+ * -EINVAL with err when a sample is bad (rq_sample_check) or an option is
+ * out of range.  Deterministic: the bootstrap is seeded with RQ_STATS_SEED.
+ */
+int rq_change_judge(const double *before, size_t nb, const double *after, size_t na,
+	     const struct rq_judge_opts *o, struct rq_judgement *j, char *err, size_t errsz);
+
+/* The median of v[0..n-1] (sorts a copy); NAN when n == 0. */
+double rq_stats_median(const double *v, size_t n);
+
+/*
+ * Mann-Whitney U: the two-sided p-value that x and y come from one
+ * distribution.  Exact when n1 + n2 <= 30 and there are no ties, else the
+ * normal approximation with a continuity and tie correction.
+ */
+double rq_mann_whitney_p(const double *x, size_t n1, const double *y, size_t n2);
+
+/* A small, fast, seeded PRNG (xoshiro256**, seeded by splitmix64). */
+struct rq_rng {
+	uint64_t s[4];
+};
+void rq_rng_seed(struct rq_rng *r, uint64_t seed);
+uint64_t rq_rng_next(struct rq_rng *r);
+size_t rq_rng_below(struct rq_rng *r, size_t n);	/* uniform in [0, n) */
+
+#endif

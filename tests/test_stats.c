@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for src/qual/stats.c on synthetic samples: equal distributions
+ * are no change, a 30 % shift is a regression (either direction of
+ * "better"), wide samples are inconclusive with the repeats that would
+ * resolve them, n=1 is inconclusive unless the tolerance is absolute, a
+ * single new value is judged against a baseline's noise, the verdict is
+ * reproducible, Mann-Whitney's exact and approximate p-values, bad samples.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include "qual/stats.h"
+#include "check_main.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct rq_judgement j;
+static char err[200];
+
+static int judge(const double *b, size_t nb, const double *a, size_t na, int dir, double tol, bool abs_)
+{
+	struct rq_judge_opts o;
+
+	rq_judge_opts_init(&o);
+	o.dir = dir;
+	o.tol_pct = tol;
+	o.absolute = abs_;
+	return rq_change_judge(b, nb, a, na, &o, &j, err, sizeof(err));
+}
+
+/* About +-2 % around 100, in no particular order. */
+static const double tight_b[] = { 98.1, 100.4, 101.9, 99.2, 100.9, 99.7, 101.2 };
+static const double tight_a[] = { 99.6, 101.5, 98.4, 100.2, 99.1, 101.8, 100.6 };
+
+START_TEST(equal_is_no_change)
+{
+	ck_assert_int_eq(judge(tight_b, N(tight_b), tight_a, N(tight_a), 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_SAME);
+	ck_assert(fabs(j.change_pct) < 1);
+	ck_assert(j.lo_pct < 0 && j.hi_pct > 0);	/* the interval holds 0 */
+	ck_assert(j.half_pct < 5);
+	ck_assert(j.p_value > 0.2);
+	ck_assert_str_eq(rq_outcome_name(j.outcome), "no change");
+}
+END_TEST
+
+START_TEST(shifted_is_regression)
+{
+	double a[N(tight_a)], lat[N(tight_a)];
+
+	for (size_t i = 0; i < N(a); i++) {
+		a[i] = tight_a[i] * 0.7;	/* bandwidth 30 % lower */
+		lat[i] = tight_a[i] * 1.3;	/* latency 30 % higher */
+	}
+	ck_assert_int_eq(judge(tight_b, N(tight_b), a, N(a), 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_WORSE);
+	ck_assert(j.change_pct < -25 && j.change_pct > -35);
+	ck_assert(j.hi_pct < -5);		/* the whole interval beyond the tolerance */
+	ck_assert(j.p_value < 0.01);
+	/* The same move is an improvement when lower is better. */
+	ck_assert_int_eq(judge(tight_b, N(tight_b), a, N(a), -1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_BETTER);
+	ck_assert_int_eq(judge(tight_b, N(tight_b), lat, N(lat), -1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_WORSE);
+	ck_assert_int_eq(judge(tight_b, N(tight_b), lat, N(lat), 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_BETTER);
+}
+END_TEST
+
+START_TEST(small_real_shift_within_tolerance)
+{
+	double a[N(tight_a)];
+
+	for (size_t i = 0; i < N(a); i++)
+		a[i] = tight_a[i] * 0.97;	/* 3 %: real, but inside 5 % */
+	ck_assert_int_eq(judge(tight_b, N(tight_b), a, N(a), 1, 5, false), 0);
+	ck_assert_int_ne(j.outcome, RQ_OUT_WORSE);
+}
+END_TEST
+
+/* TCG bandwidth as seen here: 0.023 to 0.154 Gb/s within one side. */
+static const double wide_b[] = { 0.023, 0.154, 0.081 };
+static const double wide_a[] = { 0.051, 0.031, 0.140 };
+
+START_TEST(wide_is_inconclusive)
+{
+	ck_assert_int_eq(judge(wide_b, N(wide_b), wide_a, N(wide_a), 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+	ck_assert(j.half_pct > 50);
+	ck_assert_uint_gt(j.need_n, 3);
+	ck_assert_uint_le(j.need_n, RQ_STATS_MAX_NEED);
+	/* A 40 % median drop in that noise is still not a regression. */
+	double a[] = { 0.0138, 0.0924, 0.0486 };
+
+	ck_assert_int_eq(judge(wide_b, N(wide_b), a, N(a), 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+	ck_assert(j.change_pct < -35);
+}
+END_TEST
+
+START_TEST(need_n_shrinks_the_interval)
+{
+	/* The estimate says n (2h/tol)^2: more noise, more repeats. */
+	ck_assert_int_eq(judge(tight_b, N(tight_b), tight_a, N(tight_a), 1, 1, false), 0);
+	unsigned tight = j.need_n;
+
+	ck_assert_int_eq(judge(wide_b, N(wide_b), wide_a, N(wide_a), 1, 1, false), 0);
+	ck_assert_uint_gt(j.need_n, tight);
+	ck_assert(fabs((double)j.need_n - fmin(RQ_STATS_MAX_NEED,
+						 ceil(3 * pow(2 * j.half_pct / 1, 2)))) < 1e-9);
+}
+END_TEST
+
+START_TEST(n1_inconclusive_unless_absolute)
+{
+	double b = 100, a = 70;
+
+	ck_assert_int_eq(judge(&b, 1, &a, 1, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+	ck_assert(isnan(j.half_pct));
+	ck_assert(fabs(j.change_pct + 30) < 1e-9);
+	ck_assert_int_eq(judge(&b, 1, &a, 1, 1, 5, true), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_WORSE);
+	a = 105;
+	ck_assert_int_eq(judge(&b, 1, &a, 1, 1, 5, true), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_SAME);	/* exactly the tolerance is within it */
+	a = 96;
+	ck_assert_int_eq(judge(&b, 1, &a, 1, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+}
+END_TEST
+
+START_TEST(one_value_against_a_baseline)
+{
+	double a = 70, same = 100.5;
+
+	ck_assert_int_eq(judge(tight_b, N(tight_b), &a, 1, 1, 5, false), 0);
+	ck_assert(j.borrowed);
+	ck_assert_int_eq(j.outcome, RQ_OUT_WORSE);
+	ck_assert_int_eq(judge(tight_b, N(tight_b), &same, 1, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_SAME);
+	/* A noisy baseline cannot condemn one value that is in its range. */
+	double lowish = 0.05;
+
+	ck_assert_int_eq(judge(wide_b, N(wide_b), &lowish, 1, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+}
+END_TEST
+
+START_TEST(reproducible)
+{
+	struct rq_judgement first;
+
+	ck_assert_int_eq(judge(wide_b, N(wide_b), wide_a, N(wide_a), 1, 5, false), 0);
+	first = j;
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(judge(wide_b, N(wide_b), wide_a, N(wide_a), 1, 5, false), 0);
+		ck_assert(j.lo_pct == first.lo_pct && j.hi_pct == first.hi_pct);
+		ck_assert_int_eq(j.outcome, first.outcome);
+	}
+}
+END_TEST
+
+START_TEST(mann_whitney)
+{
+	double x[] = { 1, 2, 3 }, y[] = { 4, 5, 6 };
+
+	/* Exact: 2 of the 20 orderings are as extreme: p = 0.1 at n=3 a side. */
+	ck_assert(fabs(rq_mann_whitney_p(x, 3, y, 3) - 0.1) < 1e-12);
+	ck_assert(fabs(rq_mann_whitney_p(y, 3, x, 3) - 0.1) < 1e-12);
+	double a[] = { 1, 4, 2, 5 }, b[] = { 3, 6, 7 };
+
+	/* U(a) = 2 of 12; P(U <= 2) = 4/35, two-sided 8/35. */
+	ck_assert(fabs(rq_mann_whitney_p(a, 4, b, 3) - 8.0 / 35) < 1e-12);
+	/* Ties: the normal approximation, still symmetric and in [0, 1]. */
+	double t1[] = { 1, 1, 2, 2, 3 }, t2[] = { 1, 2, 2, 3, 3 };
+	double p = rq_mann_whitney_p(t1, 5, t2, 5);
+
+	ck_assert(p > 0.3 && p <= 1);
+	ck_assert(fabs(p - rq_mann_whitney_p(t2, 5, t1, 5)) < 1e-12);
+	double big1[20], big2[20];
+
+	for (int i = 0; i < 20; i++) {
+		big1[i] = i;
+		big2[i] = i + 20.5;
+	}
+	ck_assert(rq_mann_whitney_p(big1, 20, big2, 20) < 1e-6);
+}
+END_TEST
+
+START_TEST(bad_samples)
+{
+	double nan_[] = { 1, NAN, 3 }, inf_[] = { 1, INFINITY }, neg[] = { 2, -1, 3 }, ok[] = { 1, 2 };
+
+	ck_assert_int_eq(judge(ok, 2, nan_, 3, 1, 5, false), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "after: sample 2 of 3 is not a finite number"));
+	ck_assert_int_eq(judge(inf_, 2, ok, 2, 1, 5, false), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "before: sample 2 of 2"));
+	ck_assert_int_eq(judge(ok, 2, neg, 3, 1, 5, false), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "sample 2 of 3 is -1: a rate or a time cannot be negative"));
+
+	struct rq_judge_opts o;
+
+	rq_judge_opts_init(&o);
+	o.confidence = 0.9995;
+	ck_assert_int_eq(rq_change_judge(ok, 2, ok, 2, &o, &j, err, sizeof(err)), -EINVAL);
+	o.confidence = 0.5;
+	ck_assert_int_eq(rq_change_judge(ok, 2, ok, 2, &o, &j, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(rq_change_judge(ok, 0, ok, 2, &o, &j, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(zero_before)
+{
+	double z[] = { 0, 0 }, a[] = { 1, 2 };
+
+	ck_assert_int_eq(judge(z, 2, z, 2, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_SAME);
+	ck_assert_int_eq(judge(z, 2, a, 2, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+	ck_assert(isnan(j.change_pct));
+}
+END_TEST
+
+START_TEST(rng_is_uniform_enough)
+{
+	struct rq_rng r;
+	unsigned c[7] = { 0 };
+
+	rq_rng_seed(&r, 1);
+	for (int i = 0; i < 70000; i++)
+		c[rq_rng_below(&r, 7)]++;
+	for (int i = 0; i < 7; i++)
+		ck_assert(c[i] > 9500 && c[i] < 10500);
+}
+END_TEST
+
+static void add_tests(Suite *s, TCase *tc)
+{
+	(void)s;
+	tcase_add_test(tc, equal_is_no_change);
+	tcase_add_test(tc, shifted_is_regression);
+	tcase_add_test(tc, small_real_shift_within_tolerance);
+	tcase_add_test(tc, wide_is_inconclusive);
+	tcase_add_test(tc, need_n_shrinks_the_interval);
+	tcase_add_test(tc, n1_inconclusive_unless_absolute);
+	tcase_add_test(tc, one_value_against_a_baseline);
+	tcase_add_test(tc, reproducible);
+	tcase_add_test(tc, mann_whitney);
+	tcase_add_test(tc, bad_samples);
+	tcase_add_test(tc, zero_before);
+	tcase_add_test(tc, rng_is_uniform_enough);
+}
+
+RQ_CHECK_MAIN("stats", add_tests)
