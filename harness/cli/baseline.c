@@ -10,7 +10,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "cli/cli.h"
-#include "cli/compare.h"
+#include "report/compare.h"
 #include "core/util.h"
 #include "qual/baseline.h"
 

@@ -28,6 +28,31 @@ void filter_release(struct case_filter *f);
  * RQ_EXIT_USAGE when any file had errors (nothing is run then).
  */
 int load_cases(char **paths, int npaths, struct rq_suite *suite);
+/*
+ * list and lint: -k, -t (and --json where json is not NULL), then the files;
+ * -1 after --help, else an exit status.
+ */
+int load_filtered(const char *cmd, int argc, char **argv, struct rq_suite *suite,
+		  struct case_filter *f, bool *json);
+
+/*
+ * One word of a command line and the function that takes the words from it
+ * on: the commands (commands.def) and every command's subcommands.
+ */
+struct cli_word {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+/*
+ * argv[1] looked up in words (cmd NULL: the top level): its function gets
+ * argc - 1, argv + 1.  No word: usage on stderr, RQ_EXIT_USAGE; --help or
+ * -h: usage on stdout, 0; an unknown word is named, with the nearest known
+ * one, and the usage follows on stderr (RQ_EXIT_USAGE).
+ */
+int cli_dispatch(const char *cmd, const struct cli_word *words, size_t n, int argc, char **argv,
+		 void (*usage)(FILE *fp));
 
 /* Is this `CMD --help` (or -h)?  The usage then goes to stdout, exit 0. */
 bool wants_help(int argc, char **argv);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdmaqual: qualify RDMA networks from declarative case files.
- * One table of subcommands (commands.def), each in its own cmd_*.c.
+ * One table of commands (commands.def), each in its own cli/NAME.c, and
+ * one table (struct cli_word) for the subcommands of each that has them.
  */
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,13 +17,7 @@
 const char *rq_self_exe;
 const char *rq_prog = "rdmaqual";
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-};
-
-static const struct command commands[] = {
+static const struct cli_word commands[] = {
 #define CMD(name, sym, help) { name, cmd_##sym, help },
 #include "cli/commands.def"
 #undef CMD
@@ -64,74 +58,30 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return RQ_EXIT_USAGE;
 }
 
-void filter_add_glob(struct case_filter *f, const char *g)
+int cli_dispatch(const char *cmd, const struct cli_word *words, size_t n, int argc, char **argv,
+		 void (*print_usage)(FILE *fp))
 {
-	f->globs = xrealloc(f->globs, (f->nglobs + 1) * sizeof(*f->globs));
-	f->globs[f->nglobs++] = xstrdup(g);
-}
-
-void filter_add_tag(struct case_filter *f, const char *t)
-{
-	f->tags = xrealloc(f->tags, (f->ntags + 1) * sizeof(*f->tags));
-	f->tags[f->ntags++] = xstrdup(t);
-}
-
-static bool has_tag(const struct rq_case *c, const char *t)
-{
-	for (size_t i = 0; i < c->ntags; i++)
-		if (!strcmp(c->tags[i], t))
-			return true;
-	return false;
-}
-
-bool filter_match(const struct case_filter *f, const struct rq_case *c)
-{
-	bool ok = f->nglobs == 0, want_tag = false, tag_ok = false;
-
-	for (size_t i = 0; i < f->nglobs && !ok; i++)
-		ok = !fnmatch(f->globs[i], c->name, 0);
-	if (!ok)
-		return false;
-	for (size_t i = 0; i < f->ntags; i++) {
-		if (f->tags[i][0] == '!') {
-			if (has_tag(c, f->tags[i] + 1))
-				return false;
-			continue;
+	if (argc < 2) {
+		print_usage(stderr);
+		return RQ_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(argv[1], words[i].name))
+			return words[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "%s%s%s: unknown command \"%s\"", rq_prog, cmd ? " " : "", cmd ? cmd : "",
+		argv[1]);
+	for (size_t i = 0; i < n; i++)
+		if (edit_distance(argv[1], words[i].name) <= 2) {
+			fprintf(stderr, "; did you mean \"%s\"?", words[i].name);
+			break;
 		}
-		want_tag = true;
-		tag_ok = tag_ok || has_tag(c, f->tags[i]);
-	}
-	return !want_tag || tag_ok;
-}
-
-void filter_release(struct case_filter *f)
-{
-	for (size_t i = 0; i < f->nglobs; i++)
-		free(f->globs[i]);
-	for (size_t i = 0; i < f->ntags; i++)
-		free(f->tags[i]);
-	free(f->globs);
-	free(f->tags);
-}
-
-int load_cases(char **paths, int npaths, struct rq_suite *suite)
-{
-	struct rq_diags diags = { 0 };
-	char *def[] = { (char *)"cases" };
-	int n;
-
-	if (npaths == 0) {
-		paths = def;
-		npaths = 1;
-	}
-	n = rq_load_paths(paths, (size_t)npaths, suite, &diags);
-	n += rq_suite_check_dups(suite, &diags);
-	if (diags.n) {
-		rq_diags_print(&diags, stderr);
-		fprintf(stderr, "%zu error%s in case files\n", diags.n, diags.n == 1 ? "" : "s");
-	}
-	rq_diags_release(&diags);
-	return n || diags.n ? RQ_EXIT_USAGE : 0;
+	fprintf(stderr, "\n");
+	print_usage(stderr);
+	return RQ_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -158,16 +108,5 @@ int main(int argc, char **argv)
 		printf("rdmaqual %s\n", RQ_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "%s: unknown command \"%s\"", rq_prog, argv[1]);
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (edit_distance(argv[1], commands[i].name) <= 2) {
-			fprintf(stderr, "; did you mean \"%s\"?", commands[i].name);
-			break;
-		}
-	fprintf(stderr, "\n");
-	usage(stderr);
-	return RQ_EXIT_USAGE;
+	return cli_dispatch(NULL, commands, ARRAY_SIZE(commands), argc, argv, usage);
 }

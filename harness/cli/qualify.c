@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "cli/cli.h"
-#include "cli/compare.h"
+#include "report/compare.h"
 #include "core/json_text.h"
 #include "core/proc.h"
 #include "core/target.h"

@@ -27,7 +27,6 @@
 #include "core/case.h"
 #include "cli/cli.h"
 #include "core/proc.h"
-#include "rdma/rxe_nl.h"
 #include "exec/statedir.h"
 #include "core/target.h"
 #include "core/util.h"
@@ -391,42 +390,28 @@ static int vm_bench(struct rq_target *t, int n)
 	return rc ? RQ_EXIT_FAIL : 0;
 }
 
+static int vm_boot_cmd(int argc, char **argv)
+{
+	return vm_boot(argc, argv, VM_BOOT);
+}
+
+static int vm_image_cmd(int argc, char **argv)
+{
+	return vm_boot(argc, argv, VM_IMAGE);
+}
+
+static int vm_bench_cmd(int argc, char **argv)
+{
+	return vm_boot(argc, argv, VM_BENCH);
+}
+
+static const struct cli_word vm_words[] = {
+	{ "boot", vm_boot_cmd, "boot the guests, then pass lines to their agents" },
+	{ "image", vm_image_cmd, "build the guests' kernel and initramfs only" },
+	{ "bench", vm_bench_cmd, "boot, then time agent calls" },
+};
+
 int cmd_vm(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "boot"))
-		return vm_boot(argc - 1, argv + 1, VM_BOOT);
-	if (argc >= 2 && !strcmp(argv[1], "image"))
-		return vm_boot(argc - 1, argv + 1, VM_IMAGE);
-	if (argc >= 2 && !strcmp(argv[1], "bench"))
-		return vm_boot(argc - 1, argv + 1, VM_BENCH);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		vm_usage(stdout);
-		return 0;
-	}
-	vm_usage(stderr);
-	return RQ_EXIT_USAGE;
-}
-
-static void rxe_usage(FILE *fp)
-{
-	fprintf(fp, "usage: rdmaqual rxe add NAME NETDEV | rdmaqual rxe del NAME\n"
-		"Creates or deletes a soft-RoCE link over RDMA netlink.\n");
-}
-
-int cmd_rxe(int argc, char **argv)
-{
-	char err[256];
-	int rc;
-
-	if (argc == 4 && !strcmp(argv[1], "add"))
-		rc = rq_rxe_add(argv[2], argv[3], scaled_ms(10000), err, sizeof(err));
-	else if (argc == 3 && (!strcmp(argv[1], "del") || !strcmp(argv[1], "delete")))
-		rc = rq_rxe_del(argv[2], scaled_ms(10000), err, sizeof(err));
-	else
-		return usage_out(argc, argv, rxe_usage);
-	if (rc < 0) {
-		fprintf(stderr, "rdmaqual rxe: %s\n", err);
-		return RQ_EXIT_FAIL;
-	}
-	return 0;
+	return cli_dispatch("vm", vm_words, ARRAY_SIZE(vm_words), argc, argv, vm_usage);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # CLI conventions: --version; 'rdmaqual CMD --help' prints that command's
-# usage on stdout and exits 0 for every command; the live progress line on a
+# usage on stdout and exits 0 for every command; an unknown subcommand is
+# named; the live progress line on a
 # terminal (script(1) gives the run one) and plain lines in a pipe; reports
 # prune --keep N removes only old run directories.
 set -u
@@ -31,6 +32,12 @@ done
 "$RQ" parse >"$T/p.out" 2>"$T/p.err"
 expect_eq "a usage mistake still exits 2" 2 $?
 expect_grep "and prints the usage on stderr" 'usage: rdmaqual parse' "$T/p.err"
+# Subcommands come from a table too: an unknown word is named, with a hint.
+"$RQ" vm frob >"$T/w.out" 2>"$T/w.err"
+expect_eq "an unknown subcommand exits 2" 2 $?
+expect_grep "and is named" 'rdmaqual vm: unknown command "frob"' "$T/w.err"
+"$RQ" rxe ad x y >"$T/w.out" 2>"$T/w.err"
+expect_grep "with the nearest known word" 'rdmaqual rxe: unknown command "ad"; did you mean "add"\?' "$T/w.err"
 
 # Progress: one updating line on a terminal, none in a pipe.
 if command -v script >/dev/null; then

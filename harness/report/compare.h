@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The parts of `rdmaqual compare` that `qualify` reuses: reading a run's
- * results.json, printing findings, and the rdmaqual-compare/1 document.
+ * What `compare`, `qualify` and `baseline` share: reading a run's
+ * results.json and printing the findings (harness/report/compare.c).
  */
-#ifndef RQ_COMPARE_CLI_H
-#define RQ_COMPARE_CLI_H
+#ifndef RQ_REPORT_COMPARE_H
+#define RQ_REPORT_COMPARE_H
 
 #include <stddef.h>
 #include <stdio.h>
