@@ -77,3 +77,29 @@ cma_event type RDMA_CM_EVENT_DISCONNECTED cma_id 0x55d8 (child)
 server DISCONNECT EVENT...'
 seedtext rping rejected.txt 'cma event RDMA_CM_EVENT_REJECTED, error 8
 connect error -1'
+
+# Synthesized from OMB's osu_util.c print formats (5.x header, 7.x -f with
+# Validation) and nccl-tests' src/common.cu (current and old layouts).
+seedtext osu allreduce-full.txt '# OSU MPI Allreduce Latency Test v7.3
+# Datatype: MPI_INT.
+# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations        Validation
+4                       1.62              1.50              1.71        1000              Pass
+1048576               812.25            800.10            830.00         100              Fail'
+seedtext osu mbw-mr.txt '# OSU MPI Multiple Bandwidth / Message Rate Test v5.7
+# [ pairs: 2 ] [ window size: 64 ]
+# Size                  MB/s        Messages/s
+1                       1.55        1550000.00'
+seedtext nccl_tests allreduce.txt '# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   6899 on vm0 device  0 [0000:04:00] NVIDIA H100 80GB HBM3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00    N/A
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 0.001'
+seedtext nccl_tests alltoall-old.txt '#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+host:1:1 [0] NCCL INFO Launch mode Parallel
+          32             1   float            89.00    0.00    0.00    N/A    85.13    0.00    0.00  0e+00'
