@@ -27,7 +27,16 @@ TEST_BIN := $(TESTS:tests/%.c=build/san/tests/%)
 
 .PHONY: all deps check unit integration fuzz fuzz-brief demo bench clean docs docs-check layers \
 	shellcheck cleanup demo-cluster test-cluster-vm FORCE
-all: rdmaqual
+# rdmaqual's own MPI benchmark (mpi/rdmaqual-coll.c), a program of its own
+# outside the layered library, built where mpicc is installed (make deps
+# installs it: deps.txt's libopenmpi-dev).
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+COLL  := $(if $(MPICC),build/rdmaqual-coll)
+all: rdmaqual $(COLL)
+
+build/rdmaqual-coll: mpi/rdmaqual-coll.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=gnu11 $(WARN) $(CFLAGS) -o $@ $<
 
 deps:
 	@tools/deps.sh install

@@ -3,7 +3,9 @@
  * The MPI benchmark parsers: OSU micro-benchmarks and nccl-tests, against
  * the real published outputs of ../shared/real-outputs/osu and
  * .../nccl-tests (read in place, skipped when absent), and malformed or
- * hostile text (synthesized here, from the tools' print formats).
+ * hostile text (synthesized here, from the tools' print formats); and
+ * rdmaqual's own benchmark, rdmaqual-coll, against its outputs captured in
+ * fixtures/tool-output/mpi.
  */
 #include <check.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "parsers/parse_coll.h"
 #include "parsers/parse_nccl.h"
 #include "parsers/parse_osu.h"
 #include "parsers/parsers.h"
@@ -459,8 +462,170 @@ START_TEST(nccl_wrong_and_bad)
 }
 END_TEST
 
+static void fixture(const char *name, struct sb *s)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "fixtures/tool-output/mpi/%s", name);
+	ck_assert_int_ge(read_file(path, s, 0), 0);
+}
+
+START_TEST(coll_allreduce)
+{
+	struct sb s = SB_INIT;
+	struct coll_report r;
+	char err[256] = "";
+
+	fixture("rdmaqual-coll-allreduce-4ranks.txt", &s);
+	ck_assert_msg(coll_parse(s.buf, s.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(r.op, "allreduce");
+	ck_assert_int_eq(r.nranks, 4);
+	ck_assert_uint_eq(r.iters, 10);
+	ck_assert_uint_eq(r.warmup, 2);
+	ck_assert(r.check && r.ended);
+	ck_assert_uint_eq(r.total_wrong, 0);
+	ck_assert_str_eq(r.host[3], "vm");
+	ck_assert_uint_eq(r.nrows, 14);	/* 8 B .. 64 KiB */
+	ck_assert_uint_eq(r.row[0].size, 8);
+	ck_assert_uint_eq(r.row[0].count, 2);
+	ck_assert_uint_eq(r.row[13].size, 65536);
+	for (size_t i = 0; i < r.nrows; i++) {
+		const struct coll_row *w = &r.row[i];
+		double sum = 0;
+
+		ck_assert_ptr_nonnull(w->rank_us);
+		ck_assert_ptr_null(w->pair_bw);
+		for (int k = 0; k < r.nranks; k++)
+			sum += w->rank_us[k];
+		/* the row is what its rank times say, to the printed precision */
+		ck_assert_msg(fabs(sum / 4 - w->avg_us) < 0.01, "avg %f of %f", w->avg_us, sum / 4);
+		NEAR(w->rank_us[w->min_rank], w->min_us);
+		NEAR(w->rank_us[w->max_rank], w->max_us);
+		/* nccl-tests' busbw for allreduce: algbw x 2(n-1)/n */
+		ck_assert_msg(fabs(w->busbw - w->algbw * 1.5) <= 0.0015, "%f %f", w->busbw, w->algbw);
+		ck_assert_uint_eq(w->wrong, 0);
+	}
+	coll_release(&r);
+	sb_release(&s);
+}
+END_TEST
+
+START_TEST(coll_bisection_pairs)
+{
+	struct sb s = SB_INIT;
+	struct coll_report r;
+	char err[256] = "";
+	json_t *o = NULL;
+
+	fixture("rdmaqual-coll-bisection-4ranks.txt", &s);
+	ck_assert_msg(coll_parse(s.buf, s.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(r.op, "bisection");
+	ck_assert_uint_eq(r.nrows, 4);	/* 1, 4, 16, 64 KiB */
+	for (size_t i = 0; i < r.nrows; i++) {
+		const struct coll_row *w = &r.row[i];
+		double agg = 0;
+
+		ck_assert_ptr_nonnull(w->pair_bw);
+		/* each rank of one half with its partner in the other */
+		ck_assert_int_eq(w->pair_to[0], 2);
+		ck_assert_int_eq(w->pair_to[1], 3);
+		ck_assert_int_eq(w->pair_to[2], 0);
+		ck_assert_int_eq(w->pair_to[3], 1);
+		for (int k = 0; k < 4; k++) {
+			/* a link's GB/s is the size over that rank's time */
+			ck_assert_msg(fabs(w->pair_bw[k] - w->size / w->rank_us[k] / 1e3) < 0.002,
+				      "%f", w->pair_bw[k]);
+			agg += w->pair_bw[k];
+		}
+		ck_assert(w->has_aggregate);
+		ck_assert_msg(fabs(agg - w->aggregate) < 0.005, "%f %f", agg, w->aggregate);
+		NEAR(w->busbw, w->algbw);
+	}
+	coll_release(&r);
+	ck_assert_int_eq(rq_parser_find("rdmaqual-coll")->parse(s.buf, s.len, &o, err, sizeof(err)), 0);
+	json_t *p = json_array_get(json_object_get(json_array_get(json_object_get(o, "rows"), 3),
+						   "pairs"), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(p, "to")), 3);
+	json_decref(o);
+	sb_release(&s);
+}
+END_TEST
+
+START_TEST(coll_wrong_and_late)
+{
+	struct sb s = SB_INIT;
+	struct coll_report r;
+	char err[256] = "";
+
+	fixture("rdmaqual-coll-alltoall-wrong-rank2.txt", &s);
+	ck_assert_msg(coll_parse(s.buf, s.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(r.op, "alltoall");
+	ck_assert_uint_eq(r.total_wrong, 1);
+	ck_assert_uint_eq(r.nwrong, 1);
+	ck_assert_uint_eq(r.wrong[0].size, 16384);
+	ck_assert_int_eq(r.wrong[0].rank, 2);
+	ck_assert_uint_eq(r.wrong[0].elements, 1);
+	ck_assert_uint_eq(r.wrong[0].first, 2048);
+	ck_assert_int_eq(r.wrong[0].got, r.wrong[0].expected + 1);
+	ck_assert_uint_eq(r.row[2].wrong, 1);
+	ck_assert_uint_eq(r.row[1].wrong, 0);
+	coll_release(&r);
+	sb_reset(&s);
+	/* rank 1 sleeps 2 ms before each operation: the others wait for it */
+	fixture("rdmaqual-coll-allreduce-late-rank1.txt", &s);
+	ck_assert_msg(coll_parse(s.buf, s.len, &r, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < r.nrows; i++) {
+		ck_assert_int_eq(r.row[i].min_rank, 1);
+		ck_assert_msg(r.row[i].max_us > 1500, "%f", r.row[i].max_us);
+	}
+	coll_release(&r);
+	sb_release(&s);
+}
+END_TEST
+
+/* a run killed half-way; malformed text */
+START_TEST(coll_bad)
+{
+	static const char died[] =
+		"# rdmaqual-coll 1 op allreduce nranks 2 type int32 iters 5 warmup 1 check 1\n"
+		"# rank 0 host vm0 pid 10\n# rank 1 host vm1 pid 11\n"
+		"           8          2      12.00      11.00      13.00      0.001      0.001        0        0        1\n"
+		"# ranks 8: 11.00 13.00\n"
+		"mpirun noticed that process rank 1 with PID 11 on node vm1 exited on signal 9 (Killed).\n";
+	static const char badrank[] =
+		"# rdmaqual-coll 1 op allreduce nranks 2 type int32 iters 5 warmup 1 check 1\n"
+		"           8          2      12.00      11.00      13.00      0.001      0.001        0        0        2\n";
+	static const char fewtimes[] =
+		"# rdmaqual-coll 1 op allreduce nranks 2 type int32 iters 5 warmup 1 check 1\n"
+		"           8          2      12.00      11.00      13.00      0.001      0.001        0        0        1\n"
+		"# ranks 8: 11.00\n";
+	static const char v2[] = "# rdmaqual-coll 2 op allreduce nranks 2 type int32 iters 5 warmup 1 check 1\n";
+	static const char none[] = "ORTE was unable to reliably start one or more daemons.\n";
+	struct coll_report r;
+	char err[256] = "";
+
+	ck_assert_msg(coll_parse(died, sizeof(died) - 1, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.nrows, 1);
+	ck_assert(!r.ended);
+	ck_assert_str_eq(r.host[1], "vm1");
+	coll_release(&r);
+	ck_assert_int_eq(coll_parse(badrank, sizeof(badrank) - 1, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 2: a rank outside 0..1");
+	ck_assert_int_eq(coll_parse(fewtimes, sizeof(fewtimes) - 1, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 3: expected 2 rank times");
+	ck_assert_int_eq(coll_parse(v2, sizeof(v2) - 1, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: rdmaqual-coll output version 2 (this parser reads 1)");
+	ck_assert_int_eq(coll_parse(none, sizeof(none) - 1, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "no '# rdmaqual-coll' header: not rdmaqual-coll output");
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
+	tcase_add_test(tc, coll_allreduce);
+	tcase_add_test(tc, coll_bisection_pairs);
+	tcase_add_test(tc, coll_wrong_and_late);
+	tcase_add_test(tc, coll_bad);
 	tcase_add_test(tc, osu_alltoall_75);
 	tcase_add_test(tc, osu_bibw_datatype_after_header);
 	tcase_add_test(tc, osu_latency_50_banner);

@@ -52,6 +52,7 @@ for f in "$t"/ibstat-*.txt; do seed ibstat "$f"; done
 for f in "$t"/smpquery-*.txt; do seed smpquery "$f"; done
 for f in "$t"/saquery-*.txt; do seed saquery_sm "$f"; done
 for f in "$t"/opensm-*.txt; do seed opensm_log "$f"; done
+for f in fixtures/tool-output/mpi/rdmaqual-coll-*.txt; do seed rdmaqual_coll "$f"; done
 
 # Synthesized from the formats in rdma-core 44's pingpong.c and rping.c (as
 # in tests/test_perftest.c): no project fixture holds these tools' output.
