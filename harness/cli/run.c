@@ -26,6 +26,7 @@
 #include "exec/runreport.h"
 #include "exec/sched.h"
 #include "exec/statedir.h"
+#include "report/table.h"
 
 static void on_signal(int sig)
 {
@@ -141,15 +142,21 @@ static void write_row_log(struct runrep *rep, const char *run_dir, struct rq_res
 	char name[256], *path;
 	int rc;
 
-	sanitize(r->id, name, sizeof(name));
-	path = xasprintf("%s/logs/%s.log", run_dir, name);
-	/* the journal is the durable record; a log needs no fsync of its own */
-	rc = write_file_replace(path, r->log.buf, r->log.len);
+	sanitize(r->id, name, sizeof(name) - 4);
+	strcat(name, ".log");
+	path = xasprintf("%s/logs/%s", run_dir, name);
+	/*
+	 * The journal is the durable record; a log needs no fsync of its own.
+	 * By name under the logs dir's fd: a resumed run's logs/ was checked
+	 * once, and nothing can redirect a write after that.
+	 */
+	rc = rep->logs_fd < 0 ? -EBADF : write_file_replace_at(rep->logs_fd, name, r->log.buf,
+								r->log.len);
 	if (rc)
 		runrep_write_failed(rep, path, rc);
 	free(path);
 	free(r->log_path);
-	r->log_path = xasprintf("logs/%s.log", name);
+	r->log_path = xasprintf("logs/%s", name);
 }
 
 /* How a need is written in a case file, without its argument. */
@@ -262,15 +269,53 @@ int cmd_run(int argc, char **argv)
 		return usage_error("run", "--resume RUN takes no other options: the run's own "
 				   "command comes from RUN/journal.jsonl");
 
-	int sargc;
-	char **sargv, err[512];
+	int sargc, dfd;
+	char **sargv, err[512], real[4096];
 
-	if (cluster_journal_argv(resume, &sargc, &sargv, err, sizeof(err))) {
+	/*
+	 * The journal says what to run, perhaps as root: only one this user
+	 * wrote, in a dir no one else can change, is obeyed (statedir.h).
+	 */
+	dfd = rundir_trust(resume, real, sizeof(real), err, sizeof(err));
+	if (dfd < 0) {
+		fprintf(stderr, "rdmaqual run: --resume refused: %s\n", err);
+		return RQ_EXIT_FAIL;
+	}
+	close(dfd);
+	if (cluster_journal_argv(real, &sargc, &sargv, err, sizeof(err))) {
 		fprintf(stderr, "rdmaqual run: %s\n", err);
 		return RQ_EXIT_USAGE;
 	}
+	bool lab = false, bad = sargc < 1 || strcmp(sargv[0], "run");
+
+	for (int i = 1; i < sargc; i++) {
+		lab = lab || !strcmp(sargv[i], "--nodes") || str_starts(sargv[i], "--nodes=");
+		bad = bad || str_starts(sargv[i], "--resume");
+	}
+	if (bad || !lab) {
+		fprintf(stderr, "rdmaqual run: %s/journal.jsonl: its command is not a lab run "
+			"(run ... --nodes ...); nothing to resume\n", real);
+		for (int i = 0; i < sargc; i++)
+			free(sargv[i]);
+		free(sargv);
+		return RQ_EXIT_USAGE;
+	}
+	/* Say what is about to run, before it runs. */
+	fprintf(stderr, "rdmaqual: resuming %s:", real);
+	for (int i = 0; i < sargc; i++) {
+		char *a = term_safe(sargv[i]);
+		bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789-_=.,/:+@[]") == strlen(a);
+
+		/* quoted as a shell would take it back; a quote in it shows as '?' */
+		for (char *q = a; !plain && *q; q++)
+			*q = *q == '\'' ? '?' : *q;
+		fprintf(stderr, plain ? " %s" : " '%s'", a);
+		free(a);
+	}
+	fprintf(stderr, "\n");
 	optind = 0;	/* glibc: parse the stored command from scratch */
-	int ret = run_main(sargc, sargv, resume);
+	int ret = run_main(sargc, sargv, real);
 
 	for (int i = 0; i < sargc; i++)
 		free(sargv[i]);
@@ -565,6 +610,14 @@ static int run_main(int argc, char **argv, const char *resume)
 	struct runrep rep;
 
 	runrep_init(&rep, run_dir, run_id, argc, argv);
+	{
+		char logs[4200];
+
+		snprintf(logs, sizeof(logs), "%s/logs", run_dir);
+		rep.logs_fd = open(logs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (rep.logs_fd < 0)
+			runrep_write_failed(&rep, logs, -errno);
+	}
 	/* a lab run journals its units itself (cluster_journal_unit) */
 	if (!cl && journal_err) {
 		char *jp = xasprintf("%s/journal.jsonl", run_dir);

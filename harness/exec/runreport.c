@@ -23,6 +23,7 @@ void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc
 	r->dirty = false;
 	r->flushed_ms = 0;
 	r->journal = -1;
+	r->logs_fd = -1;
 	rq_run_info_init(&r->info, RQ_VERSION, argc, argv);
 	free(r->info.run_id);
 	r->info.run_id = xstrdup(run_id);
@@ -159,6 +160,9 @@ void runrep_release(struct runrep *r)
 	if (r->journal >= 0)
 		close(r->journal);
 	r->journal = -1;
+	if (r->logs_fd >= 0)
+		close(r->logs_fd);
+	r->logs_fd = -1;
 	rq_run_info_release(&r->info);
 	free(r->dir);
 }

@@ -21,6 +21,7 @@ struct runrep {
 	struct rq_run_info info;
 	int write_errors;	/* report or log writes that failed: the run exits 1 */
 	int journal;		/* fd of journal.jsonl, -1 when it could not be made */
+	int logs_fd;		/* RUN/logs, opened O_DIRECTORY|O_NOFOLLOW; logs go in by openat */
 	int64_t flushed_ms;	/* when the reports were last rewritten */
 	bool dirty;		/* rows the reports do not have yet */
 	struct rq_results *rs;	/* the run's rows, for runrep_tick */

@@ -130,3 +130,101 @@ void statedir_cleanup(const struct rq_run_opts *o, bool verbose)
 		rq_target_ops_all[i]->cleanup_stale(o);
 	}
 }
+
+/*
+ * One component of a run dir's path: owned by root or the euid, and if
+ * others may write to it, sticky (as /tmp), so no one else can rename or
+ * replace what lies under it.  OpenSSH's safe_path() rule.
+ */
+static int safe_ancestor(const char *path, char *err, size_t errsz)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+		snprintf(err, errsz, "%s is owned by uid %u with mode %04o: another user could "
+			 "replace what lies under it", path, (unsigned)st.st_uid,
+			 (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/* name in dirfd, if it exists: a kind (S_IFREG, S_IFDIR) of the euid that only it may write. */
+static int safe_entry(int dirfd, const char *dir, const char *name, mode_t kind, bool must,
+		      char *err, size_t errsz)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT && !must)
+			return 0;
+		snprintf(err, errsz, "%s/%s: %s", dir, name, strerror(errno));
+		return -1;
+	}
+	if ((st.st_mode & S_IFMT) != kind || st.st_uid != geteuid() || (st.st_mode & 022) ||
+	    (kind == S_IFREG && st.st_nlink != 1)) {
+		snprintf(err, errsz, "%s/%s is %s owned by uid %u with mode %04o%s; a resumed run "
+			 "trusts only what uid %u wrote", dir, name,
+			 S_ISLNK(st.st_mode) ? "a symlink" : (st.st_mode & S_IFMT) == kind ?
+			 (kind == S_IFDIR ? "a directory" : "a file") : "of another type",
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			 kind == S_IFREG && st.st_nlink != 1 ? " and more than one link" : "",
+			 (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
+int rundir_trust(const char *dir, char *real, size_t realsz, char *err, size_t errsz)
+{
+	char *rp = realpath(dir, NULL);
+	struct stat st;
+	int fd;
+
+	if (!rp) {
+		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(real, realsz, "%s", rp);
+	/* Every ancestor, from / down: none another user could swap. */
+	for (char *s = rp + 1; ; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (c && safe_ancestor(rp, err, errsz)) {
+			free(rp);
+			return -1;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(rp);
+	fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errsz, "%s: %s", real, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		snprintf(err, errsz, "%s is owned by uid %u with mode %04o; a resumed run trusts "
+			 "only a run dir of uid %u that no one else may write", real,
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (safe_entry(fd, real, "journal.jsonl", S_IFREG, true, err, errsz) ||
+	    safe_entry(fd, real, "logs", S_IFDIR, false, err, errsz)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

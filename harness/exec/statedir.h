@@ -26,4 +26,14 @@ int statedir_lock(const char *want, char *dir, size_t dirsz);
 /* Run every target's cleanup_stale(); verbose prints what was done. */
 void statedir_cleanup(const struct rq_run_opts *o, bool verbose);
 
+/*
+ * A report dir that `run --resume` may continue, whose journal says what
+ * to run (as root, perhaps): dir, after realpath (real), must be the
+ * euid's and writable by no one else, every ancestor root's or the euid's
+ * (or sticky), journal.jsonl a regular file of the euid with one link and
+ * no group/other write, logs/ (if there) the same as a directory.  Returns
+ * an O_DIRECTORY|O_NOFOLLOW fd of the dir, or -1 with err filled.
+ */
+int rundir_trust(const char *dir, char *real, size_t realsz, char *err, size_t errsz);
+
 #endif

@@ -28,6 +28,7 @@
 #include "core/kind.h"
 #include "core/proc.h"
 #include "lab/lab_int.h"
+#include "report/table.h"
 
 /* ---- setup ---------------------------------------------------------- */
 
@@ -85,6 +86,7 @@ struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_o
 
 		nd->name = cl->hosts.v[i];
 		nd->hostname = xstrdup(nd->name);
+		nd->same_host = -1;
 		if (cl->sysroot) {
 			/* DIR/NODE when there is one (a tree per node), else DIR for all. */
 			char *own = xasprintf("%s/%s", cl->sysroot, nd->name);
@@ -317,6 +319,35 @@ static void mgmt_address(struct cluster *cl, struct cnode *nd)
 	}
 }
 
+/*
+ * Nodes that report one hostname (cloned images do, with no attacker):
+ * said once per name; rows, ids and logs go by the --nodes names anyway.
+ */
+static void flag_same_hostnames(struct cluster *cl)
+{
+	struct strmap seen = { 0 };
+
+	for (size_t i = 0; i < cl->n; i++) {
+		struct cnode *nd = &cl->nodes[i];
+		bool added;
+		size_t *first;
+
+		nd->same_host = -1;
+		if (!nd->ag || cl->launcher == LAUNCH_LOCAL)
+			continue;
+		first = strmap_put(&seen, nd->hostname, i, &added);
+		if (added)
+			continue;
+		nd->same_host = (long)*first;
+		char *h = term_safe(nd->hostname);
+
+		fprintf(stderr, "rdmaqual: nodes %s and %s both report hostname %s (cloned images?); "
+			"rows and logs go by the --nodes names\n", cl->nodes[*first].name, nd->name, h);
+		free(h);
+	}
+	strmap_release(&seen);
+}
+
 void cluster_launch(struct cluster *cl)
 {
 	struct pool *p = xcalloc(1, sizeof(*p));
@@ -370,6 +401,7 @@ void cluster_launch(struct cluster *cl)
 			fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, nd->down_why);
 		}
 	}
+	flag_same_hostnames(cl);
 	fprintf(stderr, "rdmaqual: %zu of %zu nodes up (launcher %s, fanout %u) in %.1f s\n", up,
 		cl->n, cl->launcher == LAUNCH_SSH ? "ssh" : cl->launcher == LAUNCH_SLURM ? "slurm" :
 		"local", cl->co.fanout, (now_ms() - t0) / 1000.0);
@@ -610,9 +642,15 @@ static json_t *journal_lines(const char *run_dir, char *err, size_t errsz)
 	struct sb text = SB_INIT;
 	json_t *lines = NULL;
 
-	if (read_file(path, &text, 1u << 30)) {
+	/* rundir_trust() checked it; still never through a link */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : read_fd_all(fd, &text, 1u << 30);
+
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
 		snprintf(err, errsz, "cannot read %s: %s (not a lab run's report dir?)", path,
-			 strerror(errno));
+			 strerror(-rc));
 		goto out;
 	}
 	lines = json_array();
@@ -709,11 +747,24 @@ void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_r
 	free(text);
 }
 
-/* Rows of a unit the interrupted run finished: back into the results. */
-static bool resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
+static bool same_name(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : !a && !b;
+}
+
+/*
+ * Rows of a unit the interrupted run finished: back into the results, if
+ * each is a row of the unit the plan has under that key.  The journal is
+ * the euid's (rundir_trust), but a row that names another case, node or
+ * peer is no result of this plan, whatever wrote it.
+ */
+static bool resume_unit(struct cluster *cl, const char *key, const char *case_name,
+			const char *node, const char *peer, struct rq_results *out,
 			const struct cluster_sink *sink)
 {
 	json_t *rows = cl->done ? json_object_get(cl->done, key) : NULL;
+	struct rq_results got = { 0 };
+	const char *why = NULL;
 	size_t i;
 	json_t *j;
 
@@ -723,11 +774,35 @@ static bool resume_unit(struct cluster *cl, const char *key, struct rq_results *
 		char err[128];
 		struct rq_result *r = rq_result_from_json(j, err, sizeof(err));
 
-		if (r) {
-			rq_results_add(out, r);
-			sink->row(sink->arg, r);
-		}
+		if (!r)
+			why = "a row that does not parse";
+		else if (!same_name(r->case_name, case_name))
+			why = "a row of another case";
+		else if (!same_name(r->node, node))
+			why = "a row of another node";
+		else if (!same_name(r->peer_node, peer))
+			why = "a row against another peer";
+		if (r)
+			rq_results_add(&got, r);
+		if (why)
+			break;
 	}
+	if (!why && !got.n)
+		why = "no rows";
+	if (why) {
+		char *k = term_safe(key);
+
+		fprintf(stderr, "rdmaqual: journal unit %s has %s: not this plan's; it runs again\n",
+			k, why);
+		free(k);
+		rq_results_release(&got);
+		return false;
+	}
+	for (i = 0; i < got.n; i++) {
+		rq_results_add(out, got.v[i]);
+		sink->row(sink->arg, got.v[i]);
+	}
+	free(got.v);
 	return true;
 }
 
@@ -756,7 +831,7 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 			char *key = xasprintf("%s|controller", c->name);
 			size_t first = out->n;
 
-			if (!resume_unit(cl, key, out, sink)) {
+			if (!resume_unit(cl, key, c->name, NULL, NULL, out, sink)) {
 				sched_run_case(s, c, out);
 				for (size_t j = first; j < out->n; j++)
 					sink->row(sink->arg, out->v[j]);
@@ -772,8 +847,9 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 	}
 }
 
-bool cluster_resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
+bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
+			 const char *node, const char *peer, struct rq_results *out,
 			 const struct cluster_sink *sink)
 {
-	return resume_unit(cl, key, out, sink);
+	return resume_unit(cl, key, case_name, node, peer, out, sink);
 }

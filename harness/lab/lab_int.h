@@ -21,7 +21,8 @@ struct rail {
 
 struct cnode {
 	char *name;		/* as --nodes wrote it: ids, drain list */
-	char *hostname;		/* the node's own hostname (its JUnit suite) */
+	char *hostname;		/* what the node says its hostname is: a fact, never an id */
+	long same_host;		/* index of an earlier node reporting this hostname, or -1 */
 	char *root;		/* local launcher with a sysroot: its tree, else NULL */
 	char *target;		/* what its rows say they ran on */
 	struct rq_agent *ag;
@@ -83,8 +84,13 @@ void cluster_node_down(struct cluster *cl, struct cnode *nd, const char *fmt, ..
 	__attribute__((format(printf, 3, 4)));
 void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_results *rows,
 			  size_t first);
-/* --resume: a unit the journal has; its rows go to out and sink. */
-bool cluster_resume_unit(struct cluster *cl, const char *key, struct rq_results *out,
+/*
+ * --resume: a unit the journal has; its rows go to out and sink when every
+ * one is of the plan's unit: case case_name on node (NULL: the controller),
+ * against peer (NULL: none).  Else false, after saying why: it runs again.
+ */
+bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
+			 const char *node, const char *peer, struct rq_results *out,
 			 const struct cluster_sink *sink);
 /* run.c */
 void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_results *out,

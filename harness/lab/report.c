@@ -235,6 +235,8 @@ json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, char **h
 						  nd->down ? nd->down_why : nd->first_fail };
 		json_object_set_new(j, "name", json_string(nd->name));
 		json_object_set_new(j, "hostname", json_string(nd->hostname));
+		json_object_set_new(j, "same_hostname_as", nd->same_host >= 0 ?
+				    json_string(cl->nodes[nd->same_host].name) : json_null());
 		json_object_set_new(j, "target", json_string(nd->target));
 		json_object_set_new(j, "up", json_boolean(!nd->down));
 		json_object_set_new(j, "down_why", nd->down ? json_string(nd->down_why) : json_null());

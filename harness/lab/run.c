@@ -218,17 +218,20 @@ static void finish_rows(struct cluster *cl, struct unit *u, struct sb *log)
 
 			id = xasprintf("%s[%s:%s/%d->%s:%s/%d]", u->c->name, u->nd[0]->name, a->dev,
 				       a->port, u->nd[1]->name, b->dev, b->port);
-			r->peer_node = xstrdup(u->nd[1]->hostname);
+			r->peer_node = xstrdup(u->nd[1]->name);
 		} else if (u->two) {
 			id = xasprintf("%s[%s->%s]", u->c->name, u->nd[0]->name, u->nd[1]->name);
-			r->peer_node = xstrdup(u->nd[1]->hostname);
+			r->peer_node = xstrdup(u->nd[1]->name);
 		} else {
 			id = node_id(r->id, nd->name);
 		}
 		free(r->id);
 		r->id = id;
+		/* The --nodes name: two nodes may well report one hostname. */
 		free(r->node);
-		r->node = xstrdup(nd->hostname);
+		r->node = xstrdup(nd->name);
+		if (cl->launcher != LAUNCH_LOCAL)
+			rq_fact_add(r, "node.hostname", nd->hostname);
 		free(r->target);
 		r->target = xstrdup(nd->target);
 		free(r->target_why);
@@ -520,12 +523,16 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
  * the suspects' tallies as if it had just run.  nd: a node-local unit's
  * node; pair: a pair's index, or -1.
  */
-static bool resumed(struct cluster *cl, const char *key, struct rq_results *out,
+static bool resumed(struct cluster *cl, const struct rq_case *c, const char *key,
+		    struct rq_results *out,
 		    const struct cluster_sink *sink, struct cnode *nd, long pair)
 {
 	size_t first = out->n;
+	const struct cpair *p = pair >= 0 ? &cl->pairs[pair] : NULL;
 
-	if (!cluster_resume_unit(cl, key, out, sink))
+	if (!cluster_resume_unit(cl, key, c->name,
+				 p ? cl->nodes[p->client].name : nd->name,
+				 p ? cl->nodes[p->server].name : NULL, out, sink))
 		return false;
 	for (size_t i = first; nd && i < out->n; i++)
 		note_local_fail(nd, out->v[i]);
@@ -555,7 +562,7 @@ void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_r
 		struct cnode *nd = &cl->nodes[i];
 		char *key = xasprintf("%s|%s", c->name, nd->name);
 
-		if (resumed(cl, key, out, sink, nd, -1)) {
+		if (resumed(cl, c, key, out, sink, nd, -1)) {
 			free(key);
 			continue;
 		}
@@ -706,7 +713,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 				 */
 				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
 
-				if (resumed(cl, key, out, sink, NULL, (long)pi)) {
+				if (resumed(cl, c, key, out, sink, NULL, (long)pi)) {
 					free(key);
 					continue;
 				}
@@ -720,7 +727,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 				struct cnode *x = a->down ? a : b;
 				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
 
-				if (!resumed(cl, key, out, sink, NULL, (long)pi)) {
+				if (!resumed(cl, c, key, out, sink, NULL, (long)pi)) {
 					struct unit t = { .c = c, .nd = { a, b }, .two = true, .rail = -1,
 							  .start = now_ms(), .pair = pi };
 					struct sb nolog = SB_INIT;
@@ -749,7 +756,7 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 			for (size_t i = 0; i < nr; i++) {
 				char *key = xasprintf("%s|%s|%s|%zu", c->name, a->name, b->name, i);
 
-				if (resumed(cl, key, out, sink, NULL, (long)pi)) {
+				if (resumed(cl, c, key, out, sink, NULL, (long)pi)) {
 					free(key);
 					continue;
 				}
@@ -764,8 +771,8 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 					r->id = xasprintf("%s[%s:%s->%s:%s/%d]", c->name, a->name,
 							  x == a ? "none" : other->dev, b->name,
 							  x == b ? "none" : other->dev, other->port);
-					r->node = xstrdup(a->hostname);
-					r->peer_node = xstrdup(b->hostname);
+					r->node = xstrdup(a->name);
+					r->peer_node = xstrdup(b->name);
 					r->target = xstrdup(a->target);
 					r->kind = xstrdup(c->kind->name);
 					r->file = xstrdup(c->file ? c->file : "");

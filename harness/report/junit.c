@@ -13,8 +13,9 @@
  *
  * One testsuite per case file, in order of first appearance: a suite folder
  * with many files stays readable, and the file is what a user edits.  A lab
- * run (--nodes) has one testsuite per node instead, named by and with the
- * hostname of that node, plus one "pairs" suite of the rows between nodes.
+ * run (--nodes) has one testsuite per node instead, named by its --nodes
+ * name, with the hostname the node reported, plus one "pairs" suite of the
+ * rows between nodes.
  * junit-10 allows no <properties> inside <testcase>, hence the qualified
  * names at suite level.
  */
@@ -51,7 +52,7 @@ static bool same_file(const char *a, const char *b)
 }
 
 /*
- * Lab runs: a node's rows make one suite named by the node's hostname, and
+ * Lab runs: a node's rows make one suite named by its --nodes name, and
  * the rows between nodes one suite "pairs"; other rows go by case file.
  */
 static bool same_suite(const struct rq_result *a, const struct rq_result *b)
@@ -207,7 +208,13 @@ static void testsuite(struct xml *x, const struct rq_run_info *ri,
 	xml_attrf(x, "skipped", "%u", c.skip);
 	attr_time(x, t);
 	xml_attr(x, "timestamp", ri->started);
-	xml_attr(x, "hostname", head->node && !head->peer_node ? head->node : ri->hostname);
+	/* a lab node's suite: what the node reported (a fact), else its --nodes name */
+	const char *host = head->node && !head->peer_node ? head->node : ri->hostname;
+
+	for (size_t i = 0; head->node && !head->peer_node && i < head->nfacts; i++)
+		if (!strcmp(head->facts[i].key, "node.hostname"))
+			host = head->facts[i].value;
+	xml_attr(x, "hostname", host);
 	if (ri->nfacts || sub.n) {
 		xml_open(x, "properties");
 		for (size_t i = 0; i < ri->nfacts; i++)

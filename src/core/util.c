@@ -443,6 +443,63 @@ static int write_file_rename(const char *path, const void *data, size_t len, boo
 	return 0;
 }
 
+int write_file_replace_at(int dirfd, const char *name, const void *data, size_t len)
+{
+	static unsigned seq;
+	char *tmp = NULL;
+	int ret, fd = -1;
+
+	/* As write_file_rename, but every name resolves in dirfd only: a link
+	 * swapped in for a parent of dirfd cannot redirect the write. */
+	if (strchr(name, '/'))
+		return -EINVAL;
+	for (int tries = 0; fd < 0 && tries < 64; tries++) {
+		free(tmp);
+		tmp = xasprintf(".%s.tmp.%ld.%u", name, (long)getpid(),
+				__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		ret = -errno;
+		free(tmp);
+		return ret;
+	}
+	ret = write_full(fd, data, len);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	free(tmp);
+	return ret;
+}
+
+int read_fd_all(int fd, struct sb *sb, size_t max)
+{
+	size_t got = 0;
+
+	while (got < max) {
+		size_t want = max - got < 65536 ? max - got : 65536;
+		ssize_t n;
+
+		sb_grow(sb, want);
+		n = read(fd, sb->buf + sb->len, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		sb->len += (size_t)n;
+		got += (size_t)n;
+		sb->buf[sb->len] = '\0';
+	}
+	return -EFBIG;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	return write_file_rename(path, data, len, true);

@@ -85,6 +85,13 @@ int write_file_atomic(const char *path, const void *data, size_t len);
  * and reports, beside its journal).
  */
 int write_file_replace(const char *path, const void *data, size_t len);
+/*
+ * write_file_replace of dirfd/name (name: one component), every step
+ * resolved under dirfd with O_NOFOLLOW.  0 or -errno.
+ */
+int write_file_replace_at(int dirfd, const char *name, const void *data, size_t len);
+/* Read fd to its end into sb (at most max bytes): 0, -EFBIG past max, or -errno. */
+int read_fd_all(int fd, struct sb *sb, size_t max);
 /* Write a string to an existing file (sysfs/procfs style).  0 or -errno. */
 int write_str(const char *path, const char *s);
 /* mkdir -p; 0 or -errno. */

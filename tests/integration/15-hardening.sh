@@ -252,4 +252,71 @@ CASE
 "$RQ" lint "$T/junk.yaml" >"$T/junk.out" 2>&1
 expect_eq "expect_active 4096junk does not lint clean" 2 $?
 expect_grep "and names it" 'expect_active "4096junk"' "$T/junk.out"
+# 10. run --resume obeys only a journal its own user wrote, in a dir no
+# one else can change; every resumed row must be the plan's.
+echo "-- run --resume trusts only its owner's run dir"
+LABC=tests/integration/lab-cases/node.yaml
+"$RQ" run --nodes 'n[1-2]' --launcher local --report-dir "$T/res" $LABC >"$T/res0.out" 2>&1
+expect_eq "a lab run to resume" 0 $?
+good=$(readlink -f "$T/res/latest")
+cat >"$T/pwn.yaml" <<YAML
+cases:
+  - name: pwn
+    kind: command
+    targets: [local]
+    argv: [touch, "$T/pwned"]
+YAML
+refused() {	# DESC DIR: --resume DIR is refused, and nothing of it ran
+	"$RQ" run --resume "$2" >"$T/refused.out" 2>&1
+	expect_eq "$1: refused" 1 $?
+	expect_grep "$1: says why" 'resume refused: ' "$T/refused.out"
+	expect_true "$1: nothing of it ran" test ! -e "$T/pwned"
+}
+if id nobody >/dev/null 2>&1; then
+	mkdir -m 0755 "$T/evil"
+	printf '{"argv":["run","--nodes","n1","--launcher","local","%s"]}\n' "$T/pwn.yaml" \
+		>"$T/evil/journal.jsonl"
+	chown -R nobody "$T/evil"
+	refused "another user's run dir and journal" "$T/evil"
+	cp -a "$good" "$T/theirjournal"
+	chown nobody "$T/theirjournal/journal.jsonl"
+	refused "another user's journal in our dir" "$T/theirjournal"
+fi
+cp -a "$good" "$T/gw" && chmod g+w "$T/gw/journal.jsonl"
+refused "a group-writable journal" "$T/gw"
+cp -a "$good" "$T/ow" && chmod o+w "$T/ow"
+refused "a run dir others may write" "$T/ow"
+cp -a "$good" "$T/jl" && mv "$T/jl/journal.jsonl" "$T/jl.journal" &&
+	ln -s "$T/jl.journal" "$T/jl/journal.jsonl"
+refused "a journal that is a symlink" "$T/jl"
+mkdir -m 0700 "$T/rootonly"
+cp -a "$good" "$T/lg" && rm -rf "$T/lg/logs" && ln -s "$T/rootonly" "$T/lg/logs"
+refused "logs a symlink to another dir" "$T/lg"
+expect_eq "nothing was written into the link's target" "" "$(ls -A "$T/rootonly")"
+mkdir -m 0777 "$T/opendir" && cp -a "$good" "$T/opendir/run"
+refused "a run dir under a dir others may write (not sticky)" "$T/opendir/run"
+# Our own journal, edited: a forged unit for a plan unit (another node's
+# row) and one for a node not in --nodes.
+cp -a "$good" "$T/forged"
+python3 - "$T/forged/journal.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]
+lines = [json.loads(l) for l in open(p)]
+keep = [l for l in lines if l.get("unit") != "lab.hello|n1"]
+row = next(r for l in lines if l.get("unit") == "lab.hello|n1" for r in l["rows"])
+evil = dict(row, node="evil", id="lab.hello[evil]")
+keep.append({"unit": "lab.hello|n1", "rows": [evil]})
+keep.append({"unit": "lab.hello|n9", "rows": [dict(row, node="n9", id="lab.hello[n9]")]})
+open(p, "w").write("".join(json.dumps(l) + "\n" for l in keep))
+PY
+rm -f "$T/forged/results.json"
+"$RQ" run --resume "$T/forged" >"$T/forged.out" 2>&1
+expect_eq "a resumed run with forged units still runs (and passes)" 0 $?
+expect_grep "it prints the command it resumes first" \
+	"resuming $T/forged: run --nodes n\\[1-2\\] --launcher local --report-dir $T/res $LABC" "$T/forged.out"
+expect_grep "a unit whose row names another node is not taken" \
+	'journal unit lab.hello\|n1 has a row of another node: not this plan.s; it runs again' "$T/forged.out"
+expect_eq "the report has the plan's nodes only, each row once" \
+	"lab.hello[n1] lab.hello[n2] lab.not_node02[n1] lab.not_node02[n2]" \
+	"$(python3 -c "import json,sys; print(' '.join(sorted(r['id'] for r in json.load(open(sys.argv[1]))['results'])))" "$T/forged/results.json")"
 finish

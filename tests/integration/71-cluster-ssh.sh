@@ -4,7 +4,8 @@
 # mechanism as --peer), plus a node whose ssh is refused.  Checks that
 # every reachable node's rows pass, the unreachable one ERRORs with ssh's
 # own error while the run goes on and ends in bounded time, its JUnit suite
-# carries the node's real hostname, and nothing is left running.
+# carries the node's --nodes name (the hostname it reported is a fact:
+# three nodes on one host report one), and nothing is left running.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
@@ -71,7 +72,16 @@ expect_grep "the unreachable node ERRORs with ssh's error" \
 expect_grep "its pairs ERROR naming it" 'ERROR +lab\.pingpong\[lab3->labdead\] .*peer labdead unreachable' "$T/out"
 expect_grep "3 of 4 nodes up" '3 of 4 nodes up \(launcher ssh' "$T/out"
 host=$(hostname)
-expect_grep "JUnit suite named by the node's real hostname" "<testsuite name=\"$host\"" "$T/rep/latest/junit.xml"
+expect_grep "JUnit suite named by the --nodes name, with the hostname the node reported" \
+	"<testsuite name=\"lab1\"[^>]* hostname=\"$host\"" "$T/rep/latest/junit.xml"
+expect_grep "three nodes on one host report one hostname: said" \
+	"nodes lab1 and lab2 both report hostname $host" "$T/out"
+expect_eq "lab3's rows are its own (no row of another node under its name)" "lab3 lab3" \
+	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(r['node'] for r in d['results'] if r['id'].endswith('[lab3]')))" "$T/rep/latest/results.json")"
+expect_true "each node has its own log" test -s "$T/rep/latest/logs/lab.hello_lab1_.log" -a \
+	-s "$T/rep/latest/logs/lab.hello_lab2_.log" -a -s "$T/rep/latest/logs/lab.hello_lab3_.log"
+expect_eq "results.json flags the duplicate" "lab1" \
+	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['lab']['nodes'][2]['same_hostname_as'])" "$T/rep/latest/results.json")"
 expect_eq "results.json: lab1's hostname is the node's own" "$host" \
 	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['lab']['nodes'][0]['hostname'])" "$T/rep/latest/results.json")"
 expect_eq "the drain list names the unreachable node" "labdead" "$(cut -d' ' -f1 "$T/drain")"
