@@ -112,6 +112,7 @@ struct rq_case {
 	char *pairs;		/* lab runs: the case's pairing policy, or NULL (the run's) */
 	char *fabric;		/* needs_fabric kinds: the topology to simulate; NULL: the target's */
 	bool fabric_sm;		/* ... and whether the target brings it up with an SM first */
+	char *routing_engine;	/* ... and that SM's routing engine(s) (opensm -R); NULL: opensm's */
 	void *cfg;		/* kind's config struct, cfg_size bytes */
 	struct rq_pos pos;	/* where the case starts */
 	char *file;		/* owning file path */

@@ -49,6 +49,8 @@ const struct key_def rq_common_keys[] = {
 		.help = "fabric kinds only; ibsim target: topology to simulate, a name in fixtures/fabrics or a .net path; default 2sw2path4hca" },
 	[CK_FABRIC_SM] = { .name = "fabric_sm", .type = KEY_BOOL, .offset = CO(fabric_sm),
 		.help = "fabric kinds only; ibsim target: bring the subnet up with an opensm of the target's (priority 0) before the case; default: the kind's" },
+	[CK_ROUTING] = { .name = "routing_engine", .type = KEY_STR, .offset = CO(routing_engine),
+		.help = "fabric kinds only; ibsim target: the routing engine(s) of the target's opensm (-R): minhop, updn, dnup, ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, file, comma-separated in order, no_fallback; default opensm's (minhop)" },
 	KEY_END,
 };
 #undef CO
@@ -225,6 +227,31 @@ static bool conv_devices(struct ld *ld, yaml_document_t *doc, const yaml_node_t 
 	return true;
 }
 
+/* opensm 3.3.23's -R names (opensm --help), and its no_fallback. */
+static bool check_routing(struct ld *ld, const yaml_node_t *n, const char *v)
+{
+	static const char *const engines[] = { "minhop", "updn", "dnup", "file", "ftree", "lash", "dor",
+		"torus-2QoS", "nue", "dfsssp", "sssp", "no_fallback", NULL };
+	char *copy = xstrdup(v), *save = NULL;
+	bool ok = *v != '\0';
+
+	for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; engines[i] && strcmp(engines[i], strtrim(t)); i++)
+			;
+		if (!engines[i]) {
+			lerr(ld, NPOS(n), "routing_engine: \"%s\" is not an opensm routing engine (minhop, updn, "
+			     "dnup, file, ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, no_fallback)", strtrim(t));
+			ok = false;
+		}
+	}
+	if (!*v)
+		lerr(ld, NPOS(n), "routing_engine: empty (minhop, updn, ftree, ...)");
+	free(copy);
+	return ok;
+}
+
 bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 {
 	const struct key_def *k = &rq_common_keys[ck];
@@ -250,6 +277,10 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 	case CK_TAGS:
 		dedup = true;
 		break;
+	case CK_ROUTING:
+		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
+			return false;
+		return check_routing(ld, e->v, cc->routing_engine);
 	case CK_VM_MEMORY:
 		/* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
 		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
@@ -275,7 +306,7 @@ int common_index(const char *key)
 
 bool common_allowed(int ck, const struct rq_kind *kind)
 {
-	if (ck == CK_FABRIC || ck == CK_FABRIC_SM)
+	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING)
 		return kind && kind->needs_fabric;
 	return ck >= 0;
 }

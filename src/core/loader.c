@@ -150,6 +150,7 @@ static void case_free(struct rq_case *c)
 	free(c->devices);
 	free(c->pairs);
 	free(c->fabric);
+	free(c->routing_engine);
 	if (c->kind && c->cfg)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
@@ -429,6 +430,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->vm_memory = cc.vm_memory;
 	c->pairs = cc.pairs;
 	c->fabric = cc.fabric;
+	c->routing_engine = cc.routing_engine;
 	c->fabric_sm = seen_common[CK_FABRIC_SM] ? cc.fabric_sm : kind->fabric_sm;
 	c->cfg = cfg;
 	c->pos = (struct rq_pos){ .line = (unsigned)cn->start_mark.line + 1,
@@ -494,7 +496,7 @@ static void check_defaults_used(struct ld *ld, struct file_state *fs)
 		char hb[300];
 
 		/* a fabric key in a file without fabric kinds: as unknown as a kind key */
-		if ((ck >= 0 && ck != CK_FABRIC && ck != CK_FABRIC_SM) || d->used)
+		if ((ck >= 0 && ck != CK_FABRIC && ck != CK_FABRIC_SM && ck != CK_ROUTING) || d->used)
 			continue;
 		for (int j = 0; j < CK_COUNT; j++)
 			hint_try(&h, rq_common_keys[j].name);

@@ -140,12 +140,13 @@ struct common {
 	char *pairs;
 	char *fabric;
 	bool fabric_sm;
+	char *routing_engine;
 };
 
 enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
 	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_FABRIC,
-	CK_FABRIC_SM, CK_COUNT
+	CK_FABRIC_SM, CK_ROUTING, CK_COUNT
 };
 
 /*

@@ -24,6 +24,13 @@ void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
 	p->allow_takeover = json_is_true(json_object_get(j, "allow_sm_takeover"));
 	if (json_is_integer(json_object_get(j, "ibsim_start_ms")))
 		p->ibsim_start_ms = json_integer_value(json_object_get(j, "ibsim_start_ms"));
+	if (json_is_string(json_object_get(j, "planned")))
+		snprintf(p->planned, sizeof(p->planned), "%s", json_string_value(json_object_get(j, "planned")));
+	if (json_is_string(json_object_get(j, "sm_log")))
+		snprintf(p->sm_log, sizeof(p->sm_log), "%s", json_string_value(json_object_get(j, "sm_log")));
+	if (json_is_string(json_object_get(j, "routing_engine")))
+		snprintf(p->routing, sizeof(p->routing), "%s", json_string_value(json_object_get(j, "routing_engine")));
+	p->sm_up = json_is_true(json_object_get(j, "sm_up"));
 	if (json_is_string(json_object_get(j, "case_file")))
 		snprintf(p->case_file, sizeof(p->case_file), "%s",
 			 json_string_value(json_object_get(j, "case_file")));
@@ -56,6 +63,8 @@ int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const stru
 			rq_result_set(ctx->main, RQ_ERROR, "expect_topology: %s", err);
 			return -1;
 		}
+	} else if (p->planned[0]) {
+		snprintf(path, sizeof(path), "%s", p->planned);
 	} else if (p->fabric[0]) {
 		snprintf(path, sizeof(path), "%s", p->fabric);
 	} else {

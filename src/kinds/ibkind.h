@@ -34,6 +34,10 @@ struct ibkind_param {
 	bool allow_takeover;	/* --allow-sm-takeover */
 	int64_t ibsim_start_ms;	/* now_ms() when ibsim was started, 0 unknown */
 	char case_file[1024];	/* absolute path of the case file, when the target knew it */
+	char planned[1024];	/* a generated fabric's plan (the healthy fabric), "" none */
+	bool sm_up;		/* the target's SM brought the subnet up (false: it never could) */
+	char sm_log[1024];	/* the target's opensm log, "" none */
+	char routing[128];	/* the routing engine the target's opensm was given, "" its default */
 };
 
 void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p);
@@ -49,7 +53,8 @@ int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name
 /* Tools through rq_tool (logged, replayable). */
 void ibkind_tools(struct rq_ctx *ctx, struct ibsm_tools *t);
 /*
- * The expected topology: expect_topology, else the simulated fabric.
+ * The expected topology: expect_topology, else a generated fabric's plan, else
+ * the simulated fabric.
  * 1 loaded, 0 none named (real fabric without one), -1 error (judged ERROR into ctx->main).
  */
 int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const struct ibkind_param *p,

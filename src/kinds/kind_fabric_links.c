@@ -91,6 +91,26 @@ static void judge_link(struct rq_ctx *ctx, const struct fl_cfg *cfg, const struc
 	int want_w = cfg->min_width ? (int)cfg->min_width : e->width;
 	double want_s = cfg->min_speed > 0 ? cfg->min_speed : e->gbps;
 
+	/*
+	 * A cable swapped with another: this end holds the cable planned for
+	 * (C, pc), and the end planned there, (Y, py), holds ours.  Named as one
+	 * fault with all four ends, not as two missing links.
+	 */
+	if (ka && ka->connected && (strcmp(ka->rnode, b) || ka->rport != e->bport)) {
+		int cn = ibnet_find_node(exp, ka->rnode), y, py;
+
+		if (cn >= 0 && ibnet_link_at(exp, cn, ka->rport, &y, &py)) {
+			const struct ib_link *ky = ib_links_find(seen, exp->nodes[y].desc, py);
+
+			if (ky && ky->connected && !strcmp(ky->rnode, b) && ky->rport == e->bport) {
+				rq_judge(row, false, "swapped cables: %s port %d has the cable of %s port %d, %s port %d "
+					 "the cable of %s port %d (planned %s/%d <-> %s/%d and %s/%d <-> %s/%d)",
+					 a, e->aport, ka->rnode, ka->rport, exp->nodes[y].desc, py, b, e->bport,
+					 a, e->aport, b, e->bport, exp->nodes[y].desc, py, ka->rnode, ka->rport);
+				return;
+			}
+		}
+	}
 	if (pa || pb) {
 		rq_judge(row, false, "link %s port %d <-> %s port %d (%s) missing or down: %s port %d %s, %s port %d %s",
 			 a, e->aport, b, e->bport, e->where, a, e->aport, pa ? pa : "ok",

@@ -33,6 +33,9 @@ struct half {
 	int width;		/* ibnetdiscover "4xSDR": lanes, 0 none */
 	double gbps;
 	char where[64];
+	unsigned lid, rlid;	/* ibnetdiscover's "lid N" of this end (CA) and of the remote */
+	int lmc;
+	uint64_t pguid, rpguid;	/* "(100004)": this end's (CA) or the remote's port GUID */
 };
 
 struct pstate {
@@ -137,7 +140,14 @@ static int header(struct pstate *s, const char *name, unsigned line, const char 
 		while (isspace((unsigned char)*d))
 			d++;
 		if (*d == '"')
-			quoted(d, n.desc, sizeof(n.desc), NULL);
+			quoted(d, n.desc, sizeof(n.desc), &d);
+		/* ibnetdiscover: "# "Switch2" base port 0 lid 3 lmc 0" */
+		const char *lid = strstr(d, " lid "), *lmc = strstr(d, " lmc ");
+
+		if (lid)
+			n.lid = (unsigned)strtoul(lid + 5, NULL, 10);
+		if (lmc)
+			n.lmc = (int)strtol(lmc + 5, NULL, 10);
 	}
 	n.is_switch = sw;
 	n.guid = guid_of_id(n.id);
@@ -167,6 +177,9 @@ static int port_line(struct pstate *s, const char *name, unsigned line, const ch
 	    (!node->is_switch && h.port == 0))
 		return fail(s, name, line, "bad port number in \"%.40s\" (node \"%s\" has %d ports)",
 			    l, node->id, node->nports);
+	/* ibnetdiscover prints a CA port's own GUID after its number: [1](100004) */
+	if (end[1] == '(')
+		h.pguid = strtoull(end + 2, NULL, 16);
 	if (!quoted(end, h.remote, sizeof(h.remote), &after) || !h.remote[0])
 		return fail(s, name, line, "port line without a quoted remote node id");
 	h.rport = 1;	/* ibsim's default when no [port] follows */
@@ -175,6 +188,9 @@ static int port_line(struct pstate *s, const char *name, unsigned line, const ch
 		if (end == after + 1 || *end != ']' || h.rport < 0 || h.rport > 255)
 			return fail(s, name, line, "bad remote port number");
 		after = end + 1;
+		/* ... and a remote CA port's after the remote: "H-..."[1](100004) */
+		if (*after == '(')
+			h.rpguid = strtoull(after + 1, NULL, 16);
 	}
 	/* ibsim options (w=, s=) before any comment; ibnetdiscover's "4xSDR" after '#'. */
 	hash = strchr(after, '#');
@@ -192,7 +208,28 @@ static int port_line(struct pstate *s, const char *name, unsigned line, const ch
 	}
 	if (hash) {
 		char buf[256], *save = NULL;
+		bool before_desc = true;
 
+		/* "# lid 6 lmc 0 "Switch2" lid 3 4xSDR": this end's LID before the remote's description */
+		for (const char *q = hash + 1; *q; q++) {
+			if (*q == '"') {
+				const char *e = strchr(q + 1, '"');
+
+				before_desc = false;
+				if (!e)
+					break;
+				q = e;
+			} else if (!strncmp(q, "lid ", 4) && (q == hash + 1 || isspace((unsigned char)q[-1]))) {
+				unsigned v = (unsigned)strtoul(q + 4, NULL, 10);
+
+				if (before_desc && !node->is_switch)
+					h.lid = v;
+				else if (!before_desc)
+					h.rlid = v;
+			} else if (!strncmp(q, "lmc ", 4) && before_desc && !node->is_switch) {
+				h.lmc = (int)strtol(q + 4, NULL, 10);
+			}
+		}
 		snprintf(buf, sizeof(buf), "%s", hash + 1);
 		for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 			char *x = strchr(t, 'x');
@@ -366,7 +403,9 @@ static int pair(struct pstate *s)
 		for (j = i + 1; j < s->nh; j++)
 			if (!used[j] && s->h[j].node == rn && s->h[j].port == a->rport)
 				break;
-		struct ibnet_link k = { .a = a->node, .aport = a->port, .b = rn, .bport = a->rport };
+		struct ibnet_link k = { .a = a->node, .aport = a->port, .b = rn, .bport = a->rport,
+					.alid = a->lid, .almc = a->lmc, .apguid = a->pguid,
+					.blid = a->rlid, .bpguid = a->rpguid };
 
 		snprintf(k.where, sizeof(k.where), "%s", a->where);
 		if (j < s->nh) {
@@ -380,6 +419,16 @@ static int pair(struct pstate *s)
 				break;
 			}
 			used[j] = true;
+			if (b->lid) {
+				k.blid = b->lid;
+				k.blmc = b->lmc;
+			}
+			if (b->pguid)
+				k.bpguid = b->pguid;
+			if (!k.alid && b->rlid && !net->nodes[a->node].is_switch)
+				k.alid = b->rlid;
+			if (!k.apguid)
+				k.apguid = b->rpguid;
 			if (a->width || b->width) {
 				k.width = a->width ? a->width : b->width;
 				k.gbps = a->gbps ? a->gbps : b->gbps;
@@ -579,4 +628,83 @@ int ibnet_resolve(const char *name, const char *case_file, char *out, size_t out
 		snprintf(err, errsz, "topology \"%s\" not found (tried %s)", name, tried.buf);
 	sb_release(&tried);
 	return ok ? 0 : -ENOENT;
+}
+
+/* ibsim's LinkWidthEnabled bit of a width in lanes (sim.h LINKWIDTH_*); 0: none. */
+static int width_mask(int lanes)
+{
+	switch (lanes) {
+	case 1: return 1;
+	case 4: return 2;
+	case 8: return 4;
+	case 12: return 8;
+	case 2: return 16;
+	default: return 0;
+	}
+}
+
+/* ibsim's LinkSpeedEnabled mask for a lane rate: every speed up to it (SDR 1, DDR 3, QDR 7). */
+static int speed_mask(double gbps)
+{
+	if (gbps < 2.6)
+		return 1;
+	if (gbps < 5.1)
+		return 3;
+	return 7;
+}
+
+void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, struct sb *notes)
+{
+	unsigned faster = 0;
+	size_t *base = xcalloc(net->nnodes + 1, sizeof(*base));
+	int *at;
+
+	/* (node, port) -> link, so that writing stays linear in ports */
+	for (size_t i = 0; i < net->nnodes; i++)
+		base[i + 1] = base[i] + (size_t)net->nodes[i].nports + 1;
+	at = xcalloc(base[net->nnodes] + 1, sizeof(*at));
+	for (size_t i = 0; i < base[net->nnodes]; i++)
+		at[i] = -1;
+	for (size_t i = 0; i < net->nlinks; i++) {
+		at[base[net->links[i].a] + (size_t)net->links[i].aport] = (int)i;
+		at[base[net->links[i].b] + (size_t)net->links[i].bport] = (int)i;
+	}
+
+	sb_addf(out, "# %s (written by rdmaqual)\n", title);
+	for (size_t i = 0; i < net->nnodes; i++) {
+		const struct ibnet_node *n = &net->nodes[i];
+
+		if (n->guid)
+			sb_addf(out, "\n%s=0x%016" PRIx64 "\n", n->is_switch ? "switchguid" : "caguid", n->guid);
+		else
+			sb_addc(out, '\n');
+		sb_addf(out, "%s\t%d \"%s\"\t# \"%s\"\n", n->is_switch ? "Switch" : "Hca", n->nports, n->id, n->desc);
+		for (int p = 0; p <= n->nports; p++) {
+			int li = at[base[i] + (size_t)p], peer, pp, wm;
+			const struct ibnet_link *k;
+
+			if (li < 0)
+				continue;
+			k = &net->links[li];
+			peer = k->a == (int)i && k->aport == p ? k->b : k->a;
+			pp = k->a == (int)i && k->aport == p ? k->bport : k->aport;
+			sb_addf(out, "[%d]\t\"%s\"[%d]", p, net->nodes[peer].id, pp);
+			wm = width_mask(k->width);
+			if (wm && wm != 2)
+				sb_addf(out, " w=%d", wm);
+			if (k->gbps > 0)
+				sb_addf(out, " s=%d", speed_mask(k->gbps));
+			sb_addc(out, '\n');
+			if (k->gbps > 10.01 && (int)i == k->a && p == k->aport)
+				faster++;
+			if (k->width && !wm && notes && (int)i == k->a && p == k->aport)
+				sb_addf(notes, "%s: %s port %d <-> %s port %d is %dX, which ibsim has no width for; simulated at 4X\n",
+					k->where, n->desc, p, net->nodes[peer].desc, pp, k->width);
+		}
+	}
+	if (faster && notes)
+		sb_addf(notes, "%u link(s) faster than QDR: ibsim 0.10 trains links at SDR, DDR or QDR only; "
+			"simulated at QDR (judge them against this file, not the original)\n", faster);
+	free(at);
+	free(base);
 }

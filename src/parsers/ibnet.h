@@ -27,6 +27,8 @@ struct ibnet_node {
 	bool is_switch;
 	int nports;
 	uint64_t guid;		/* from an S-/H- id or a switchguid/caguid line; 0 unknown */
+	unsigned lid;		/* ibnetdiscover's "base port 0 lid N" of a switch; 0 unknown */
+	int lmc;
 };
 
 struct ibnet_link {
@@ -35,6 +37,11 @@ struct ibnet_link {
 	int width;		/* lanes (1, 2, 4, 8, 12); 0: not stated */
 	double gbps;		/* lane rate (2.5 SDR ... 53.125 HDR); 0: not stated */
 	char where[64];		/* "file.net:12", where it was declared */
+	/* ibnetdiscover's annotations of each end (0: not printed): a CA port's
+	 * LID and LMC and its port GUID, "(100004)" and "lid 4 lmc 0". */
+	unsigned alid, blid;
+	int almc, blmc;
+	uint64_t apguid, bpguid;
 };
 
 struct ibnet {
@@ -50,6 +57,15 @@ int ibnet_load(const char *path, struct ibnet *net, char *err, size_t errsz);
 int ibnet_parse(const char *text, size_t len, const char *name, struct ibnet *net,
 		     char *err, size_t errsz);
 void ibnet_release(struct ibnet *net);
+/*
+ * Write net as an ibsim topology: explicit GUIDs, node descriptions, each
+ * link once per end with its width and speed as ibsim's enable masks
+ * (w=, s=, e= for FDR and beyond), LIDs left to the SM.  What ibsim 0.10
+ * cannot simulate (8X/2X widths it has, speeds it has not) is named in
+ * notes, one line each.
+ */
+struct sb;
+void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, struct sb *notes);
 
 /* Node by description or id; -1 when absent. */
 int ibnet_find_node(const struct ibnet *net, const char *name);

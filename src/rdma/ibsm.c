@@ -67,6 +67,16 @@ pid_t ibsm_opensm_start(const struct ibsm_opensm *o, char *err, size_t errsz)
 		argv[n++] = "-F";
 		argv[n++] = o->config;
 	}
+	if (o->routing && *o->routing) {
+		argv[n++] = "-R";
+		argv[n++] = o->routing;
+	}
+	if (o->qos)
+		argv[n++] = "-Q";
+	if (o->qos && o->qos_policy && *o->qos_policy) {
+		argv[n++] = "-Y";
+		argv[n++] = o->qos_policy;
+	}
 	/* -d2 asks for a flush after each message; the log is still read only at the end. */
 	argv[n++] = "-d2";
 	argv[n++] = "-f";
@@ -250,6 +260,49 @@ int ibsm_wait_up(const struct ibsm_tools *t, const struct ibnet *expect, int64_t
 
 		nanosleep(&ts, NULL);
 		backoff = backoff * 2 > 500 ? 500 : backoff * 2;
+	}
+}
+
+/* What a view shows, as a number: the SM's state and every port's. */
+static uint64_t view_sig(const struct ibsm_view *v)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	h = (h ^ (uint64_t)(v->sm_answered ? v->sm.state + 1 : 0)) * 1099511628211ULL;
+	for (size_t i = 0; v->links_read && i < v->links.n; i++)
+		for (const char *c = v->links.v[i].state; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	return h;
+}
+
+int ibsm_wait_answer(const struct ibsm_tools *t, int64_t deadline_ms, pid_t alive, struct ibsm_view *v)
+{
+	uint64_t last = 0;
+	unsigned same = 0;
+	char why[512];
+
+	for (;;) {
+		int64_t left = deadline_ms - now_ms();
+
+		ibsm_look(t, v, left > 10000 ? 10000 : (left > 100 ? left : 100));
+		if (ibsm_subnet_up(v, NULL, why, sizeof(why)))
+			return 0;
+		if (v->sm_answered) {
+			uint64_t sig = view_sig(v);
+
+			same = sig == last ? same + 1 : 0;
+			last = sig;
+			if (same >= 2)
+				return 0;
+		}
+		snprintf(v->why, sizeof(v->why), "%s", why);
+		if (alive > 0 && !pid_alive(alive))
+			return -ESRCH;
+		if (now_ms() + 500 > deadline_ms)
+			return -ETIMEDOUT;
+		struct timespec ts = { 0, 500 * 1000000L };
+
+		nanosleep(&ts, NULL);
 	}
 }
 

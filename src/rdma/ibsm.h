@@ -38,6 +38,9 @@ struct ibsm_opensm {
 	bool once;			/* -o: configure once and exit */
 	int sweep_s;			/* -s; ignored with once */
 	const char *config;		/* -F; NULL: none */
+	const char *routing;		/* -R engine[,engine...]; NULL: opensm's default (minhop) */
+	bool qos;			/* -Q: QoS on (SL2VL and VLArb tables from the config's qos_* options) */
+	const char *qos_policy;		/* -Y policy file (with qos); NULL: none */
 	const char *log_path;		/* -f (required) */
 	const char *out_path;		/* stdout+stderr file (required) */
 	const char *const *env;		/* added env (preload, IBSIM_SOCKNAME, OSM_*), may be NULL */
@@ -79,6 +82,14 @@ bool ibsm_subnet_up(const struct ibsm_view *v, const struct ibnet *expect, char 
  */
 int ibsm_wait_up(const struct ibsm_tools *t, const struct ibnet *expect, int64_t deadline_ms,
 		 pid_t alive, struct ibsm_view *v);
+
+/*
+ * For a fabric no SM can bring up (a planted duplicated GUID): poll until
+ * an SM answers sminfo and what the fabric shows (the SM's state, every
+ * port's state) stayed the same over three polls 500 ms apart, or the
+ * subnet is up.  0 settled, -ETIMEDOUT, -ESRCH as ibsm_wait_up.
+ */
+int ibsm_wait_answer(const struct ibsm_tools *t, int64_t deadline_ms, pid_t alive, struct ibsm_view *v);
 
 /*
  * Run-state records (state_dir/ibsm-<writer pid>.run): one line per

@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
+#include "parsers/fabgen.h"
 #include "parsers/ibnet.h"
 #include "rdma/ibsm.h"
 #include "core/kind.h"
@@ -154,25 +155,65 @@ static void teardown(struct ibsim_place *ip, const char *state_dir)
 	}
 }
 
+/*
+ * How long opensm may take to bring a fabric up: 30 s, and 50 ms more a
+ * node beyond a hundred (a 702-node fat tree's first sweep took N s here,
+ * docs/fabric.md), so a large fabric is not cut short and a small one that
+ * never comes up fails soon.
+ */
+static int64_t settle_ms(const struct ibnet *net)
+{
+	return 30000 + (net->nnodes > 100 ? (int64_t)(net->nnodes - 100) * 50 : 0);
+}
+
+/* The first ERR of opensm's log, appended to a reason: why an SM never settled. */
+static void osm_reason(const char *log, char *why, size_t size)
+{
+	struct sb sb = SB_INIT;
+	struct osm_summary os = { 0 };
+	char r[256];
+	size_t n = strlen(why);
+
+	if (read_file(log, &sb, 8u << 20) < 0) {
+		sb_release(&sb);
+		return;
+	}
+	opensm_log_parse(sb.buf, sb.len, &os);
+	if (os.nerrs && n + 10 < size) {
+		osm_summary_reason(&os, r, sizeof(r));
+		snprintf(why + n, size - n, "; opensm: %s", r);
+	}
+	osm_summary_release(&os);
+	sb_release(&sb);
+}
+
 static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
 		       char *err, size_t errsz)
 {
 	struct ibsim_priv *p = t->priv;
 	const char *state_dir = t->opts ? t->opts->state_dir : NULL;
 	struct ibsim_place *ip = xcalloc(1, sizeof(*ip));
-	char path[PATH_MAX], sock[64], *dir_of_net = NULL;
+	char path[PATH_MAX + 16], plan[PATH_MAX + 16] = "", sock[64], *dir_of_net = NULL;
+	struct fabgen gen = { 0 };
+	bool generated = false;
 	const char *preload = ibsm_umad2sim_path();
 	struct ibnet net = { 0 };
 	bool start_sm = c->fabric_sm;
 	int pipefd[2] = { -1, -1 }, logfd = -1, ret = -EIO;
+	int64_t sm_t0, sm_ms = 0, ready_ms = 0;
+	bool sm_up = true;
 	json_t *param;
 
 	ip->stdin_w = -1;
 	ip->pl = pl;
-	if (ibnet_resolve(c->fabric ? c->fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz))
+	if (fabgen_is_spec(c->fabric)) {
+		/* A generated fabric: the simulated file and the plan it is judged against. */
+		if (fabgen_build(c->fabric, &gen, err, errsz))
+			goto fail;
+		generated = true;
+	} else if (ibnet_resolve(c->fabric ? c->fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz)) {
 		goto fail;
-	if (ibnet_load(path, &net, err, errsz))
-		goto fail;
+	}
 	if (!preload) {
 		snprintf(err, errsz, "libumad2sim.so not found");
 		goto fail;
@@ -183,6 +224,17 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		snprintf(err, errsz, "cannot create %s: %s", ip->dir, strerror(errno));
 		goto fail;
 	}
+	if (generated) {
+		snprintf(path, sizeof(path), "%s/fabric.net", ip->dir);
+		snprintf(plan, sizeof(plan), "%s/plan.net", ip->dir);
+		if (write_file_atomic(path, gen.sim.buf, gen.sim.len) ||
+		    write_file_atomic(plan, gen.planned.buf, gen.planned.len)) {
+			snprintf(err, errsz, "cannot write the generated fabric into %s", ip->dir);
+			goto fail;
+		}
+	}
+	if (ibnet_load(path, &net, err, errsz))
+		goto fail;
 	char *tools = xasprintf("%s/tools", ip->dir), *osm = xasprintf("%s/osm", ip->dir);
 
 	mkdir_p(tools, 0700);
@@ -263,12 +315,14 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		backoff = backoff * 2 > 200 ? 200 : backoff * 2;
 	}
 	free(ilog);
+	ready_ms = now_ms() - t0;
 
 	if (start_sm) {
 		char *log = xasprintf("%s/opensm.log", ip->dir), *out = xasprintf("%s/opensm.out", ip->dir);
 		struct ibsm_opensm o = {
 			.priority = 0, .sweep_s = 5, .log_path = log, .out_path = out,
 			.env = (const char *const *)pl->env, .cwd = pl->tool_cwd,
+			.routing = c->routing_engine,
 		};
 		struct ibsm_tools tt = { .run = env_run, .arg = &er };
 		struct ibsm_view v = { 0 };
@@ -281,8 +335,17 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 			goto fail;
 		}
 		ibsm_record_pid(state_dir, ip->opensm);
-		ret = ibsm_wait_up(&tt, &net, now_ms() + scaled_ms(30000), ip->opensm, &v);
+		sm_t0 = now_ms();
+		if (generated && gen.sm_blocked) {
+			/* A planted fault no SM gets past (a duplicated GUID): judged by the kinds. */
+			ret = ibsm_wait_answer(&tt, now_ms() + scaled_ms(settle_ms(&net)), ip->opensm, &v);
+			sm_up = false;
+		} else {
+			ret = ibsm_wait_up(&tt, &net, now_ms() + scaled_ms(settle_ms(&net)), ip->opensm, &v);
+		}
+		sm_ms = now_ms() - sm_t0;
 		if (ret) {
+			osm_reason(log, v.why, sizeof(v.why));
 			snprintf(err, errsz, "the target's opensm did not bring %s up: %s",
 				 strrchr(path, '/') + 1, v.why);
 			ibsm_view_release(&v);
@@ -295,10 +358,30 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		free(out);
 	}
 
-	param = json_pack("{s:b, s:s, s:s, s:s, s:b, s:i, s:b, s:I}", "sim", 1, "fabric", path,
+	param = json_pack("{s:b, s:s, s:s, s:s, s:b, s:i, s:b, s:I, s:b, s:I, s:I}", "sim", 1, "fabric", path,
 			  "socket", sock, "scratch", ip->dir, "target_sm", start_sm,
 			  "target_sm_priority", 0, "allow_sm_takeover",
-			  t->opts && t->opts->allow_sm_takeover, "ibsim_start_ms", (json_int_t)t0);
+			  t->opts && t->opts->allow_sm_takeover, "ibsim_start_ms", (json_int_t)t0,
+			  "sm_up", start_sm && sm_up, "sm_settle_ms", (json_int_t)sm_ms,
+			  "ibsim_ready_ms", (json_int_t)ready_ms);
+	if (plan[0])
+		json_object_set_new(param, "planned", json_string(plan));
+	if (generated) {
+		json_t *faults = json_array();
+
+		for (unsigned i = 0; i < gen.nfaults; i++)
+			json_array_append_new(faults, json_string(gen.fault[i]));
+		json_object_set_new(param, "faults", faults);
+		json_object_set_new(param, "fabric_spec", json_string(c->fabric));
+	}
+	if (start_sm && c->routing_engine)
+		json_object_set_new(param, "routing_engine", json_string(c->routing_engine));
+	if (start_sm) {
+		char *osm_log = xasprintf("%s/opensm.log", ip->dir);
+
+		json_object_set_new(param, "sm_log", json_string(osm_log));
+		free(osm_log);
+	}
 	if (c->file && realpath(c->file, path))
 		json_object_set_new(param, "case_file", json_string(path));
 	pl->param = param;
@@ -309,6 +392,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	ip->next = places;
 	places = ip;
 	ibnet_release(&net);
+	fabgen_release(&gen);
 	free(dir_of_net);
 	return 0;
 fail:
@@ -322,6 +406,7 @@ fail:
 	free(pl->tool_cwd);
 	pl->tool_cwd = NULL;
 	ibnet_release(&net);
+	fabgen_release(&gen);
 	free(dir_of_net);
 	return ret ? ret : -EIO;
 }

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmaqual fabric: topologies for the ibsim target.
+ *
+ *   fabric gen SPEC [-o FILE] [--plan FILE]   a fat tree or rail layout (src/parsers/fabgen.h)
+ *   fabric import TOPOLOGY [-o FILE]          a real fabric's ibnetdiscover output as an ibsim net
+ *
+ * `import` is how a change (routing engine, opensm.conf, QoS policy) is
+ * rehearsed on an exact copy of the lab's fabric before it reaches the
+ * fabric: the file it writes is a `fabric:` of cases and the plan they are
+ * judged against (docs/fabric.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "parsers/fabgen.h"
+#include "parsers/ibnet.h"
+#include "core/util.h"
+
+static void fabric_usage(FILE *fp)
+{
+	fprintf(fp, "usage: rdmaqual fabric gen SPEC [-o FILE] [--plan FILE]\n"
+		    "       rdmaqual fabric import IBNETDISCOVER-OUTPUT [-o FILE]\n"
+		    "SPEC: fat-tree:leaves=N,spines=N,hosts-per-leaf=N[,ports=36][,links=1][,speed=QDR]\n"
+		    "      rail:hosts=N,rails=N,spines=N[,ports=36][,speed=QDR]\n"
+		    "      ...,fault=missing|swapped|1x|slow|dup-guid|dup-desc (repeatable)\n");
+}
+
+static int put(const char *path, const struct sb *text)
+{
+	int ret;
+
+	if (!path || !strcmp(path, "-")) {
+		fwrite(text->buf, 1, text->len, stdout);
+		return 0;
+	}
+	ret = write_file_atomic(path, text->buf, text->len);
+	if (ret)
+		fprintf(stderr, "rdmaqual fabric: cannot write %s: %s\n", path, strerror(-ret));
+	return ret ? RQ_EXIT_FAIL : 0;
+}
+
+static int parse_out(int argc, char **argv, const char **out, const char **plan)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'o': *out = optarg; break;
+		case 'p':
+			if (!plan)
+				return usage_error("fabric", "--plan is an option of fabric gen only");
+			*plan = optarg;
+			break;
+		case 'h': fabric_usage(stdout); return -1;
+		default: return RQ_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int fabric_gen(int argc, char **argv)
+{
+	const char *out = NULL, *plan = NULL;
+	struct fabgen g;
+	char err[512];
+	int ret = parse_out(argc, argv, &out, &plan);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (optind != argc - 1)
+		return usage_error("fabric", "fabric gen takes one SPEC");
+	if (fabgen_build(argv[optind], &g, err, sizeof(err))) {
+		fprintf(stderr, "rdmaqual fabric: ERROR: %s\n", err);
+		return RQ_EXIT_USAGE;
+	}
+	fprintf(stderr, "%u hosts, %u HCAs, %u switches, %u cables planned\n", g.hosts, g.cas, g.switches, g.links);
+	for (unsigned i = 0; i < g.nfaults; i++)
+		fprintf(stderr, "fault %s\n", g.fault[i]);
+	ret = put(out, &g.sim);
+	if (!ret && plan)
+		ret = put(plan, &g.planned);
+	fabgen_release(&g);
+	return ret;
+}
+
+static int fabric_import(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct ibnet net;
+	struct sb text = SB_INIT, notes = SB_INIT;
+	char err[512], title[600];
+	int ret = parse_out(argc, argv, &out, NULL);
+	unsigned sw = 0;
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (optind != argc - 1)
+		return usage_error("fabric", "fabric import takes one topology file");
+	if (ibnet_load(argv[optind], &net, err, sizeof(err))) {
+		fprintf(stderr, "rdmaqual fabric: ERROR: %s\n", err);
+		return RQ_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < net.nnodes; i++)
+		sw += net.nodes[i].is_switch;
+	if (sw > FABGEN_MAX_SWITCHES || net.nnodes > FABGEN_MAX_NODES) {
+		fprintf(stderr, "rdmaqual fabric: ERROR: %s: %u switches and %zu nodes, beyond ibsim's %d and %d\n",
+			argv[optind], sw, net.nnodes, FABGEN_MAX_SWITCHES, FABGEN_MAX_NODES);
+		ibnet_release(&net);
+		return RQ_EXIT_FAIL;
+	}
+	snprintf(title, sizeof(title), "imported from %s", argv[optind]);
+	ibnet_write(&net, title, &text, &notes);
+	fprintf(stderr, "%zu nodes (%u switches), %zu links\n%s", net.nnodes, sw, net.nlinks, notes.buf);
+	ret = put(out, &text);
+	ibnet_release(&net);
+	sb_release(&text);
+	sb_release(&notes);
+	return ret;
+}
+
+int cmd_fabric(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage_out(argc, argv, fabric_usage);
+	if (!strcmp(argv[1], "gen"))
+		return fabric_gen(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "import"))
+		return fabric_import(argc - 1, argv + 1);
+	return usage_error("fabric", "unknown subcommand \"%s\" (gen, import)", argv[1]);
+}

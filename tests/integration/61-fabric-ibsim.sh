@@ -1,0 +1,40 @@
+#!/bin/sh
+# Fabrics of real size on ibsim (fabric: fat-tree:... specs): a generated
+# fabric passes as planned; each planted fault FAILs the row of its link
+# with both ends named (a swapped pair named as one swap, not two missing
+# links); a fabric beyond a switch's radix is an ERROR naming it.  Nothing
+# of ours is left running (ibsim, opensm) and no scratch dir is left.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh
+
+RQ=${RQ:-build/san/rdmaqual}
+T=$(mktemp -d /tmp/rq-it-fab.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export RDMAQUAL_STATE_DIR="$T/state"
+if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
+	echo "  skip: ibsim target unavailable here"; exit 0
+fi
+before_ibsim=$(count /tmp/rq-ibsim-*)
+
+"$RQ" run --state-dir "$T/state" --report-dir "$T/rep" tests/integration/fabric-cases/links.yaml >"$T/out" 2>&1
+expect_eq "fault run exit status" 1 $?
+R="$T/rep/latest/results.json"
+v() { jq -r --arg n "$1" '.results[] | select(.id == $n) | .verdict' "$R"; }
+r() { jq -r --arg n "$1" '.results[] | select(.id == $n) | .reason' "$R"; }
+n_of() { jq --arg p "$1" --arg v "$2" '[.results[] | select((.id | startswith($p)) and .verdict == $v)] | length' "$R"; }
+expect_eq "healthy fat tree: 24 links pass" 24 "$(n_of 'gen.links_healthy[' PASS)"
+expect_eq "healthy fat tree: nothing fails" 0 "$(n_of 'gen.links_healthy[' FAIL)"
+expect_eq "faults: exactly 5 links fail" 5 "$(n_of 'gen.links_faults[' FAIL)"
+expect_true "missing cable named by both ends" sh -c "echo '$(r 'gen.links_faults[leaf01/5]')' | grep -q 'leaf01 port 5 <-> spine01 port 1 .*missing or down'"
+expect_true "slow link named" sh -c "echo '$(r 'gen.links_faults[leaf01/6]')' | grep -q 'leaf01 port 6 <-> spine02 port 1 at 2.5 Gbps, expected 10 Gb/s'"
+expect_true "1X link named" sh -c "echo '$(r 'gen.links_faults[leaf04/4]')' | grep -q 'leaf04 port 4 <-> h16 HCA-1 port 1 at 1X/1X, expected 4X'"
+expect_true "swap named as a swap with all four ends" sh -c "echo '$(r 'gen.links_faults[leaf02/1]')' | grep -q 'swapped cables: leaf02 port 1 has the cable of h06 HCA-1 port 1, leaf02 port 2 the cable of h05 HCA-1 port 1'"
+expect_eq "too big: ERROR" ERROR "$(v gen.too_big)"
+expect_true "too big: the reason names the limit" sh -c "echo '$(r gen.too_big)' | grep -q 'a spine needs 40 ports (40 leaves x 1 links), it has 36'"
+
+expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
+expect_eq "no scratch dir left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
+expect_eq "no run-state record left" 0 "$(count "$T"/state/ibsm-*.run)"
+echo "61-fabric-ibsim: $_checks checks, $_fails failed"
+[ "$_fails" -eq 0 ]
