@@ -137,6 +137,32 @@ static const struct expect table[] = {
 	{ "cx6dx-roce-2numa", "roce-lossless", RQ_SKIP, NULL, 0, "the capture holds no dcb output", 3 },
 	{ "rxe-vm1", "roce-lossless", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: no DCB", 1 },
 	{ "rxe-vm1", "irq-affinity", RQ_SKIP, NULL, 0, "rxe0 is a virtual rxe device: it has no interrupts of its own", 1 },
+
+	/*
+	 * Socket Direct: one HDR port through two Gen3 x16 links on two
+	 * buses, one PF each; the PFs are one card by sys_image_guid and
+	 * board id, and their links add up (126 + 126 >= 200).
+	 */
+	{ "cx6-hdr-ib-sd", "pcie", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx6-hdr-ib-sd", "driver", RQ_PASS, NULL, 0, NULL, 2 },
+	{ "cx6-hdr-ib-sd", "irq-affinity", RQ_PASS, NULL, 0, NULL, 2 },
+	/* one of the two links at x8: that link fails, and the card's 189 Gb/s on both rows */
+	{ "cx6-hdr-ib-sd-x8", "pcie", RQ_FAIL, "mlx5_0", 0,
+	  "mlx5_0 (0000:3b:00.0): the card's 2 PCIe links carry 189 Gb/s (0000:3b:00.0 126 Gb/s + 0000:86:00.0 63 Gb/s), "
+	  "less than the 200 Gb/s of its 1 active port", 2, NULL, 2 },
+	{ "cx6-hdr-ib-sd-x8", "pcie", RQ_FAIL, "mlx5_1", 0,
+	  "mlx5_1 (0000:86:00.0): PCIe link 0000:86:00.0-0000:85:00.0 at 8.0 GT/s x8, both ends capable of 8.0 GT/s x16", 2, NULL, 2 },
+	/* each PF's IRQs against its own NUMA node */
+	{ "cx6-hdr-ib-sd-irqnode0", "irq-affinity", RQ_FAIL, "mlx5_1", 0,
+	  "mlx5_1 (NUMA node 1, local CPUs 8-15): completion IRQ 109 (mlx5_comp0@pci:0000:86:00.0) on CPU 0 (node 0)", 2 },
+	{ "cx6-hdr-ib-sd-irqnode0", "pcie", RQ_PASS, NULL, 0, NULL, 2 },
+
+	/* RoCE LAG: the slave PFs' DCB and ECN are judged, not bond0's */
+	{ "cx6dx-roce-lag-lossless", "roce-lossless", RQ_PASS, NULL, 0, NULL, 1 },
+	{ "cx6dx-roce-lag-lossless-pfcoff", "roce-lossless", RQ_FAIL, "mlx5_bond_0", 1,
+	  "mlx5_bond_0 port 1 (ens1f1np1, LAG slave of bond0): PFC is off on the RoCE priority 3 of ens1f1np1", 1 },
+	{ "cx6dx-roce-lag", "roce-lossless", RQ_SKIP, NULL, 0,
+	  "mlx5_bond_0 port 1 (ens1f0np0, LAG slave of bond0): DCB state unknown", 1 },
 };
 
 static const char *const *kv_for(const char *kind)

@@ -9,8 +9,9 @@
  * function up through every bridge: each link must train at the best both
  * of its ends allow (a Gen5 card in a Gen4 slot at Gen4 is healthy), the
  * slowest link is named by BDF, and the path must carry the data rates of
- * all the card's active ports.  A VF (speed Unknown, width 0) and virtual
- * devices (rxe, siw) SKIP.
+ * all the card's active ports; a multi-PF (Socket Direct) card's links
+ * carry them together.  A VF (speed Unknown, width 0) and virtual devices
+ * (rxe, siw) SKIP.
  */
 #include <errno.h>
 #include <limits.h>
@@ -131,25 +132,137 @@ static int pcie_path(struct rq_ctx *ctx, const char *dev, struct hop *h, int max
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 
-/* Active ports' data rates of every function of the card that holds bdf. */
-static double card_ports_gbps(const struct rdma_devs *devs, const char *bdf, int *nports)
+/*
+ * Are a and b functions of one adapter?  Functions behind one link share
+ * domain:bus:device ("0000:3b:00").  A multi-PF card (Socket Direct: one
+ * port served through two PCIe links, one PF per socket, as the kernel's
+ * Documentation/networking/multi-pf-netdev.rst describes it) puts its PFs
+ * on other buses, even other root complexes; what they share is the
+ * adapter: the system image GUID the firmware reports for every function
+ * of one device (sysfs sys_image_guid, drivers/infiniband/core/sysfs.c)
+ * and the board id (PSID).  Both must match: one PSID is on every card of
+ * a model, and the GUID alone is not trusted when it reads zero.
+ */
+static bool same_card(const struct rdma_dev *a, const struct rdma_dev *b)
 {
-	double sum = 0;
+	if (!a->pci[0] || !b->pci[0] || a->is_virtual || b->is_virtual)
+		return false;
+	if (!strncmp(a->pci, b->pci, 10))
+		return true;
+	return a->sys_image_guid[0] && strcmp(a->sys_image_guid, "0000:0000:0000:0000") &&
+	       !strcmp(a->sys_image_guid, b->sys_image_guid) && a->board_id[0] &&
+	       !strcmp(a->board_id, b->board_id);
+}
 
-	*nports = 0;
+/* What a path carries: its slowest link (pcie_bandwidth_available()). */
+static double path_gbps(const struct hop *h, int nh, int *lim)
+{
+	double avail = pcie_gbps(h[0].cur, h[0].curw);
+
+	*lim = 0;
+	for (int k = 1; k < nh; k++)
+		if (h[k].known && h[k].cur > 0 && h[k].curw > 0 && pcie_gbps(h[k].cur, h[k].curw) < avail) {
+			avail = pcie_gbps(h[k].cur, h[k].curw);
+			*lim = k;
+		}
+	return avail;
+}
+
+/* One PCIe link of a card: its functions' active ports and what it carries. */
+struct card_link {
+	char key[16];		/* domain:bus:device */
+	char bdf[16];		/* the first function behind it */
+	double ports;		/* Gb/s of the active ports its functions see */
+	int nports;
+	double avail;		/* Gb/s its path carries, 0 unknown */
+};
+
+#define MAX_CARD_LINKS 8
+
+/*
+ * The card that holds d, link by link.  Functions behind one link share
+ * it, so their ports add up.  The PFs of a multi-PF card each see the
+ * card's ports (one physical port, several PFs), so the card needs what
+ * one link's functions see, and its links together carry the sum of what
+ * each carries.  Returns the number of links.
+ */
+static int card_links(struct rq_ctx *ctx, const struct rdma_devs *devs, const struct rdma_dev *d,
+		      struct card_link *l, int max)
+{
+	int n = 0;
+
 	for (int i = 0; i < devs->n; i++) {
-		const struct rdma_dev *d = &devs->v[i];
+		const struct rdma_dev *o = &devs->v[i];
+		int k;
 
-		/* functions of one card share domain:bus:device ("0000:3b:00") */
-		if (!d->pci[0] || strncmp(d->pci, bdf, 10))
+		if (!same_card(d, o))
 			continue;
-		for (int j = 0; j < d->nports; j++)
-			if (d->ports[j].state == PORT_ACTIVE && d->ports[j].data_gbps > 0) {
-				sum += d->ports[j].data_gbps;
-				(*nports)++;
+		for (k = 0; k < n && strncmp(l[k].key, o->pci, 10); k++)
+			;
+		if (k == n) {
+			struct hop h[MAX_HOPS];
+			int nh, lim;
+
+			if (n == max)
+				continue;
+			memset(&l[n], 0, sizeof(l[n]));
+			snprintf(l[n].key, sizeof(l[n].key), "%.10s", o->pci);
+			snprintf(l[n].bdf, sizeof(l[n].bdf), "%.15s", o->pci);
+			nh = pcie_path(ctx, o->name, h, MAX_HOPS);
+			if (nh > 0 && h[0].known && h[0].cur > 0 && h[0].curw > 0)
+				l[n].avail = path_gbps(h, nh, &lim);
+			n++;
+		}
+		for (int j = 0; j < o->nports; j++)
+			if (o->ports[j].state == PORT_ACTIVE && o->ports[j].data_gbps > 0) {
+				l[k].ports += o->ports[j].data_gbps;
+				l[k].nports++;
 			}
 	}
-	return sum;
+	return n;
+}
+
+/*
+ * Can the card's PCIe links carry its active ports?  One link: every
+ * function behind it shares it, their ports add up.  Several (a multi-PF
+ * card): the links add up, against the ports one PF sees.
+ */
+static void judge_capacity(struct rq_ctx *ctx, const struct pcie_cfg *cfg, const struct rdma_devs *devs,
+			   const struct rdma_dev *d, struct rq_result *row, double avail,
+			   const struct hop *lim)
+{
+	struct card_link l[MAX_CARD_LINKS];
+	int nl = card_links(ctx, devs, d, l, MAX_CARD_LINKS), nports = 0;
+	double ports = 0, sum = 0;
+	char list[256] = "", one[64];
+
+	for (int k = 0; k < nl; k++)
+		if (l[k].ports > ports) {
+			ports = l[k].ports;
+			nports = l[k].nports;
+		}
+	if (ports > 0)
+		rq_figure_add(row, "card_ports_data_rate", ports, "Gb/s");
+	if (nl <= 1) {
+		if (cfg->capacity && ports > 0)
+			rq_judge(row, avail >= ports,
+				 "%s (%s): PCIe carries %.0f Gb/s (limited by %s at %.1f GT/s x%ld), less than the %.0f Gb/s of the card's %d active port%s",
+				 d->name, d->pci, avail, lim->bdf, lim->cur, lim->curw, ports, nports,
+				 nports == 1 ? "" : "s");
+		return;
+	}
+	for (int k = 0; k < nl; k++) {
+		sum += l[k].avail;
+		snprintf(one, sizeof(one), "%s%s %.0f Gb/s", k ? " + " : "", l[k].bdf, l[k].avail);
+		strncat(list, one, sizeof(list) - strlen(list) - 1);
+	}
+	rq_fact_add(row, "card_links", list);
+	rq_figure_add(row, "card_pcie_bandwidth", sum, "Gb/s");
+	rq_log(ctx, "%s %s: one card on %d PCIe links (multi-PF / Socket Direct): %s", d->name, d->pci, nl, list);
+	if (cfg->capacity && ports > 0)
+		rq_judge(row, sum >= ports,
+			 "%s (%s): the card's %d PCIe links carry %.0f Gb/s (%s), less than the %.0f Gb/s of its %d active port%s",
+			 d->name, d->pci, nl, sum, list, ports, nports, nports == 1 ? "" : "s");
 }
 
 static void judge_dev(struct rq_ctx *ctx, const struct pcie_cfg *cfg, const struct rdma_devs *devs,
@@ -157,8 +270,8 @@ static void judge_dev(struct rq_ctx *ctx, const struct pcie_cfg *cfg, const stru
 {
 	struct hop h[MAX_HOPS];
 	const struct mlx_model *m = d->vendor == PCI_VENDOR_MELLANOX ? mlx_model_find(d->device) : NULL;
-	int nh = pcie_path(ctx, d->name, h, MAX_HOPS), lim = 0, nports;
-	double avail, ports;
+	int nh = pcie_path(ctx, d->name, h, MAX_HOPS), lim = 0;
+	double avail;
 	char buf[160];
 
 	rq_fact_add(row, "pci", d->pci);
@@ -213,12 +326,7 @@ static void judge_dev(struct rq_ctx *ctx, const struct pcie_cfg *cfg, const stru
 				 pcie_gbps(c->cur, c->curw), pcie_gbps(want, wantw));
 	}
 	/* The path carries what its slowest link carries (pcie_bandwidth_available). */
-	avail = pcie_gbps(h[0].cur, h[0].curw);
-	for (int k = 1; k < nh; k++)
-		if (h[k].known && h[k].cur > 0 && h[k].curw > 0 && pcie_gbps(h[k].cur, h[k].curw) < avail) {
-			avail = pcie_gbps(h[k].cur, h[k].curw);
-			lim = k;
-		}
+	avail = path_gbps(h, nh, &lim);
 	rq_figure_add(row, "pcie_bandwidth", avail, "Gb/s");
 	snprintf(buf, sizeof(buf), "%.15s %.1f GT/s x%ld", h[lim].bdf, h[lim].cur, h[lim].curw);
 	rq_fact_add(row, "pcie_limiting_link", buf);
@@ -228,15 +336,7 @@ static void judge_dev(struct rq_ctx *ctx, const struct pcie_cfg *cfg, const stru
 	if (cfg->min_speed > 0)
 		rq_judge(row, h[0].cur >= cfg->min_speed, "%s (%s): PCIe %.1f GT/s, at least %.1f GT/s expected",
 			 d->name, d->pci, h[0].cur, cfg->min_speed);
-	/* Every function of a card shares its one link: sum all their ports. */
-	ports = card_ports_gbps(devs, d->pci, &nports);
-	if (ports > 0)
-		rq_figure_add(row, "card_ports_data_rate", ports, "Gb/s");
-	if (cfg->capacity && ports > 0)
-		rq_judge(row, avail >= ports,
-			 "%s (%s): PCIe carries %.0f Gb/s (limited by %s at %.1f GT/s x%ld), less than the %.0f Gb/s of the card's %d active port%s",
-			 d->name, d->pci, avail, h[lim].bdf, h[lim].cur, h[lim].curw, ports, nports,
-			 nports == 1 ? "" : "s");
+	judge_capacity(ctx, cfg, devs, d, row, avail, &h[lim]);
 }
 
 static int numa_nodes(struct rq_ctx *ctx)
@@ -302,7 +402,9 @@ const struct rq_kind rq_kind_pcie = {
 	       "bridge to the root port: each link at the best speed and width both its ends allow "
 	       "(a Gen5 card in a Gen4 slot at Gen4 passes), the limiting link named by BDF, the "
 	       "path's bandwidth (8b/10b, 128b/130b, Gen6 Flit 1/1) against the data rates of all "
-	       "the card's active ports, and a known NUMA node on multi-node machines.  VFs (link "
+	       "the card's active ports (a multi-PF / Socket Direct card's PFs, found by their shared "
+	       "sys_image_guid and board id, on all its links together), and a known NUMA node on "
+	       "multi-node machines.  VFs (link "
 	       "unknown, width 0) and virtual devices (rxe) SKIP.",
 	.keys = pcie_keys,
 	.cfg_size = sizeof(struct pcie_cfg),

@@ -14,7 +14,8 @@
  * from iproute2's `dcb -j` (live, or the output `capture` stored), MLNX_OFED's
  * /sys/class/net/IF/ecn/ tree where it exists, and the rdma_cm configfs
  * (/sys/kernel/config/rdma_cm/DEV/ports/N/default_roce_mode, _tos).
- * Nothing is changed.
+ * On a RoCE LAG the port's netdev is the bond; its slave PFs hold the DCB
+ * and ECN state and are judged one by one.  Nothing is changed.
  */
 #include <errno.h>
 #include <limits.h>
@@ -178,16 +179,38 @@ static void judge_dcb(struct rq_ctx *ctx, const struct rl_cfg *cfg, struct rq_re
 		rq_result_set(row, RQ_SKIP, "%s: DCB state unknown: %s", what, why);
 }
 
-static void judge_port(struct rq_ctx *ctx, const struct rl_cfg *cfg, const struct rdma_dev *d,
-		       const struct rdma_port *p, struct rq_result *row)
-{
-	char what[160], path[PATH_MAX], mode[64];
-	int prio = (int)cfg->priority, map[64], nmap;
-	long v, tos = 0;
-	const char *nd = p->netdev;
+/*
+ * The netdevs that hold a port's DCB and ECN state.  On a RoCE LAG the
+ * port's netdev (GID 0's) is the bond, while mlx5 keeps trust, PFC and
+ * ECN per PF: the bond has no DCB ops of its own (`dcb` on it fails), and
+ * each slave PF carries half the traffic, so each slave is judged.  The
+ * slaves are the bond's `bonding/slaves` (drivers/net/bonding/
+ * bond_sysfs.c: names separated by spaces).  Returns how many, 0 when nd
+ * is no bond.
+ */
+#define MAX_SLAVES 4
 
-	snprintf(what, sizeof(what), "%s port %d (%s)", d->name, p->num, nd);
-	rq_fact_add(row, "netdev", nd);
+static int lag_slaves(struct rq_ctx *ctx, const char *nd, char sl[][32], int max)
+{
+	char path[PATH_MAX], buf[256], *save = NULL;
+	int n = 0;
+
+	rq_path(ctx, path, sizeof(path), "/sys/class/net/%s/bonding/slaves", nd);
+	if (read_line(path, buf, sizeof(buf)))
+		return 0;
+	for (char *t = strtok_r(buf, " \t", &save); t && n < max; t = strtok_r(NULL, " \t", &save))
+		snprintf(sl[n++], 32, "%s", t);
+	return n;
+}
+
+/* DCB, ECN and CNPs of one netdev that carries the port's traffic. */
+static void judge_netdev(struct rq_ctx *ctx, const struct rl_cfg *cfg, struct rq_result *row,
+			 const char *what, const char *nd, long tos)
+{
+	char mode[64];
+	int prio = (int)cfg->priority, map[64], nmap;
+	long v;
+
 	judge_dcb(ctx, cfg, row, what, nd, map, &nmap);
 	if (row->verdict != RQ_NONE)
 		return;
@@ -218,25 +241,6 @@ static void judge_port(struct rq_ctx *ctx, const struct rl_cfg *cfg, const struc
 		rq_judge(row, v == cfg->cnp_priority, "%s: CNPs go out on priority %ld, expected %lld", what, v,
 			 cfg->cnp_priority);
 	}
-
-	/* cma_configfs.c: the directory exists once someone mkdir'ed DEV */
-	rq_path(ctx, path, sizeof(path), "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_mode",
-		d->name, p->num);
-	if (read_line(path, mode, sizeof(mode))) {
-		/* cma_add_one() prefers RoCE v2 where the device supports it */
-		rq_fact_add(row, "default_roce_mode", "RoCE v2 (kernel default; rdma_cm configfs not populated)");
-	} else {
-		rq_fact_add(row, "default_roce_mode", mode);
-		if (cfg->roce_v2)
-			rq_judge(row, !strcmp(mode, "RoCE v2"), "%s: RDMA-CM's default_roce_mode is %s, RoCE v2 expected",
-				 what, mode);
-	}
-	rq_path(ctx, path, sizeof(path), "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos",
-		d->name, p->num);
-	if (!read_line(path, mode, sizeof(mode)))
-		tos = strtol(mode, NULL, 0);
-	snprintf(mode, sizeof(mode), "%ld (DSCP %ld)", tos, tos >> 2);
-	rq_fact_add(row, "default_roce_tos", mode);
 	/* RDMA-CM traffic carries that DSCP: it must land on the RoCE priority */
 	if (cfg->trust == TRUST_DSCP && nmap > 0) {
 		char to[48];
@@ -249,6 +253,55 @@ static void judge_port(struct rq_ctx *ctx, const struct rl_cfg *cfg, const struc
 			 "%s: RDMA-CM's ToS %ld is DSCP %ld, which the APP table %s, not the RoCE priority %d",
 			 what, tos, tos >> 2, to, prio);
 	}
+}
+
+static void judge_port(struct rq_ctx *ctx, const struct rl_cfg *cfg, const struct rdma_dev *d,
+		       const struct rdma_port *p, struct rq_result *row)
+{
+	char what[160], path[PATH_MAX], mode[64], sl[MAX_SLAVES][32], list[MAX_SLAVES * 33] = "";
+	long tos = 0;
+	const char *nd = p->netdev;
+	int ns = lag_slaves(ctx, nd, sl, MAX_SLAVES);
+
+	rq_fact_add(row, "netdev", nd);
+
+	/* cma_configfs.c: the directory exists once someone mkdir'ed DEV */
+	rq_path(ctx, path, sizeof(path), "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos",
+		d->name, p->num);
+	if (!read_line(path, mode, sizeof(mode)))
+		tos = strtol(mode, NULL, 0);
+	if (tos < 0 || tos > 255)
+		tos = 0;
+	if (!ns) {
+		snprintf(what, sizeof(what), "%s port %d (%s)", d->name, p->num, nd);
+		judge_netdev(ctx, cfg, row, what, nd, tos);
+	} else {
+		for (int i = 0; i < ns; i++) {
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "", sl[i]);
+			snprintf(what, sizeof(what), "%s port %d (%s, LAG slave of %s)", d->name, p->num, sl[i], nd);
+			judge_netdev(ctx, cfg, row, what, sl[i], tos);
+			if (row->verdict != RQ_NONE)
+				break;
+		}
+		rq_fact_add(row, "lag_slaves", list);
+	}
+	if (row->verdict != RQ_NONE)
+		return;
+
+	snprintf(what, sizeof(what), "%s port %d (%s)", d->name, p->num, nd);
+	rq_path(ctx, path, sizeof(path), "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_mode",
+		d->name, p->num);
+	if (read_line(path, mode, sizeof(mode))) {
+		/* cma_add_one() prefers RoCE v2 where the device supports it */
+		rq_fact_add(row, "default_roce_mode", "RoCE v2 (kernel default; rdma_cm configfs not populated)");
+	} else {
+		rq_fact_add(row, "default_roce_mode", mode);
+		if (cfg->roce_v2)
+			rq_judge(row, !strcmp(mode, "RoCE v2"), "%s: RDMA-CM's default_roce_mode is %s, RoCE v2 expected",
+				 what, mode);
+	}
+	snprintf(mode, sizeof(mode), "%ld (DSCP %ld)", tos, tos >> 2);
+	rq_fact_add(row, "default_roce_tos", mode);
 }
 
 static void rl_run(struct rq_ctx *ctx, const void *p)
@@ -294,14 +347,16 @@ static void rl_run(struct rq_ctx *ctx, const void *p)
 
 const struct rq_kind rq_kind_roce_lossless = {
 	.name = "roce-lossless",
-	.summary = "RoCE ports set up for lossless RDMA: trust DSCP, PFC on the RoCE priority only, ECN, CNP priority, RoCE v2 and ToS (read-only)",
+	.summary = "RoCE ports set up for lossless RDMA (each slave PF of a LAG): trust DSCP, PFC on the RoCE priority only, ECN, CNP priority, RoCE v2 and ToS (read-only)",
 	.doc = "RoCE without PFC and ECN works on an idle fabric and collapses under load.  Per RoCE "
 	       "port, read-only: trust DSCP (the DCB APP table has DSCP entries, `dcb -j app show`), "
 	       "PFC on the RoCE priority (3) and off on the others (`dcb -j pfc show`), ECN enabled "
 	       "as notification and reaction point on that priority and CNPs on their priority "
 	       "(MLNX_OFED's /sys/class/net/IF/ecn/, a fact where absent), RDMA-CM's "
 	       "default_roce_mode RoCE v2 and a default ToS whose DSCP the APP table maps to the "
-	       "RoCE priority (rdma_cm configfs).  `dcb` missing: SKIP with the reason.  rxe SKIPs.",
+	       "RoCE priority (rdma_cm configfs).  On a RoCE LAG (the port's netdev a bond) every "
+	       "slave PF's DCB and ECN are judged, not the bond's.  `dcb` missing: SKIP with the "
+	       "reason.  rxe SKIPs.",
 	.keys = rl_keys,
 	.cfg_size = sizeof(struct rl_cfg),
 	.default_targets = "hca,sysroot",

@@ -55,7 +55,9 @@ static const char *const pci_attrs[] = {
 
 static const char *const net_attrs[] = {
 	"mtu", "type", "dev_port", "dev_id", "operstate", "carrier", "address", "mode",
-	"ifindex", "speed", "duplex", "uevent", "master", NULL,
+	"ifindex", "speed", "duplex", "uevent", "master",
+	/* a bond's slaves (bond_sysfs.c): roce-lossless judges a LAG's slave PFs */
+	"bonding/mode", "bonding/slaves", NULL,
 };
 
 static const char *const tools[][6] = {

@@ -361,6 +361,7 @@ static void scan_dev(struct rq_ctx *ctx, const char *name, struct rdma_dev *d)
 	rd(ctx, d->hca_type, sizeof(d->hca_type), IB_CLASS "/%s/hca_type", name);
 	rd(ctx, d->board_id, sizeof(d->board_id), IB_CLASS "/%s/board_id", name);
 	rd(ctx, d->node_guid, sizeof(d->node_guid), IB_CLASS "/%s/node_guid", name);
+	rd(ctx, d->sys_image_guid, sizeof(d->sys_image_guid), IB_CLASS "/%s/sys_image_guid", name);
 	rd(ctx, d->parent, sizeof(d->parent), IB_CLASS "/%s/parent", name);
 
 	/* Software devices register without a parent device: /devices/virtual/. */

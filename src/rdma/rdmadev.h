@@ -40,6 +40,7 @@ struct rdma_dev {
 	char board_id[64];
 	char parent[32];	/* rxe parent netdev */
 	char node_guid[32];
+	char sys_image_guid[32];/* the adapter's: shared by all its PFs (sysfs.c) */
 	int numa_node;		/* -1 unknown */
 	char uverbs[16];	/* "uverbs0" from /sys/class/infiniband_verbs, "" none */
 	char node_type[16];	/* "CA", "RNIC", ... */

@@ -22,7 +22,7 @@ run_on() {	# run_on TREE OUT -> exit status in $rc
 }
 
 for n in cx5-edr-ib cx6-hdr-ib cx6dx-roce-2numa cx7-ndr-ib rxe-vm1 cx7-ndr200-gen4slot cx9-xdr-ib \
-	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag; do
+	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag cx6-hdr-ib-sd; do
 	run_on "$F/$n" "$T/$n.out"
 	expect_eq "healthy $n: exit 0" 0 $rc
 	expect_nogrep "healthy $n: no FAIL or ERROR row" '^(FAIL|ERROR) ' "$T/$n.out"
@@ -53,6 +53,13 @@ expect_grep "bf3 slot at x8: the slot link above the card's switch is named" \
 run_on "$F/cx5-edr-ib-gen3" "$T/gen3.out"
 expect_grep "dual-port Gen3 card: capacity per card" \
 	'^FAIL +pcie\.full_link\[mlx5_1\] .*carries 126 Gb/s .*less than the 200 Gb/s of the card.s 2 active ports' "$T/gen3.out"
+# Socket Direct: one HDR port on two Gen3 x16 links, one PF each, judged together
+expect_grep "socket direct: both PFs pass, the card's links add up" \
+	'^PASS +pcie\.full_link\[mlx5_1\]' "$T/cx6-hdr-ib-sd.out"
+check_fault cx6-hdr-ib-sd-irqnode0 '^FAIL +irq\.comp_local_spread\[mlx5_1\] .*\(NUMA node 1, local CPUs 8-15\).* on CPU 0 \(node 0\)'
+run_on "$F/cx6-hdr-ib-sd-x8" "$T/sdx8.out"
+expect_grep "socket direct, one link at x8: the card's links no longer carry its port" \
+	'^FAIL +pcie\.full_link\[mlx5_0\] .*the card.s 2 PCIe links carry 189 Gb/s .*less than the 200 Gb/s' "$T/sdx8.out"
 run_on "$F/cx6-hdr-ib-fwfamily" "$T/fwf.out"
 expect_grep "firmware family vs PCI id" '^FAIL +driver\.stack\[ibp59s0/1\] .*family 22, but PCI id 0x101b is a ConnectX-6 \(family 20\)' "$T/fwf.out"
 run_on "$F/cx7-ndr-ib-init" "$T/init.out"
@@ -92,6 +99,15 @@ expect_true "capture stored dcb -j pfc" test -s "$T/capd/capture/tools/dcb_-j_pf
 verdicts "$T/pfc.out" >"$T/d1"
 verdicts "$T/pfc2.out" >"$T/d2"
 expect_true "roce-lossless: the capture replays with the same rows" cmp -s "$T/d1" "$T/d2"
+# RoCE LAG: each slave PF's DCB is judged (bond0 has none); bonding/slaves survives capture
+"$RQ" run --target "sysroot:$F/cx6dx-roce-lag-lossless" --report-dir "$T/rep" cases/roce >"$T/lag.out" 2>&1
+expect_eq "lag set up lossless: exit 0" 0 $?
+expect_grep "lag set up lossless: the bond's row passes" '^PASS +roce\.lossless\[mlx5_bond_0/1\]' "$T/lag.out"
+"$RQ" capture "$T/capl" --root "$F/cx6dx-roce-lag-lossless-pfcoff" >/dev/null 2>&1
+"$RQ" run --target "sysroot:$T/capl" --report-dir "$T/rep" cases/roce >"$T/lag2.out" 2>&1
+expect_eq "lag, PFC off on one slave (captured): exit 1" 1 $?
+expect_grep "lag, PFC off on one slave: that slave is named" \
+	'^FAIL +roce\.lossless\[mlx5_bond_0/1\] .*ens1f1np1, LAG slave of bond0.*PFC is off on the RoCE priority 3' "$T/lag2.out"
 # firmware flashed but not running (mstflint q) survives capture
 "$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
 run_on "$T/capf" "$T/fwp.out"
