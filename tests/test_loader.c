@@ -544,6 +544,35 @@ START_TEST(fabric_keys)
 }
 END_TEST
 
+START_TEST(modules_and_fresh_guest)
+{
+	const struct rq_case *c;
+
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: m.one, kind: command, argv: [x], modules: [nvmet_rdma, null_blk, nvmet_rdma]}\n"
+			      "  - {name: m.two, kind: command_pair, server: [a], client: [b], fresh_guest: true}\n"
+			      "  - {name: m.drv, kind: driver, modules: [mlx5_core]}\n"), 0);
+	c = case_named("m.one");
+	ck_assert_uint_eq(c->nmodules, 2);	/* a repeat is dropped */
+	ck_assert_str_eq(c->modules[0], "nvmet_rdma");
+	ck_assert_str_eq(c->modules[1], "null_blk");
+	ck_assert(!c->fresh_guest);
+	c = case_named("m.two");
+	ck_assert_uint_eq(c->nmodules, 0);
+	ck_assert(c->fresh_guest);
+	/* the driver kind's own modules: (must be live) is not the common key */
+	ck_assert_uint_eq(case_named("m.drv")->nmodules, 0);
+	/* a name modprobe would take as an option or a path is refused where written */
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: command, argv: [y], modules: [-r]}\n"), 1);
+	expect_exact(2, 51, "modules: \"-r\" is not a module name (expected [A-Za-z0-9_-]+ not starting with -, at most 55)");
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: command, argv: [y], modules: [a/b]}\n"), 1);
+	expect_exact(2, 51, "modules: \"a/b\" is not a module name (expected [A-Za-z0-9_-]+ not starting with -, at most 55)");
+	/* kinds that load nothing do not take it */
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: plain, what: y, modules: [a]}\n"), 1);
+	expect_exact(2, 37, "unknown key \"modules\" for kind plain");
+}
+END_TEST
+
 START_TEST(defaults_rules)
 {
 	/* a bad default is reported once, at the default, however many cases inherit it */
@@ -1056,6 +1085,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, key_tables);
 	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
+	tcase_add_test(tc, modules_and_fresh_guest);
 	/* Its own 10 s bound (the scan took minutes for this many). */
 	TCase *big = tcase_create("many cases");
 

@@ -25,6 +25,10 @@ busybox=${RQ_BUSYBOX:-/bin/busybox}
 # ib_umad: /dev/infiniband/umad*, which MAD tools (ibstat, perfquery,
 # libibumad users) open; nothing autoloads it here.
 MODULES="virtio_pci virtio_net virtio_console 9pnet_virtio 9p rdma_rxe rdma_ucm crc32_generic virtio_rng ib_umad"
+# overlay: when the host has no /lib/modules to mount the guest's module
+# tree on (a container), the init overlays /usr/lib to make one.  Optional:
+# a kernel without it still boots, without that.
+OPTIONAL="overlay"
 APPLETS="sh mount insmod ip mkdir chroot echo sleep cat poweroff reboot mknod ln tr"
 
 while [ $# -gt 0 ]; do
@@ -59,13 +63,18 @@ for m in $MODULES; do
 		sed 's|.*/||; s/\.ko.*$//' | tr '-' '_' | grep -qx "$mf" ||
 		die "module $m resolves to nothing for $kver under $modroot"
 done
+for m in $OPTIONAL; do
+	d=$(modprobe -d "$modroot" -S "$kver" --show-depends "$m" 2>/dev/null) &&
+		deps="$deps
+$d"
+done
 # De-duplicated, in first-seen order (dependencies first).
 files=$(echo "$deps" | sed -n 's/^insmod \([^ ]*\).*/\1/p' | awk '!seen[$0]++')
 
 # Contents, not paths: the same inputs reached by another path give the same key.
 key=$({
 	cat "$0" "$here/init" "$busybox" | sha256sum
-	echo "$kver $MODULES $APPLETS"
+	echo "$kver $MODULES $OPTIONAL $APPLETS"
 	for f in $files; do echo "$(basename "$f") $(stat -L -c '%s %Y' "$f")"; done
 } | sha256sum | cut -c1-16)
 out="$cache/initramfs-$kver-$key.cpio"

@@ -32,6 +32,7 @@
 #include "agent/request.h"
 #include "core/json_text.h"
 #include "core/kind.h"
+#include "core/kmod.h"
 #include "core/util.h"
 
 
@@ -309,7 +310,12 @@ static int worker_run(json_t *req, const char *dir)
 	ctx.state = xcalloc(1, k->state_size ? k->state_size : 1);
 	ctx.main = rq_result_new(c->name, NULL, 0);
 	rq_results_add(&rows, ctx.main);
-	if (!rq_needs_met(&ctx, why, sizeof(why))) {
+	/* modules: first, so that needs: module:X sees them loaded. */
+	enum rq_verdict kv = rq_kmod_load(&ctx, c->modules, c->nmodules, why, sizeof(why));
+
+	if (kv != RQ_NONE) {
+		rq_result_set(ctx.main, kv, "%s", why);
+	} else if (!rq_needs_met(&ctx, why, sizeof(why))) {
 		rq_result_set(ctx.main, RQ_SKIP, "%s", why);
 	} else {
 		enum rq_verdict v = k->check ? k->check(&ctx, c->cfg, why, sizeof(why)) : RQ_NONE;
@@ -322,6 +328,8 @@ static int worker_run(json_t *req, const char *dir)
 				k->cleanup(&ctx, c->cfg);
 		}
 	}
+	if (c->nmodules)
+		rq_kmod_unload(&ctx);
 	/*
 	 * The main row stands for the case only when the kind added no rows of
 	 * its own, or when it recorded something itself.
@@ -360,7 +368,8 @@ static int worker_cleanup(json_t *req, const char *dir)
 	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
 	int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
-	if (!rq_request_from_json(&rq, req, &diags, why, sizeof(why)) && rq.c->kind->cleanup) {
+	if (!rq_request_from_json(&rq, req, &diags, why, sizeof(why)) &&
+	    (rq.c->kind->cleanup || rq.c->nmodules)) {
 		struct rq_ctx ctx;
 
 		rq_timeout_mul = rq.timeout_mul;
@@ -372,7 +381,11 @@ static int worker_cleanup(json_t *req, const char *dir)
 		ctx.main = rq_result_new(rq.c->name, NULL, 0);
 		rq_results_add(&rows, ctx.main);
 		dprintf(logfd, "# running cleanup after the case was stopped\n");
-		rq.c->kind->cleanup(&ctx, rq.c->cfg);
+		if (rq.c->kind->cleanup)
+			rq.c->kind->cleanup(&ctx, rq.c->cfg);
+		/* after the kind's cleanup: its programs held the modules */
+		if (rq.c->nmodules)
+			rq_kmod_unload(&ctx);
 		free(ctx.state);
 	}
 	rq_results_release(&rows);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/kind.h"
+#include "core/kmod.h"
 #include "core/loader_int.h"
 #include "core/target.h"
 
@@ -51,6 +52,11 @@ const struct key_def rq_common_keys[] = {
 		.help = "fabric kinds only; ibsim target: bring the subnet up with an opensm of the target's (priority 0) before the case; default: the kind's" },
 	[CK_ROUTING] = { .name = "routing_engine", .type = KEY_STR, .offset = CO(routing_engine),
 		.help = "fabric kinds only; ibsim target: the routing engine(s) of the target's opensm (-R): minhop, updn, dnup, ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, file, comma-separated in order, no_fallback; default opensm's (minhop)" },
+	[CK_MODULES] = { .name = "modules", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(modules),
+		.help = "command, command_pair: kernel modules to load with modprobe where the case runs (each side of a pair) before it starts; afterwards the ones it loaded, dependencies included, are unloaded; one missing for that kernel: SKIP" },
+	[CK_FRESH_GUEST] = { .name = "fresh_guest", .type = KEY_BOOL, .offset = CO(fresh_guest),
+		.def = "false",
+		.help = "rxe-vm: boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },
 	KEY_END,
 };
 #undef CO
@@ -131,6 +137,15 @@ static bool check_pairs(struct ld *ld, const yaml_node_t *n)
 	if (!rq_pairs_syntax(stext(n), err, sizeof(err)))
 		return true;
 	lerr(ld, NPOS(n), "pairs: %s", err);
+	return false;
+}
+
+static bool check_module(struct ld *ld, const yaml_node_t *n)
+{
+	if (rq_kmod_name_ok(stext(n)))
+		return true;
+	lerr(ld, NPOS(n), "modules: \"%s\" is not a module name (expected [A-Za-z0-9_-]+ not starting with -, at most 55)",
+	     stext(n));
 	return false;
 }
 
@@ -281,6 +296,10 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
 			return false;
 		return check_routing(ld, e->v, cc->routing_engine);
+	case CK_MODULES:
+		check = check_module;
+		dedup = true;
+		break;
 	case CK_VM_MEMORY:
 		/* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
 		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
@@ -308,6 +327,9 @@ bool common_allowed(int ck, const struct rq_kind *kind)
 {
 	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING)
 		return kind && kind->needs_fabric;
+	/* The driver kind's own modules: key checks modules, it loads none. */
+	if (ck == CK_MODULES)
+		return kind && kind->loads_modules;
 	return ck >= 0;
 }
 

@@ -121,7 +121,7 @@ int rq_kind_check_keys(const struct rq_kind *kind, struct sb *out)
 
 		if (!name_chars_ok(k->name, "_"))
 			BAD("key \"%s\": name is not [A-Za-z0-9_]+", k->name);
-		if (common_index(k->name) >= 0 || !strcmp(k->name, "<<"))
+		if (common_allowed(common_index(k->name), kind) || !strcmp(k->name, "<<"))
 			BAD("key \"%s\": shadows a common key", k->name);
 		for (const struct key_def *o = kind->keys; o < k; o++)
 			if (!strcmp(o->name, k->name))

@@ -38,6 +38,7 @@ struct rq_kind {
 	bool needs_fabric;		/* needs an IB link layer + SM: auto picks ibsim, not rxe;
 					 * its cases may say fabric: and fabric_sm: */
 	bool fabric_sm;			/* fabric_sm:'s default: ibsim starts an SM first */
+	bool loads_modules;		/* its cases may say modules: (loaded before, unloaded after) */
 	bool no_target;			/* pure lint: runs on the controller (opensm-conf, command) */
 	/* Post-load validation across keys; append errors with rq_cfg_error(). */
 	int (*validate)(const struct rq_case *c, char *err, size_t errsz);

@@ -151,6 +151,9 @@ static void case_free(struct rq_case *c)
 	free(c->pairs);
 	free(c->fabric);
 	free(c->routing_engine);
+	for (size_t i = 0; i < c->nmodules; i++)
+		free(c->modules[i]);
+	free(c->modules);
 	if (c->kind && c->cfg)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
@@ -432,6 +435,10 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->fabric = cc.fabric;
 	c->routing_engine = cc.routing_engine;
 	c->fabric_sm = seen_common[CK_FABRIC_SM] ? cc.fabric_sm : kind->fabric_sm;
+	c->modules = cc.modules.str;
+	c->nmodules = cc.modules.n;
+	free(cc.modules.num);
+	c->fresh_guest = cc.fresh_guest;
 	c->cfg = cfg;
 	c->pos = (struct rq_pos){ .line = (unsigned)cn->start_mark.line + 1,
 				  .col = (unsigned)cn->start_mark.column + 1 };
@@ -441,7 +448,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	/* Keys as written in table order, so the wire form of a case is canonical. */
 	for (int j = 0; j < CK_COUNT; j++) {
 		struct ent *x = ents_find(&e, rq_common_keys[j].name);
-		if (x)
+		if (x && common_allowed(j, kind))
 			src_add(c, ld->doc, x, j == CK_TAGS || j == CK_NEEDS);
 	}
 	for (size_t j = 0; j < nkeys; j++) {

@@ -133,6 +133,7 @@ const struct rq_kind rq_kind_command = {
 	.keys = command_keys,
 	.cfg_size = sizeof(struct command_cfg),
 	.default_targets = "local",
+	.loads_modules = true,
 	.validate = command_validate,
 	.run = command_run,
 };

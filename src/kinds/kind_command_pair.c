@@ -1006,6 +1006,7 @@ const struct rq_kind rq_kind_command_pair = {
 	.cfg_size = sizeof(struct pair_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",
 	.two_sided = true,
+	.loads_modules = true,
 	.validate = pair_validate,
 	.check = pair_check,
 	.run = pair_run,

@@ -42,6 +42,7 @@ struct rxevm {
 	struct rq_vm vm[2];
 	int nvm;
 	bool up, broken;
+	bool used;			/* a case ran in the guests now up (fresh_guest) */
 	int gen;
 	char dir[108];
 	char state_dir[512];
@@ -206,6 +207,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.init_mode = x->init_mode,
 			.hostname = vm->name,
 			.hosts = hosts,
+			.modroot = x->img.modroot,
 			.console_path = vm->console,
 			.agent_sock = vm->agent_sock,
 			.net_local = x->vm2 && !stream ? vm->net_sock : NULL,
@@ -246,6 +248,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 	x->boot_mem_mb = x->want_mem_mb;
 	x->accel = a;
 	x->up = true;
+	x->used = false;
 	x->broken = false;
 	return 0;
 fail:
@@ -398,8 +401,12 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	x->want_cpus = c && c->vm_cpus ? c->vm_cpus : x->cpus;
 	x->want_mem_mb = c && c->vm_memory ? (int)(c->vm_memory >> 20) : x->mem_mb;
 	if (x->up && !x->broken &&
-	    (x->want_cpus != x->boot_cpus || x->want_mem_mb != x->boot_mem_mb)) {
-		/* Guests of another size: the next boot makes the ones this case asks for. */
+	    (x->want_cpus != x->boot_cpus || x->want_mem_mb != x->boot_mem_mb ||
+	     (c && c->fresh_guest && x->used))) {
+		/*
+		 * Guests of another size, or guests a case before has used when
+		 * this one asks for fresh ones: the next boot makes them.
+		 */
 		save_consoles(x, t->opts);
 		stop_all(x);
 	}
@@ -417,6 +424,7 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		x->vm[i].console_mark = rq_vm_console_since(&x->vm[i], 0, 0, &s);
 		sb_release(&s);
 	}
+	x->used = true;
 	two = c && c->kind && c->kind->two_sided;
 	p->side[0] = x->vm[0].agent;
 	p->side[1] = two && x->vm2 ? x->vm[1].agent : x->vm[0].agent;

@@ -63,6 +63,7 @@ struct rq_vm_spec {
 	const char *init_mode;		/* rq.mode= or NULL */
 	const char *hostname;		/* rq.name= (the guest's hostname) or NULL */
 	const char *hosts;		/* rq.hosts= "vm0@10.77.0.1,vm1@10.77.0.2" or NULL */
+	const char *modroot;		/* rq.modroot= (ROOT/lib/modules/RELEASE) or NULL */
 	const char *console_path;	/* serial console captured here */
 	const char *agent_sock;		/* virtio-serial port rq0's host socket */
 	/* Network: both NULL: a hub port of its own (one-VM loopback);

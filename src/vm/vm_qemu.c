@@ -124,6 +124,9 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 		sb_addf(&app, " rq.name=%s", s->hostname);
 	if (s->hosts && *s->hosts)
 		sb_addf(&app, " rq.hosts=%s", s->hosts);
+	/* a word of the command line: a path with a blank cannot be one */
+	if (s->modroot && *s->modroot && !strpbrk(s->modroot, " \t\n"))
+		sb_addf(&app, " rq.modroot=%s", s->modroot);
 	add(&a, "-append");
 	add(&a, app.buf);
 	sb_release(&app);
