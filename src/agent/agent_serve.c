@@ -436,10 +436,14 @@ static pid_t fork_worker(struct agent *ag, int (*fn)(json_t *, const char *), js
 
 	if (pid)
 		return pid;
-	/* Worker: own group so a kill reaches its tools; dies with the agent. */
+	/*
+	 * Worker: own session (so its own group, which a kill addresses to
+	 * reach its tools, and no controlling terminal); dies with the agent.
+	 */
 	sigset_t all;
 
-	setpgid(0, 0);
+	if (setsid() < 0)
+		setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);

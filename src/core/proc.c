@@ -80,13 +80,19 @@ static char **build_env(const char *const *env_add)
 	return envp;
 }
 
-/* In the child: become our own group, die with the parent, reset what exec
- * would otherwise inherit. */
+/*
+ * In the child: a session of its own (so also its own group, which the
+ * kills address, and no controlling terminal: a case program, even one
+ * dropped to another user, could otherwise push keystrokes into the root
+ * shell that started the run with TIOCSTI, or read from it), die with the
+ * parent, reset what exec would otherwise inherit.
+ */
 static void child_setup(pid_t parent)
 {
 	sigset_t all;
 
-	setpgid(0, 0);
+	if (setsid() < 0)
+		_exit(127);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* The parent may have died before prctl: then nobody kills us. */
 	if (getppid() != parent)
@@ -460,8 +466,11 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 	}
 	free(envp);
 	free(file);
-	/* Also from the parent, so a kill(-pid) right away cannot miss. */
-	setpgid(pid, pid);
+	/*
+	 * No setpgid() from here: it would make the child a group leader
+	 * before its setsid(), which then fails.  Nothing signals the group
+	 * before read_exec_status() below returns, by when it has its session.
+	 */
 	close_fd(&outp[1]);
 	close_fd(&errp[1]);
 	close_fd(&stp[1]);
@@ -684,7 +693,6 @@ pid_t proc_spawn(const struct spawn_opts *o)
 	}
 	free(envp);
 	free(file);
-	setpgid(pid, pid);
 	close(stp[1]);
 	close(nullin);
 	close(nullout);

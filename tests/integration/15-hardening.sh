@@ -319,4 +319,19 @@ expect_grep "a unit whose row names another node is not taken" \
 expect_eq "the report has the plan's nodes only, each row once" \
 	"lab.hello[n1] lab.hello[n2] lab.not_node02[n1] lab.not_node02[n2]" \
 	"$(python3 -c "import json,sys; print(' '.join(sorted(r['id'] for r in json.load(open(sys.argv[1]))['results'])))" "$T/forged/results.json")"
+# 11. Case programs run in a session of their own without the runner's
+# terminal: under a pty, a case's TIOCSTI reached the shell's input.
+echo "-- case programs have no controlling terminal"
+for mode in plain lab; do
+	extra=""
+	[ $mode = lab ] && extra="--nodes n1 --launcher local"
+	python3 tests/integration/faults/ptyrun.py "$RQ" run $extra --report-dir "$T/tty-$mode" \
+		tests/integration/faults/tty.yaml >"$T/tty-$mode.out" 2>&1
+	expect_eq "$mode run: nothing was pushed into the runner's terminal" "rc=0 queued=b''" \
+		"$(cat "$T/tty-$mode.out")"
+	expect_grep "$mode run: the case had no controlling tty and stdin /dev/null" \
+		'tty_nr=0 stdin=/dev/null' "$T/tty-$mode/latest/junit.xml"
+	expect_grep "$mode run: and could not open /dev/tty" 'no tty: No such device' \
+		"$T/tty-$mode/latest/junit.xml"
+done
 finish
