@@ -8,10 +8,14 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
-# The version reports, --version and the agent's hello carry: git describe of
-# the tree (a build outside git says "unknown").  `make RQ_VERSION=1.2` sets it.
-RQ_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
-VERSION_DEF := -DRQ_VERSION='"$(RQ_VERSION)"'
+# The release is the VERSION file (the tarball, the packages).  The version
+# reports, the agent's hello and --version carry is git describe of the tree
+# when this is its own git checkout (a tarball unpacked inside another
+# repository is not), else the release.  `make RQ_VERSION=1.2` sets it.
+RQ_RELEASE := $(shell cat VERSION 2>/dev/null || echo unknown)
+RQ_VERSION ?= $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+	git describe --tags --always --dirty 2>/dev/null || echo '$(RQ_RELEASE)')
+VERSION_DEF := -DRQ_VERSION='"$(RQ_VERSION)"' -DRQ_RELEASE='"$(RQ_RELEASE)"'
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) -MMD -MP
 LDLIBS   := $(PKG_LIBS) -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -59,10 +63,10 @@ build/san/%.o: %.c
 
 # The files that use RQ_VERSION are rebuilt when it changes (a commit, an
 # edit that makes the tree dirty): build/version holds the last one built.
-VERSION_USERS := harness/cli/main.c harness/exec/runreport.c src/agent/agent_serve.c
+VERSION_USERS := harness/cli/main.c harness/cli/manpage.c harness/exec/runreport.c src/agent/agent_serve.c
 build/version: FORCE
 	@mkdir -p build
-	@echo '$(RQ_VERSION)' | cmp -s - $@ || echo '$(RQ_VERSION)' >$@
+	@echo '$(RQ_VERSION) $(RQ_RELEASE)' | cmp -s - $@ || echo '$(RQ_VERSION) $(RQ_RELEASE)' >$@
 $(foreach v,rel san fuzz/obj,$(VERSION_USERS:%.c=build/$(v)/%.o)): build/version
 # (a prerequisite that is always out of date)
 FORCE:
@@ -199,5 +203,9 @@ cleanup: rdmaqual
 
 clean:
 	rm -rf build rdmaqual
+
+# Installation, packaging and release targets (install, uninstall, dist,
+# man pages, completion): kept in their own files.
+include mk/install.mk
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -22,6 +22,8 @@
 #
 # usage: vm/debian-kernel.sh --cache DIR SUITE | PACKAGE=VERSION
 set -eu
+# modprobe and depmod live in /usr/sbin, which a user's PATH lacks on Debian.
+PATH=$PATH:/usr/sbin:/sbin
 
 cache=
 while [ $# -gt 1 ]; do

@@ -14,6 +14,8 @@
 #
 # usage: vm/initramfs.sh --modroot ROOT --kver VER [--cache DIR]
 set -eu
+# modprobe and depmod live in /usr/sbin, which a user's PATH lacks on Debian.
+PATH=$PATH:/usr/sbin:/sbin
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${RQ_VM_CACHE:-$here/cache}

@@ -28,6 +28,8 @@
 # usage: vm/kernel.sh [--cache DIR] [--kernel PATH --modules DIR] [--no-host]
 #                     [--spec debian:SUITE|debian:PACKAGE=VERSION]
 set -eu
+# modprobe and depmod live in /usr/sbin, which a user's PATH lacks on Debian.
+PATH=$PATH:/usr/sbin:/sbin
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${RQ_VM_CACHE:-$here/cache}

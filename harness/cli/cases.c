@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "core/paths.h"
 #include "core/util.h"
 
 void filter_add_glob(struct case_filter *f, const char *g)
@@ -61,7 +62,7 @@ void filter_release(struct case_filter *f)
 int load_cases(char **paths, int npaths, struct rq_suite *suite)
 {
 	struct rq_diags diags = { 0 };
-	char *def[] = { (char *)"cases" };
+	char *def[] = { (char *)rq_default_cases() };
 	int n;
 
 	if (npaths == 0) {

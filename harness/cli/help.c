@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rdmaqual help [KIND | --markdown]: key tables rendered for people.  The
- * markdown form is docs/kinds.md; `make check` fails when that file differs
- * from what the tables say, so the documentation cannot drift.
+ * rdmaqual help [KIND | --markdown | --man 1|5]: key tables rendered for
+ * people.  The markdown form is docs/kinds.md, the man pages man/ (made in
+ * manpage.c); `make check` fails when those files differ from what the
+ * tables say, so the documentation cannot drift.
  */
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/manpage.h"
 #include "core/kind.h"
 #include "core/target.h"
 
@@ -71,6 +73,30 @@ static void markdown(void)
 	}
 }
 
+/* One name a line, for shell completion (completion/rdmaqual.bash). */
+static int names(const char *what)
+{
+	static const char *const cmds[] = {
+#define CMD(name, sym, help) name,
+#include "cli/commands.def"
+#undef CMD
+	};
+
+	if (!strcmp(what, "commands")) {
+		for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+			printf("%s\n", cmds[i]);
+	} else if (!strcmp(what, "kinds")) {
+		for (size_t i = 0; i < rq_nkinds; i++)
+			printf("%s\n", rq_kinds[i]->name);
+	} else if (!strcmp(what, "targets")) {
+		for (size_t i = 0; rq_target_ops_all[i]; i++)
+			printf("%s%s\n", rq_target_ops_all[i]->name, rq_target_ops_all[i]->arg ? ":" : "");
+	} else {
+		return usage_error("help", "--names takes commands, kinds or targets");
+	}
+	return 0;
+}
+
 int cmd_help(int argc, char **argv)
 {
 	if (wants_help(argc, argv))
@@ -79,6 +105,10 @@ int cmd_help(int argc, char **argv)
 		markdown();
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--man"))
+		return man_page(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--names"))
+		return names(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "common")) {
 		printf("keys every case has:\n");
 		for (const struct key_def *d = rq_common_keys; d->name; d++)
@@ -101,7 +131,8 @@ int cmd_help(int argc, char **argv)
 		fprintf(stderr, "\n");
 		return RQ_EXIT_USAGE;
 	}
-	printf("usage: rdmaqual help KIND | common | --markdown\n\nkinds:\n");
+	printf("usage: rdmaqual help KIND | common | --markdown | --man 1|5\n"
+	       "       rdmaqual help --names commands|kinds|targets\n\nkinds:\n");
 	for (size_t i = 0; i < rq_nkinds; i++)
 		printf("  %-18s %s\n", rq_kinds[i]->name, rq_kinds[i]->summary);
 	return argc == 1 ? 0 : RQ_EXIT_USAGE;

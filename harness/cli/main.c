@@ -105,7 +105,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("rdmaqual %s\n", RQ_VERSION);
+		/* The release, and the exact tree when built from git. */
+		if (strcmp(RQ_VERSION, RQ_RELEASE))
+			printf("rdmaqual %s (git %s)\n", RQ_RELEASE, RQ_VERSION);
+		else
+			printf("rdmaqual %s\n", RQ_RELEASE);
 		return 0;
 	}
 	return cli_dispatch(NULL, commands, ARRAY_SIZE(commands), argc, argv, usage);

@@ -51,7 +51,9 @@ static void run_usage(FILE *fp)
 
 	rq_target_names(&names, ", ", NULL);
 	fprintf(fp,
-"usage: rdmaqual run [OPTIONS] [FILE|DIR...]      (default: cases/)\n"
+"usage: rdmaqual run [OPTIONS] [FILE|DIR...]\n"
+"Runs the case files given, by default the shipped suite (cases/ in a checkout,\n"
+"PREFIX/share/rdmaqual/cases when installed).\n"
 "  -k, --name GLOB          run cases whose name matches GLOB (repeatable)\n"
 "  -t, --tag TAG            run cases with TAG (repeatable); !TAG excludes\n"
 "      --target T           force a target: %s\n", names.buf);
@@ -530,9 +532,14 @@ static int run_main(int argc, char **argv, const char *resume)
 			return usage_error("run", "--target %s: %s", o.target, why);
 		}
 	}
+	/* Made here, so removed again if the run cannot start: nothing half-made. */
+	bool made_report_dir = false;
 	{
 		struct stat st;
-		int rc = mkdir_p(report_dir, 0755);
+		int rc;
+
+		made_report_dir = lstat(report_dir, &st) < 0 && errno == ENOENT;
+		rc = mkdir_p(report_dir, 0755);
 
 		if (rc || stat(report_dir, &st) || access(report_dir, W_OK | X_OK)) {
 			cluster_free(cl);
@@ -548,6 +555,8 @@ static int run_main(int argc, char **argv, const char *resume)
 	int lockfd = statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
 
 	if (lockfd < 0) {
+		if (made_report_dir)
+			rmdir(report_dir);
 		cluster_free(cl);
 		rq_baseline_release(&baseline);
 		free(sel);

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "kinds/ibkind.h"
+#include "core/paths.h"
 #include "core/util.h"
 
 void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
@@ -104,7 +105,7 @@ static bool readable(const char *p)
 int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name, char *out,
 		     size_t outsz, char *err, size_t errsz)
 {
-	char exe[PATH_MAX], *cand[4] = { NULL };
+	char exe[PATH_MAX], *cand[5] = { NULL };
 	size_t n = 0;
 	ssize_t el;
 	int ret = -ENOENT;
@@ -121,6 +122,9 @@ int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name
 			cand[n++] = xasprintf("%s/%s", exe, name);
 			cand[n++] = xasprintf("%s/../../%s", exe, name);
 		}
+		/* Installed: the shipped fixtures under PREFIX/share/rdmaqual. */
+		if (!rq_paths()->checkout)
+			cand[n++] = xasprintf("%s/%s", rq_paths()->datadir, name);
 		cand[n++] = xstrdup(name);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -19,6 +19,7 @@
 
 #include "parsers/ibnet.h"
 #include "parsers/parsers.h"
+#include "core/paths.h"
 #include "core/util.h"
 
 #define IBNET_MAX_INCLUDE 8
@@ -621,6 +622,9 @@ int ibnet_resolve(const char *name, const char *case_file, char *out, size_t out
 				ok = try_path(xasprintf("%s/../../fixtures/fabrics/%s%s", exe, name, ext),
 					      out, outsz, &tried);
 		}
+		if (!ok && !rq_paths()->checkout)
+			ok = try_path(xasprintf("%s/fixtures/fabrics/%s%s", rq_paths()->datadir, name, ext),
+				      out, outsz, &tried);
 		if (!ok)
 			ok = try_path(xasprintf("fixtures/fabrics/%s%s", name, ext), out, outsz, &tried);
 	}

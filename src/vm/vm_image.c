@@ -3,8 +3,9 @@
  * The guest image: which kernel, which modules, which initramfs.  The work
  * is done by vm/kernel.sh and vm/initramfs.sh (apt-get download, dpkg -x,
  * XZ extraction of the PVH vmlinux, modprobe --show-depends, cpio); both
- * cache their results under vm/cache, so a warm call costs a few ms.  They
- * run from argv, and nothing from a case file reaches them.
+ * cache their results (vm/cache in a checkout, /var/cache/rdmaqual or the
+ * user's cache dir when installed: core/paths.h), so a warm call costs a
+ * few ms.  They run from argv, and nothing from a case file reaches them.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/paths.h"
 #include "core/proc.h"
 #include "core/target.h"
 #include "core/util.h"
@@ -25,6 +27,17 @@ int rq_vm_dir(const char *self_exe, char *buf, size_t size)
 	if (env && *env) {
 		snprintf(buf, size, "%s", env);
 		return access(buf, R_OK) ? -errno : 0;
+	}
+	/* Installed: PREFIX/libexec/rdmaqual (a checkout is found below, as before). */
+	if (!rq_paths()->checkout) {
+		char *ks = xasprintf("%s/kernel.sh", rq_paths()->libexecdir);
+		bool ok = !access(ks, X_OK) && strlen(rq_paths()->libexecdir) < size;
+
+		free(ks);
+		if (ok) {
+			snprintf(buf, size, "%s", rq_paths()->libexecdir);
+			return 0;
+		}
 	}
 	if (self_exe && *self_exe) {
 		const char *slash = strrchr(self_exe, '/');
@@ -125,11 +138,17 @@ int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 		snprintf(err, errsz, "cannot find the vm/ scripts (set RQ_VM_DIR)");
 		return rc;
 	}
-	snprintf(img->cache, sizeof(img->cache), "%s",
-		 cache_env && *cache_env ? cache_env : img->vm_dir);
-	if (!(cache_env && *cache_env))
-		snprintf(img->cache + strlen(img->cache), sizeof(img->cache) - strlen(img->cache),
-			 "/cache");
+	if (cache_env && *cache_env) {
+		snprintf(img->cache, sizeof(img->cache), "%s", cache_env);
+	} else if (!rq_paths()->checkout && !strcmp(img->vm_dir, rq_paths()->libexecdir)) {
+		/* Installed: the scripts' dir is read-only, the cache is in /var or ~. */
+		rc = rq_cache_dir(img->cache, sizeof(img->cache), err, errsz);
+		if (rc < 0)
+			return rc;
+	} else {
+		snprintf(img->cache, sizeof(img->cache), "%.*s/cache",
+			 (int)(sizeof(img->cache) - sizeof("/cache")), img->vm_dir);
+	}
 	snprintf(kscript, sizeof(kscript), "%s/kernel.sh", img->vm_dir);
 	snprintf(iscript, sizeof(iscript), "%s/initramfs.sh", img->vm_dir);
 

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where rdmaqual's own files are.  Two layouts, told apart by what lies
+ * beside the running binary (/proc/self/exe), so neither needs a
+ * configuration file and an installed tree can be moved as a whole:
+ *
+ *   checkout   ROOT/rdmaqual or ROOT/build/san/rdmaqual, with ROOT/cases/
+ *              and ROOT/vm/kernel.sh: data is ROOT, scripts are ROOT/vm,
+ *              the guest image cache ROOT/vm/cache (as it always was).
+ *   installed  PREFIX/bin/rdmaqual (make install, the packages): data in
+ *              PREFIX/share/rdmaqual, the image scripts and the guest's
+ *              init in PREFIX/libexec/rdmaqual, the image cache in
+ *              /var/cache/rdmaqual (root) or $XDG_CACHE_HOME/rdmaqual.
+ *
+ * A binary found in neither (copied to a peer for --peer) falls back to the
+ * prefix it was built for (RQ_PREFIX), which only matters if it is asked
+ * for cases or images there.
+ */
+#ifndef RQ_PATHS_H
+#define RQ_PATHS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rq_paths {
+	bool checkout;			/* running from a source tree */
+	char datadir[PATH_MAX];		/* holds cases/ and fixtures/ */
+	char libexecdir[PATH_MAX];	/* holds kernel.sh, initramfs.sh, init */
+};
+
+/* Computed once from /proc/self/exe; never NULL. */
+const struct rq_paths *rq_paths(void);
+/* The same for a binary at EXE (an absolute path); for tests. */
+void rq_paths_find(const char *exe, struct rq_paths *p);
+
+/*
+ * The shipped cases: "cases" (relative, as a checkout always ran them) or
+ * PREFIX/share/rdmaqual/cases.
+ */
+const char *rq_default_cases(void);
+
+/*
+ * The guest image cache of an installed rdmaqual: /var/cache/rdmaqual for
+ * root, else $XDG_CACHE_HOME/rdmaqual, else ~/.cache/rdmaqual.  Created when
+ * missing (0755 for root's, 0700 for a user's; parents of a user's 0700 too)
+ * and refused unless it is a directory of ours that nobody else may write:
+ * the scripts run what they unpack there.  0 or -errno with err set.
+ */
+int rq_cache_dir(char *buf, size_t size, char *err, size_t errsz);
+
+#endif

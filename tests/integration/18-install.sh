@@ -1,0 +1,128 @@
+#!/bin/sh
+# make install into a DESTDIR, then the installed binary alone, run from a
+# directory with no checkout: help, --version, list and lint of the
+# installed suite, run --dry-run with no path, the shipped opensm cases
+# (their fixtures found under the prefix), a sysroot replay of a fixture
+# tree; the installed man pages pass the lint and the bash completion
+# completes from the installed binary; a user gets clear errors and a
+# private cache; make uninstall removes every file and leaves the tree as
+# it was.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh
+
+T=$(mktemp -d /tmp/rq-it-install.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+chmod 755 "$T"
+export RDMAQUAL_STATE_DIR="$T/state"
+D=$T/dest
+P=/usr/local
+B=$D$P/bin/rdmaqual
+SRC=$(pwd)
+before=$(git status --porcelain 2>/dev/null)
+
+make -s install DESTDIR="$D" >"$T/install.out" 2>&1
+expect_eq "make install DESTDIR=... exits 0" 0 $?
+expect_true "the binary is in bin/, mode 0755" sh -c "[ \"\$(stat -c %a '$B')\" = 755 ]"
+if [ -x build/rdmaqual-coll ]; then
+	expect_true "the MPI benchmark (built: mpicc is here) is in bin/, mode 0755" \
+		sh -c "[ \"\$(stat -c %a '$D$P/bin/rdmaqual-coll')\" = 755 ]"
+fi
+for f in share/rdmaqual/cases/mtu/consistency.yaml share/rdmaqual/fixtures/opensm/good.conf \
+	share/rdmaqual/fixtures/fabrics/2sw2path4hca.net share/doc/rdmaqual/README.md \
+	share/doc/rdmaqual/docs/cluster.md share/man/man1/rdmaqual.1 share/man/man5/rdmaqual-cases.5 \
+	share/bash-completion/completions/rdmaqual; do
+	expect_true "$f installed, mode 0644" sh -c "[ \"\$(stat -c %a '$D$P/$f')\" = 644 ]"
+done
+for f in kernel.sh debian-kernel.sh initramfs.sh init; do
+	expect_true "libexec/rdmaqual/$f installed, mode 0755" \
+		sh -c "[ \"\$(stat -c %a '$D$P/libexec/rdmaqual/$f')\" = 755 ]"
+done
+expect_eq "nothing installed is writable by group or others" "" \
+	"$(find "$D" -perm /022 ! -type l | head -3)"
+expect_eq "every case file of the checkout is installed" \
+	"$(cd cases && find . -name '*.yaml' | sort)" \
+	"$(cd "$D$P/share/rdmaqual/cases" && find . -name '*.yaml' | sort)"
+
+# From here on, nothing of the checkout is reachable by a relative path.
+cd "$T" || exit 1
+"$B" --version >"$T/v.out" 2>&1
+expect_grep "installed --version prints the release" "^rdmaqual $(cat "$SRC/VERSION")( |\$)" "$T/v.out"
+"$B" help >"$T/help.out" 2>&1
+expect_eq "installed help exits 0" 0 $?
+"$B" help mtu >"$T/help-mtu.out" 2>&1
+expect_grep "installed help mtu describes the kind's keys" '^  expect_active' "$T/help-mtu.out"
+"$B" list >"$T/list.out" 2>&1
+expect_eq "installed list (no path) exits 0" 0 $?
+expect_eq "installed list: the same cases as the checkout's, same names" \
+	"$(cd "$SRC" && ./rdmaqual list | awk '{ print $1 }')" "$(awk '{ print $1 }' "$T/list.out")"
+"$B" lint >"$T/lint.out" 2>&1
+expect_eq "installed lint (no path) exits 0" 0 $?
+expect_grep "installed lint checked the installed suite" '^[1-9][0-9]* cases, no errors' "$T/lint.out"
+"$B" run --dry-run >"$T/dry.out" 2>&1
+expect_eq "installed run --dry-run (no path) exits 0" 0 $?
+expect_grep "run --dry-run plans the shipped cases" '^mtu\.consistent ' "$T/dry.out"
+"$B" run --report-dir "$T/rep" -k 'sm.conf_*' >"$T/sm.out" 2>&1
+expect_eq "the shipped opensm-conf cases pass (fixtures under the prefix)" 0 $?
+expect_grep "sm.conf_template_clean passes" '^PASS +sm\.conf_template_clean' "$T/sm.out"
+"$B" run --report-dir "$T/rep" --target "sysroot:$SRC/fixtures/nodes/cx7-ndr-ib" \
+	"$D$P/share/rdmaqual/cases/driver" "$D$P/share/rdmaqual/cases/pcie" >"$T/sys.out" 2>&1
+expect_eq "installed binary replays a sysroot fixture, exit 0" 0 $?
+expect_grep "the replay checks all eight rails" '^PASS +driver\.stack\[mlx5_7/1\]' "$T/sys.out"
+expect_true "the replay wrote its reports" [ -s "$T/rep/latest/junit.xml" ]
+out=$("$B" help --man 1 | cmp - "$D$P/share/man/man1/rdmaqual.1" 2>&1)
+expect_eq "the installed rdmaqual(1) is what the installed binary makes" "" "$out"
+"$SRC/tools/check-man.sh" "$D$P/share/man/man1/rdmaqual.1" "$D$P/share/man/man5/rdmaqual-cases.5" \
+	>"$T/man.out" 2>&1
+expect_eq "the installed man pages pass groff -ww, mandoc -Tlint and man -l" 0 $?
+
+# Bash completion, as bash-completion loads it, asking the installed binary.
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	cat >"$T/comp.bash" <<EOF
+. /usr/share/bash-completion/bash_completion
+. '$D$P/share/bash-completion/completions/rdmaqual'
+c() { COMP_LINE="\$*"; COMP_POINT=\${#COMP_LINE}; read -ra COMP_WORDS <<<"\$COMP_LINE"
+	[[ \$COMP_LINE == *' ' ]] && COMP_WORDS+=("")
+	COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _rdmaqual 2>/dev/null
+	echo "\${COMPREPLY[*]}"; }
+c '$B' ru
+c '$B' run --fail
+c '$B' run --target rxe
+c '$B' run -k mtu.rxe_42
+c '$B' help ib-c
+c '$B' vm im
+EOF
+	bash "$T/comp.bash" >"$T/comp.out" 2>&1
+	expect_eq "completion: commands, options, targets, case names, kinds, subcommands" \
+		"run|--fail-on-skip|rxe-vm rxe-host|mtu.rxe_4200_gives_4096|ib-counters|image" \
+		"$(paste -sd'|' "$T/comp.out")"
+fi
+
+# A user: a private image cache under XDG_CACHE_HOME, clear errors where
+# root or a writable directory is needed, nothing half-made.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir -p "$T/u/run" "$T/u/home" "$T/u/ro"
+	chown 65534:65534 "$T/u/run" "$T/u/home"
+	asuser() { env -i PATH=/usr/bin:/bin HOME="$T/u/home" XDG_RUNTIME_DIR="$T/u/run" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	(cd "$T/u/ro" && asuser "$B" run -k mtu.consistent) >"$T/u.out" 2>&1
+	expect_eq "user, unwritable cwd: usage error, not a crash" 2 $?
+	expect_grep "user, unwritable cwd: says which dir and why" 'report-dir reports: Permission denied' "$T/u.out"
+	expect_eq "user, unwritable cwd: nothing made there" "" "$(ls -A "$T/u/ro")"
+	asuser "$B" run --state-dir "$T/u/ro/state" --report-dir "$T/u/home/rep" \
+		-k mtu.consistent >"$T/u2.out" 2>&1
+	expect_eq "user, unwritable state dir: the run does not start" 1 $?
+	expect_grep "user, unwritable state dir: says so" "cannot create state dir $T/u/ro/state: Permission denied" "$T/u2.out"
+	expect_eq "user, unwritable state dir: the report dir it made is removed again" "" "$(ls -A "$T/u/home")"
+	asuser "$B" run --dry-run --report-dir "$T/u/home/rep" -k 'mtu.rxe_4200*' >"$T/u3.out" 2>&1
+	expect_grep "user: a case that needs root says so in the plan" 'needs root' "$T/u3.out"
+fi
+
+cd "$SRC" || exit 1
+make -s uninstall DESTDIR="$D" >"$T/uninstall.out" 2>&1
+expect_eq "make uninstall exits 0" 0 $?
+expect_eq "make uninstall leaves no file behind" "" "$(find "$D" ! -type d)"
+expect_eq "make uninstall removes rdmaqual's own dirs" "" \
+	"$(find "$D" -name rdmaqual)"
+expect_eq "the tree is as it was (git status)" "$before" "$(git status --porcelain 2>/dev/null)"
+finish
