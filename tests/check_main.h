@@ -16,6 +16,8 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include "core/kind.h"
+#include "core/target.h"
 
 static inline int rq_check_run(const char *name, void (*add)(Suite *s, TCase *tc))
 {
@@ -24,6 +26,8 @@ static inline int rq_check_run(const char *name, void (*add)(Suite *s, TCase *tc
 	SRunner *sr;
 	int failed;
 
+	rq_kinds_install();
+	rq_targets_install();
 	suite_add_tcase(s, tc);
 	add(s, tc);
 	sr = srunner_create(s);

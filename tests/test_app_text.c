@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kinds/app_text.h"
+#include "check_main.h"
 
 static const char *const vals[PH_COUNT] = {
 	[PH_PEER_IP] = "10.77.0.2", [PH_PEER_HOST] = "vm1", [PH_DEV] = "rxe0",
@@ -174,13 +175,8 @@ START_TEST(memlock_values)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, TCase *tc)
 {
-	Suite *s = suite_create("app_text");
-	TCase *tc = tcase_create("app_text");
-	SRunner *sr;
-	int nf;
-
 	tcase_add_test(tc, expand_every_placeholder);
 	tcase_add_test(tc, expand_literal_braces_and_plain_text);
 	tcase_add_test(tc, expand_missing_value_names_it);
@@ -190,10 +186,6 @@ int main(void)
 	tcase_add_test(tc, regex_no_match_and_not_a_number);
 	tcase_add_test(tc, regex_rules_refused_at_load);
 	tcase_add_test(tc, memlock_values);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
 }
+
+RQ_CHECK_MAIN("app_text", add_tests)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "agent/agent.h"
 #include "cli/cli.h"
+#include "qual/sysroot.h"
 
 static void agent_usage(FILE *fp)
 {
@@ -15,6 +16,7 @@ static void agent_usage(FILE *fp)
 
 int cmd_agent(int argc, char **argv)
 {
+	rq_agent_set_replay(rq_tool_replay);
 	if (argc == 2 && !strcmp(argv[1], "--stdio"))
 		return rq_agent_serve(0, 1) ? RQ_EXIT_FAIL : 0;
 	if (argc == 3 && !strcmp(argv[1], "--port")) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Lab runs: the nodes, their launcher, the dry run and the journal.
+ * Lab runs: the nodes, their launcher, the dry run and the journal (the
+ * run itself, cluster_run, is run.c).
  *
  * Agents start fanout at a time from a pool of threads, because the ssh
  * launcher (agent_ssh.c, the same one --peer uses) copies the build and
@@ -511,6 +512,16 @@ void cluster_free(struct cluster *cl)
 
 /* ---- dry run -------------------------------------------------------- */
 
+bool cluster_runs_on_nodes(const struct rq_case *c)
+{
+	return !c->kind->no_target && !c->kind->needs_fabric;
+}
+
+bool cluster_case_is_pairs(const struct rq_case *c)
+{
+	return c->kind->two_sided;
+}
+
 const char *cluster_case_policy(const struct cluster *cl, const struct rq_case *c)
 {
 	return c->pairs ? c->pairs : cl->policy_text;
@@ -692,7 +703,7 @@ int cluster_journal_argv(const char *run_dir, int *argc, char ***argv, char *err
 	return 0;
 }
 
-static void journal_open(struct cluster *cl, const char *run_dir)
+void cluster_journal_open(struct cluster *cl, const char *run_dir)
 {
 	char *path = xasprintf("%s/journal.jsonl", run_dir);
 	char err[256];
@@ -758,9 +769,9 @@ static bool same_name(const char *a, const char *b)
  * the euid's (rundir_trust), but a row that names another case, node or
  * peer is no result of this plan, whatever wrote it.
  */
-static bool resume_unit(struct cluster *cl, const char *key, const char *case_name,
-			const char *node, const char *peer, struct rq_results *out,
-			const struct cluster_sink *sink)
+bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
+			 const char *node, const char *peer, struct rq_results *out,
+			 const struct cluster_sink *sink)
 {
 	json_t *rows = cl->done ? json_object_get(cl->done, key) : NULL;
 	struct rq_results got = { 0 };
@@ -804,52 +815,4 @@ static bool resume_unit(struct cluster *cl, const char *key, const char *case_na
 	}
 	free(got.v);
 	return true;
-}
-
-/* ---- the run -------------------------------------------------------- */
-
-void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, struct sched *s,
-		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink)
-{
-	journal_open(cl, run_dir);
-	for (size_t i = 0; cl->launcher == LAUNCH_SLURM && i < cl->n; i++) {
-		char name[256];
-		size_t j = 0;
-
-		/* a hostlist name is [A-Za-z0-9._-]; anything else becomes '_' anyway */
-		for (const char *p = cl->nodes[i].name; *p && j + 1 < sizeof(name); p++)
-			name[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-				    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';
-		name[j] = '\0';
-		cl->nodes[i].launch_log = xasprintf("%s/logs/srun-%s.log", run_dir, name);
-	}
-	cluster_launch(cl);
-	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
-		const struct rq_case *c = sel[i];
-
-		if (!cluster_runs_on_nodes(c)) {
-			char *key = xasprintf("%s|controller", c->name);
-			size_t first = out->n;
-
-			if (!resume_unit(cl, key, c->name, NULL, NULL, out, sink)) {
-				sched_run_case(s, c, out);
-				for (size_t j = first; j < out->n; j++)
-					sink->row(sink->arg, out->v[j]);
-				cluster_journal_unit(cl, key, out, first);
-			}
-			free(key);
-		} else if (cluster_case_is_pairs(c)) {
-			cluster_exec_pairs(cl, c, out, sink);
-		} else {
-			cluster_exec_local(cl, c, out, sink);
-		}
-		sink->flush(sink->arg);
-	}
-}
-
-bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
-			 const char *node, const char *peer, struct rq_results *out,
-			 const struct cluster_sink *sink)
-{
-	return resume_unit(cl, key, case_name, node, peer, out, sink);
 }

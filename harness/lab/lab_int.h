@@ -82,6 +82,7 @@ struct cluster {
 void cluster_launch(struct cluster *cl);
 void cluster_node_down(struct cluster *cl, struct cnode *nd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void cluster_journal_open(struct cluster *cl, const char *run_dir);
 void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_results *rows,
 			  size_t first);
 /*
@@ -92,18 +93,14 @@ void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_r
 bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
 			 const char *node, const char *peer, struct rq_results *out,
 			 const struct cluster_sink *sink);
-/* run.c */
-void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
-			const struct cluster_sink *sink);
-void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
-			const struct cluster_sink *sink);
 bool cluster_runs_on_nodes(const struct rq_case *c);
-const struct rq_figure *cluster_main_figure(const struct rq_result *r);
-bool cluster_higher_better(const char *unit);
 bool cluster_case_is_pairs(const struct rq_case *c);
 /* The rounds of a case's policy (its pairs:, else the run's --pairs); -1 with err. */
 int cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r,
 			char *err, size_t errsz);
 const char *cluster_case_policy(const struct cluster *cl, const struct rq_case *c);
+/* run.c (and cluster_run, lab.h) */
+const struct rq_figure *cluster_main_figure(const struct rq_result *r);
+bool cluster_higher_better(const char *unit);
 
 #endif

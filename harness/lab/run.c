@@ -59,16 +59,6 @@ bool cluster_higher_better(const char *unit)
 	return true;
 }
 
-bool cluster_runs_on_nodes(const struct rq_case *c)
-{
-	return !c->kind->no_target && !c->kind->needs_fabric;
-}
-
-bool cluster_case_is_pairs(const struct rq_case *c)
-{
-	return c->kind->two_sided;
-}
-
 static bool lists_target(const struct rq_case *c, const char *t)
 {
 	for (size_t i = 0; i < c->ntargets; i++)
@@ -551,8 +541,8 @@ static void unit_free(struct unit *u)
 
 /* ---- node-local cases ----------------------------------------------- */
 
-void cluster_exec_local(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
-			const struct cluster_sink *sink)
+static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
+			       struct rq_results *out, const struct cluster_sink *sink)
 {
 	struct unit *u = xcalloc(cl->n ? cl->n : 1, sizeof(*u));
 	struct emit e = { out, sink };
@@ -671,8 +661,8 @@ static void discover_rails(struct cluster *cl)
 
 /* ---- two-sided cases ------------------------------------------------ */
 
-void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_results *out,
-			const struct cluster_sink *sink)
+static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
+			       struct rq_results *out, const struct cluster_sink *sink)
 {
 	struct rq_rounds rr;
 	struct emit e = { out, sink };
@@ -799,4 +789,45 @@ void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c, struct rq_r
 		free(u);
 	}
 	rq_rounds_release(&rr);
+}
+
+/* ---- the run -------------------------------------------------------- */
+
+void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, struct sched *s,
+		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink)
+{
+	cluster_journal_open(cl, run_dir);
+	for (size_t i = 0; cl->launcher == LAUNCH_SLURM && i < cl->n; i++) {
+		char name[256];
+		size_t j = 0;
+
+		/* a hostlist name is [A-Za-z0-9._-]; anything else becomes '_' anyway */
+		for (const char *p = cl->nodes[i].name; *p && j + 1 < sizeof(name); p++)
+			name[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';
+		name[j] = '\0';
+		cl->nodes[i].launch_log = xasprintf("%s/logs/srun-%s.log", run_dir, name);
+	}
+	cluster_launch(cl);
+	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
+		const struct rq_case *c = sel[i];
+
+		if (!cluster_runs_on_nodes(c)) {
+			char *key = xasprintf("%s|controller", c->name);
+			size_t first = out->n;
+
+			if (!cluster_resume_unit(cl, key, c->name, NULL, NULL, out, sink)) {
+				sched_run_case(s, c, out);
+				for (size_t j = first; j < out->n; j++)
+					sink->row(sink->arg, out->v[j]);
+				cluster_journal_unit(cl, key, out, first);
+			}
+			free(key);
+		} else if (cluster_case_is_pairs(c)) {
+			cluster_exec_pairs(cl, c, out, sink);
+		} else {
+			cluster_exec_local(cl, c, out, sink);
+		}
+		sink->flush(sink->arg);
+	}
 }

@@ -85,8 +85,8 @@ void rq_agent_close(struct rq_agent *a)
 			proc_kill_group(a->pid, 1000);
 		}
 		/* A peer whose shell died (the session killed) never removed its copy. */
-		if (a->peer_dir && (a->dead || !clean))
-			rq_ssh_peer_remove(a->peer_host, a->peer_dir);
+		if (a->peer_dir && a->peer_remove && (a->dead || !clean))
+			a->peer_remove(a->peer_host, a->peer_dir);
 	}
 	free(a->peer_host);
 	free(a->peer_dir);

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "core/ctx.h"
 
 #define RQ_AGENT_PROTO 1
 #define RQ_AGENT_LINE_MAX (4u << 20)
@@ -43,6 +44,8 @@ struct json_t *rq_agent_facts(void);
 
 /* Serve requests from in_fd, answer on out_fd, until shutdown, EOF or SIGTERM. */
 int rq_agent_serve(int in_fd, int out_fd);
+/* The tool runner of replay requests (sysroot); see agent_serve.c. */
+void rq_agent_set_replay(rq_tool_fn fn);
 /*
  * Remove /tmp/rq-agent-<pid>-XXXXXX dirs of ours whose agent is gone: its
  * flock on <dir>/lock is free (a dir without one, from an older agent, by
@@ -65,6 +68,8 @@ struct rq_agent {
 	bool dead;		/* EOF or protocol breakage seen */
 	char dead_why[256];
 	char *peer_host, *peer_dir;	/* an ssh peer's copy of rdmaqual (agent_ssh.c) */
+	/* Removes that copy when the peer's shell could not (set by the launcher). */
+	void (*peer_remove)(const char *host, const char *dir);
 };
 
 /* Fork+exec `self_exe agent --stdio` with pipes. */

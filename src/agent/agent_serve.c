@@ -36,9 +36,28 @@
 #include "core/util.h"
 
 
-/* Sysroot replay; provided by the sysroot target, absent in minimal builds. */
-__attribute__((weak)) int rq_tool_replay(struct rq_ctx *ctx, const char *const *argv,
-					 int64_t timeout_ms, struct proc_result *r);
+/*
+ * How a replay request's tools run: set by the program that serves
+ * (rdmaqual agent gives src/qual's rq_tool_replay).  Unset, a replay
+ * request's tools fail rather than run live on a node that was to be left
+ * alone.
+ */
+static rq_tool_fn replay_tool;
+
+void rq_agent_set_replay(rq_tool_fn fn)
+{
+	replay_tool = fn;
+}
+
+static int no_replay(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
+		     struct proc_result *r)
+{
+	r->exec_failed = true;
+	r->exec_errno = ENOSYS;
+	r->exit_code = -1;
+	sb_adds(&r->err, "this agent replays no captures (rq_agent_set_replay was not called)\n");
+	return -ENOSYS;
+}
 
 #define MAX_WORKERS 16
 
@@ -272,12 +291,8 @@ static void ctx_of(struct rq_ctx *ctx, const struct rq_request *rq, int logfd,
 		.deadline_ms = now_ms() + rq->timeout_ms,
 		.out = rows,
 	};
-	if (ctx->replay) {
-		if (rq_tool_replay)
-			ctx->tool = rq_tool_replay;
-		else
-			ctx->replay = false;
-	}
+	if (ctx->replay)
+		ctx->tool = replay_tool ? replay_tool : no_replay;
 }
 
 /* In the worker: run one case (one role of it) and write the answer. */

@@ -260,5 +260,6 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 	json_decref(ans);
 	a->peer_host = xstrdup(host);
 	a->peer_dir = xstrdup(dir);
+	a->peer_remove = rq_ssh_peer_remove;
 	return a;
 }

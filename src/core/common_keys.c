@@ -61,19 +61,6 @@ const struct key_def rq_common_keys[] = {
 };
 #undef CO
 
-bool name_chars_ok(const char *s, const char *extra)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(extra, c)))
-			return false;
-	}
-	return true;
-}
-
 static bool check_name(struct ld *ld, const yaml_node_t *n)
 {
 	if (name_chars_ok(stext(n), "_.-"))
@@ -99,8 +86,8 @@ static bool check_target(struct ld *ld, const yaml_node_t *n)
 		     t->arg);
 		return false;
 	}
-	for (size_t i = 0; rq_target_ops_all[i]; i++)
-		hint_try(&h, rq_target_ops_all[i]->name);
+	for (size_t i = 0; rq_target_ops_at(i); i++)
+		hint_try(&h, rq_target_ops_at(i)->name);
 	rq_target_names(&names, ", ", " or ");
 	lerr(ld, NPOS(n), "targets: unknown target \"%s\" (expected %s)%s", s, names.buf,
 	     hint_text(&h, hb, sizeof(hb)));

@@ -50,9 +50,14 @@ struct rq_kind {
 	void (*cleanup)(struct rq_ctx *ctx, const void *cfg);
 };
 
-/* The registry, generated from kinds.def. */
+/* The registry, generated from kinds.def (kinds/kinds.c). */
 extern const struct rq_kind *const rq_kinds[];
 extern const size_t rq_nkinds;
+/* Hands rq_kinds to core (core/registry.c): the program calls it at start. */
+void rq_kinds_install(void);
+
+/* The kinds core knows, handed in by the layer that has them (core/registry.c). */
+void rq_kind_registry(const struct rq_kind *const *kinds, size_t n);
 const struct rq_kind *rq_kind_find(const char *name);
 
 #endif

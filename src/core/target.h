@@ -100,7 +100,15 @@ struct rq_target {
  */
 const char *rq_state_dir(const struct rq_run_opts *o, char *buf, size_t size);
 
+/* The registry, generated from targets.def (targets/targets.c); NULL-terminated. */
 extern const struct rq_target_ops *const rq_target_ops_all[];
+/* Hands rq_target_ops_all to core (core/registry.c): the program calls it at start. */
+void rq_targets_install(void);
+
+/* The targets core knows, handed in by the layer that has them (core/registry.c). */
+void rq_target_registry(const struct rq_target_ops *const *all);
+/* The i-th of them, NULL past the last. */
+const struct rq_target_ops *rq_target_ops_at(size_t i);
 /* By name; "sysroot:DIR" finds sysroot.  NULL when unknown. */
 const struct rq_target_ops *rq_target_ops_find(const char *name);
 /*

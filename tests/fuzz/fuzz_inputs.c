@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "core/target.h"
 #include "agent/agent.h"
 #include "core/kind.h"
 #include "core/result.h"
@@ -949,6 +950,13 @@ static void fuzz_records(const uint8_t *d, size_t n, bool vm)
 }
 
 /* ------------------------------------------------------------------------- */
+
+/* The program hands its kinds and targets to core at start; so does the fuzzer. */
+__attribute__((constructor)) static void install_registries(void)
+{
+	rq_kinds_install();
+	rq_targets_install();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

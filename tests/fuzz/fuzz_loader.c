@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "core/target.h"
 #include "core/case.h"
 #include "core/kind.h"
 #include "core/util.h"
@@ -74,6 +75,13 @@ static void round_trip(const struct rq_case *c)
 	free(j2);
 	rq_suite_release(&s);
 	rq_diags_release(&d);
+}
+
+/* The program hands its kinds and targets to core at start; so does the fuzzer. */
+__attribute__((constructor)) static void install_registries(void)
+{
+	rq_kinds_install();
+	rq_targets_install();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

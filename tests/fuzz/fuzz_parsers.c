@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "core/target.h"
+#include "core/kind.h"
 #include "parsers/parsers.h"
 #include "core/util.h"
 
@@ -70,6 +72,13 @@ static size_t nparsers(void)
 	while (rq_parsers[n])
 		n++;
 	return n;
+}
+
+/* The program hands its kinds and targets to core at start; so does the fuzzer. */
+__attribute__((constructor)) static void install_registries(void)
+{
+	rq_kinds_install();
+	rq_targets_install();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

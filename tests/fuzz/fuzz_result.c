@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "core/target.h"
+#include "core/kind.h"
 #include "core/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -109,6 +111,13 @@ static void round_trip(const struct rq_result *r, bool wire, const char *in)
 	json_decref(back);
 	json_decref(j);
 	free(text);
+}
+
+/* The program hands its kinds and targets to core at start; so does the fuzzer. */
+__attribute__((constructor)) static void install_registries(void)
+{
+	rq_kinds_install();
+	rq_targets_install();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

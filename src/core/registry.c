@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kinds and targets the loader checks a case against.  Their tables
+ * live with their members (kinds/kinds.c, targets/targets.c), above core:
+ * the program hands them in once at start (rq_kinds_install,
+ * rq_targets_install), so core names no kind and no target and a link
+ * without them is a loud "unknown kind", never a silent fallback.
+ */
+#include <string.h>
+#include "core/kind.h"
+#include "core/target.h"
+#include "core/util.h"
+
+static const struct rq_kind *const *kinds;
+static size_t nkinds;
+/* Test-only kinds (unit tests, fuzzer): see rq_kind_register_extra(). */
+static const struct rq_kind *extra_kinds[8];
+static size_t n_extra;
+static const struct rq_target_ops *const *targets;
+static size_t ntargets;
+
+void rq_kind_registry(const struct rq_kind *const *k, size_t n)
+{
+	kinds = k;
+	nkinds = n;
+}
+
+void rq_kind_register_extra(const struct rq_kind *k)
+{
+	for (size_t i = 0; i < n_extra; i++)
+		if (extra_kinds[i] == k)
+			return;
+	if (n_extra < ARRAY_SIZE(extra_kinds))
+		extra_kinds[n_extra++] = k;
+}
+
+const struct rq_kind *rq_kind_iter(size_t i)
+{
+	if (i < nkinds)
+		return kinds[i];
+	i -= nkinds;
+	return i < n_extra ? extra_kinds[i] : NULL;
+}
+
+const struct rq_kind *rq_kind_find(const char *name)
+{
+	const struct rq_kind *k;
+
+	for (size_t i = 0; (k = rq_kind_iter(i)); i++)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+void rq_target_registry(const struct rq_target_ops *const *all)
+{
+	targets = all;
+	for (ntargets = 0; all && all[ntargets]; ntargets++)
+		;
+}
+
+const struct rq_target_ops *rq_target_ops_at(size_t i)
+{
+	return i < ntargets ? targets[i] : NULL;
+}
+
+const struct rq_target_ops *rq_target_ops_find(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	size_t n = colon ? (size_t)(colon - name) : strlen(name);
+	const struct rq_target_ops *t;
+
+	for (size_t i = 0; (t = rq_target_ops_at(i)); i++)
+		if (strlen(t->name) == n && !strncmp(t->name, name, n))
+			return t;
+	return NULL;
+}
+
+void rq_target_names(struct sb *out, const char *sep, const char *last)
+{
+	const struct rq_target_ops *t;
+
+	for (size_t i = 0; (t = rq_target_ops_at(i)); i++) {
+		if (i)
+			sb_adds(out, !rq_target_ops_at(i + 1) && last ? last : sep);
+		sb_adds(out, t->name);
+		if (t->arg)
+			sb_addf(out, ":%s", t->arg);
+	}
+}
