@@ -16,7 +16,7 @@ RQ_RELEASE := $(shell cat VERSION 2>/dev/null || echo unknown)
 RQ_VERSION ?= $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
 	git describe --tags --always --dirty 2>/dev/null || echo '$(RQ_RELEASE)')
 VERSION_DEF := -DRQ_VERSION='"$(RQ_VERSION)"' -DRQ_RELEASE='"$(RQ_RELEASE)"'
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) -MMD -MP
 LDLIBS   := $(PKG_LIBS) -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -40,13 +40,13 @@ all: rdmaqual $(COLL)
 
 build/rdmaqual-coll: mpi/rdmaqual-coll.c
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=gnu11 $(WARN) $(CFLAGS) -o $@ $<
+	$(MPICC) -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@ $<
 
 deps:
 	@tools/deps.sh install
 
 rdmaqual: $(REL_OBJ) build/rel/harness/cli/main.o
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The sanitizer build of the runner itself, used by the tests that do not
 # preload libumad2sim (which aborts under ASan).
@@ -63,7 +63,7 @@ build/san/%.o: %.c
 
 # The files that use RQ_VERSION are rebuilt when it changes (a commit, an
 # edit that makes the tree dirty): build/version holds the last one built.
-VERSION_USERS := harness/cli/main.c harness/cli/manpage.c harness/exec/runreport.c src/agent/agent_serve.c
+VERSION_USERS := harness/cli/main.c harness/cli/manpage.c src/agent/agent_ssh.c harness/exec/runreport.c src/agent/agent_serve.c
 build/version: FORCE
 	@mkdir -p build
 	@echo '$(RQ_VERSION) $(RQ_RELEASE)' | cmp -s - $@ || echo '$(RQ_VERSION) $(RQ_RELEASE)' >$@

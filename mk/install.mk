@@ -94,3 +94,32 @@ environ-check:
 # groff's and mandoc's own checks, and man(1) renders each page
 man-lint: $(INST_MAN)
 	@tools/check-man.sh $(INST_MAN)
+
+# A release tarball: the committed tree (git archive of HEAD) as
+# rdmaqual-VERSION/, reproducible (gzip -n, git's own timestamps).  Built
+# outside git, the version comes from VERSION.  distcheck unpacks it where
+# no git describe reaches (the check of a tree inside this checkout would
+# find this repository: the Makefile only asks git when the tree is its
+# toplevel), builds it, runs the unit tests and docs-check there, and
+# installs it into a DESTDIR.
+DIST_NAME := rdmaqual-$(RQ_RELEASE)
+DIST_DIR  := build/distcheck
+.PHONY: dist distcheck
+dist:
+	@[ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] || \
+		{ echo "make dist: needs the git checkout (it archives HEAD)" >&2; exit 2; }
+	@git diff --quiet HEAD -- || echo "make dist: uncommitted changes are left out (the tarball is HEAD)" >&2
+	git archive --format=tar --prefix=$(DIST_NAME)/ HEAD | gzip -9n >$(DIST_NAME).tar.gz.tmp
+	@mv $(DIST_NAME).tar.gz.tmp $(DIST_NAME).tar.gz
+	@echo "wrote $(DIST_NAME).tar.gz ($$(du -h $(DIST_NAME).tar.gz | cut -f1))"
+
+distcheck: dist
+	rm -rf $(DIST_DIR) && mkdir -p $(DIST_DIR)
+	tar -xzf $(DIST_NAME).tar.gz -C $(DIST_DIR)
+	$(MAKE) -C $(DIST_DIR)/$(DIST_NAME) all build/san/rdmaqual
+	$(MAKE) -C $(DIST_DIR)/$(DIST_NAME) unit docs-check
+	@v=$$($(DIST_DIR)/$(DIST_NAME)/rdmaqual --version); [ "$$v" = "rdmaqual $(RQ_RELEASE)" ] || \
+		{ echo "distcheck: --version says '$$v', want 'rdmaqual $(RQ_RELEASE)'" >&2; exit 1; }
+	$(MAKE) -C $(DIST_DIR)/$(DIST_NAME) install DESTDIR=$(CURDIR)/$(DIST_DIR)/dest PREFIX=/usr
+	$(DIST_DIR)/dest/usr/bin/rdmaqual lint
+	@echo "distcheck: $(DIST_NAME).tar.gz builds, passes the unit tests and installs outside git"
