@@ -11,6 +11,7 @@
  * lacks what its op needs gets an error answer and the agent goes on.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <glob.h>
@@ -236,6 +237,14 @@ json_t *rq_agent_facts(void)
 		json_object_set_new(f, "hostname", json_string(host));
 	json_object_set_new(f, "cpus", json_integer(ncpu));
 	json_object_set_new(f, "rdmaqual", json_string(RQ_VERSION));
+	/* Which binary serves: an installed one, or a copy the controller sent. */
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		json_object_set_new(f, "rdmaqual_exe", json_string(exe));
+	}
 	add_pc_version(f, "rdma_core_libibverbs", "/usr/lib/*/pkgconfig/libibverbs.pc");
 	return f;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A second node over ssh: the same agent protocol on `ssh HOST rdmaqual
- * agent --stdio`.  The controller first puts its own build on the peer, so
- * both sides run the same code; the remote agent ends when ssh's stdin
- * closes.
+ * agent --stdio`.  Both sides must run the same code: an rdmaqual on the
+ * peer's PATH whose --version is exactly ours (a package of the same
+ * release on every lab node; a build of the same commit) is run as it is;
+ * otherwise, and always for a build from a tree with uncommitted changes,
+ * the controller first puts its own build on the peer.  The remote agent
+ * ends when ssh's stdin closes.
  *
  * The peer's /tmp is shared with every local user there and the copy runs
  * as the ssh user (often root), so nothing in it is reused: each open makes
@@ -187,9 +190,41 @@ void rq_ssh_peer_remove(const char *host, const char *dir)
 	ssh_run(host, cmd, NULL, NULL, 0, e, sizeof(e));
 }
 
+/*
+ * The rdmaqual on the peer's PATH, if its --version line is exactly this
+ * build's: fills path and returns true.  A build with uncommitted changes
+ * ("-dirty") matches nothing: the same describe is not the same code.  The
+ * path goes back into a remote command line, so it must be a plain
+ * absolute path.
+ */
+static bool peer_installed(const char *host, char *path, size_t pathsz)
+{
+	const char *cmd[] = { "sh -c 'p=$(command -v rdmaqual) && echo \"$p\" && \"$p\" --version'",
+			      NULL };
+	char out[600], err[256], want[200], *nl;
+
+	if (strstr(RQ_VERSION, "dirty"))
+		return false;
+	if (strcmp(RQ_VERSION, RQ_RELEASE))
+		snprintf(want, sizeof(want), "rdmaqual %s (git %s)", RQ_RELEASE, RQ_VERSION);
+	else
+		snprintf(want, sizeof(want), "rdmaqual %s", RQ_RELEASE);
+	if (ssh_run(host, cmd, NULL, out, sizeof(out), err, sizeof(err)))
+		return false;
+	nl = strchr(out, '\n');
+	if (!nl || strcmp(nl + 1, want))
+		return false;
+	*nl = '\0';
+	if (out[0] != '/' || strspn(out, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789/._+-") != strlen(out) || strlen(out) >= pathsz)
+		return false;
+	snprintf(path, pathsz, "%s", out);
+	return true;
+}
+
 struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err, size_t errsz)
 {
-	char hash[65], dir[128], *script;
+	char hash[65], dir[128] = "", installed[256], *script;
 	const char *argv[SSH_OPTS_MAX + 8];
 	int n, rc;
 
@@ -198,24 +233,29 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 			 host ? host : "");
 		return NULL;
 	}
-	rc = sha256_file(self_exe, hash);
-	if (rc) {
-		snprintf(err, errsz, "cannot read %s: %s", self_exe, strerror(-rc));
-		return NULL;
+	if (peer_installed(host, installed, sizeof(installed))) {
+		script = xasprintf("%s agent --stdio", installed);
+	} else {
+		rc = sha256_file(self_exe, hash);
+		if (rc) {
+			snprintf(err, errsz, "cannot read %s: %s", self_exe, strerror(-rc));
+			return NULL;
+		}
+		if (peer_copy(host, self_exe, hash, dir, sizeof(dir), err, errsz))
+			return NULL;
+		/*
+		 * The dir must still be ours and not a link, and the copy must
+		 * still hash to its name, right before it runs; whatever
+		 * happens, the dir goes when the agent ends (its stdin, the ssh
+		 * channel, closes).
+		 */
+		script = xasprintf(
+			"sh -c 'd=%s; f=$d/rdmaqual-%s; "
+			"if [ -O \"$d\" ] && [ ! -L \"$d\" ] && [ \"$(sha256sum <\"$f\")\" = \"%s  -\" ]; "
+			"then \"$f\" agent --stdio; s=$?; "
+			"else echo \"rdmaqual: the copy in $d fails its hash check\" >&2; s=1; fi; "
+			"rm -rf \"$d\"; exit $s'", dir, hash, hash);
 	}
-	if (peer_copy(host, self_exe, hash, dir, sizeof(dir), err, errsz))
-		return NULL;
-	/*
-	 * The dir must still be ours and not a link, and the copy must still
-	 * hash to its name, right before it runs; whatever happens, the dir
-	 * goes when the agent ends (its stdin, the ssh channel, closes).
-	 */
-	script = xasprintf(
-		"sh -c 'd=%s; f=$d/rdmaqual-%s; "
-		"if [ -O \"$d\" ] && [ ! -L \"$d\" ] && [ \"$(sha256sum <\"$f\")\" = \"%s  -\" ]; "
-		"then \"$f\" agent --stdio; s=$?; "
-		"else echo \"rdmaqual: the copy in $d fails its hash check\" >&2; s=1; fi; "
-		"rm -rf \"$d\"; exit $s'", dir, hash, hash);
 	n = ssh_argv(argv, host);
 	argv[n++] = script;
 	argv[n] = NULL;
@@ -225,7 +265,8 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
 		snprintf(err, errsz, "pipe: %s", strerror(errno));
 		free(script);
-		rq_ssh_peer_remove(host, dir);
+		if (*dir)
+			rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
 	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2 };
@@ -238,7 +279,8 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 		snprintf(err, errsz, "cannot start ssh: %s", strerror(-pid));
 		close(to[1]);
 		close(from[0]);
-		rq_ssh_peer_remove(host, dir);
+		if (*dir)
+			rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
 	char label[300];
@@ -254,12 +296,13 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 			snprintf(err, errsz, "peer %s: agent did not greet", host);
 		json_decref(ans);
 		rq_agent_close(a);
-		rq_ssh_peer_remove(host, dir);
+		if (*dir)
+			rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
 	json_decref(ans);
 	a->peer_host = xstrdup(host);
-	a->peer_dir = xstrdup(dir);
+	a->peer_dir = *dir ? xstrdup(dir) : NULL;	/* an installed rdmaqual: nothing to remove */
 	a->peer_remove = rq_ssh_peer_remove;
 	return a;
 }

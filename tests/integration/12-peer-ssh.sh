@@ -4,6 +4,8 @@
 # build to the peer (a fresh private dir, never a pre-made one), the peer's
 # agent answers over ssh, the peer's facts
 # reach the report, and nothing (sshd, agent, copy) is left afterwards.
+# An rdmaqual on the peer's PATH is run instead of a copy exactly when its
+# --version is this build's (and this build is of a clean tree).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
@@ -35,7 +37,9 @@ PermitRootLogin prohibit-password
 PasswordAuthentication no
 StrictModes no
 UsePAM no
+SetEnv PATH=$T/peerbin:/usr/bin:/bin
 CFG
+mkdir "$T/peerbin"
 cat >"$T/ssh_config" <<CFG
 Host rq-peer
 	HostName 127.0.0.1
@@ -66,6 +70,26 @@ expect_grep "peer facts are in the report" 'name="peer.kernel"' "$T/rep/latest/j
 expect_true "a planted file in a pre-made cache dir never runs" test ! -e "$T/pwned"
 expect_true "no peer agent left running" no_proc "/tmp/rdmaqual-peer.*/rdmaqual-.* agent"
 wait_for "the peer's private copy dir is removed" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
+
+expect_grep "the peer's agent is the copy" 'name="peer.rdmaqual_exe" value="/tmp/rdmaqual-peer\.[^/]*/rdmaqual-' "$T/rep/latest/junit.xml"
+
+# An "installed" rdmaqual on the peer's PATH: another version is not used;
+# this very build is, unless the tree it was built from had changes.
+printf '#!/bin/sh\necho "rdmaqual 0.0.1"\n' >"$T/peerbin/rdmaqual"
+chmod 755 "$T/peerbin/rdmaqual"
+"$RQ" run --report-dir "$T/rep4" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run4.out" 2>&1
+expect_eq "run with another version on the peer's PATH" 0 $?
+expect_grep "another version on the peer: the copy runs" 'name="peer.rdmaqual_exe" value="/tmp/rdmaqual-peer\.' "$T/rep4/latest/junit.xml"
+cp "$RQ" "$T/peerbin/rdmaqual"
+"$RQ" run --report-dir "$T/rep5" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run5.out" 2>&1
+expect_eq "run with this build on the peer's PATH" 0 $?
+case $("$RQ" --version) in
+*dirty*) expect_grep "this build is of a changed tree: the copy runs" \
+	'name="peer.rdmaqual_exe" value="/tmp/rdmaqual-peer\.' "$T/rep5/latest/junit.xml" ;;
+*) expect_grep "the same version on the peer's PATH runs, no copy" \
+	"name=\"peer.rdmaqual_exe\" value=\"$T/peerbin/rdmaqual\"" "$T/rep5/latest/junit.xml" ;;
+esac
+wait_for "no copy dir is left" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
 
 # --peer never becomes an ssh option.
 "$RQ" run --report-dir "$T/rep3" --target local --peer "-oProxyCommand=touch $T/pwned2" \
