@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/kind.h"
+#include "kinds/app_results.h"
 #include "kinds/app_text.h"
 
 struct command_cfg {
@@ -17,6 +18,9 @@ struct command_cfg {
 	char *stderr_contains;
 	struct rq_list env;
 	char *memlock;
+	char *stdout_lacks;
+	char *stderr_lacks;
+	struct app_results res;
 };
 
 static const struct key_def command_keys[] = {
@@ -38,6 +42,13 @@ static const struct key_def command_keys[] = {
 	{ .name = "memlock", .type = KEY_STR,
 	  .offset = offsetof(struct command_cfg, memlock),
 	  .help = "RLIMIT_MEMLOCK of the command: a size or unlimited (default: what the agent has; rxe-vm guests: unlimited)" },
+	{ .name = "stdout_lacks", .type = KEY_STR,
+	  .offset = offsetof(struct command_cfg, stdout_lacks),
+	  .help = "text that standard output must not contain (\"Traceback\")" },
+	{ .name = "stderr_lacks", .type = KEY_STR,
+	  .offset = offsetof(struct command_cfg, stderr_lacks),
+	  .help = "text that standard error must not contain" },
+	APP_RESULTS_KEYS(struct command_cfg, res),
 	KEY_END
 };
 
@@ -54,6 +65,8 @@ static int command_validate(const struct rq_case *c, char *err, size_t errsz)
 		snprintf(err, errsz, "argv must name a command");
 		return -1;
 	}
+	if (app_results_validate(&cfg->res, err, errsz) < 0)
+		return -1;
 	if (cfg->memlock) {
 		bool unl;
 		uint64_t b;
@@ -91,6 +104,7 @@ static void command_run(struct rq_ctx *ctx, const void *p)
 			return;
 		}
 	}
+	int64_t started = app_results_clock();
 	/* The case's whole remaining time is the command's deadline. */
 	int ret = rq_tool(ctx, argv, (int64_t)(rq_ctx_left_ms(ctx) / rq_timeout_mul), &r);
 
@@ -118,6 +132,24 @@ static void command_run(struct rq_ctx *ctx, const void *p)
 			rq_judge(row, memmem(r.err.buf, r.err.len, cfg->stderr_contains,
 					     strlen(cfg->stderr_contains)) != NULL,
 				 "stderr lacks \"%s\"", cfg->stderr_contains);
+		if (cfg->stdout_lacks)
+			rq_judge(row, !memmem(r.out.buf, r.out.len, cfg->stdout_lacks,
+					      strlen(cfg->stdout_lacks)),
+				 "stdout contains \"%s\"", cfg->stdout_lacks);
+		if (cfg->stderr_lacks)
+			rq_judge(row, !memmem(r.err.buf, r.err.len, cfg->stderr_lacks,
+					      strlen(cfg->stderr_lacks)),
+				 "stderr contains \"%s\"", cfg->stderr_lacks);
+		if (cfg->res.format) {
+			struct sb all = SB_INIT;
+
+			/* unittest writes to stderr, TAP to stdout: read both, in that order */
+			sb_add(&all, r.out.buf, r.out.len);
+			sb_add(&all, r.err.buf, r.err.len);
+			app_results_import(ctx, row, &cfg->res, all.buf, all.len,
+					   r.out_truncated || r.err_truncated, started);
+			sb_release(&all);
+		}
 	}
 	proc_result_release(&r);
 	free(argv);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "core/kind.h"
+#include "kinds/app_results.h"
 #include "kinds/app_text.h"
 #include "parsers/parse_perftest.h"
 #include "parsers/parse_pingpong.h"
@@ -61,6 +62,9 @@ struct pair_cfg {
 	int parser;
 	struct rq_list figures;
 	char *memlock;
+	char *stdout_lacks;
+	char *stderr_lacks;
+	struct app_results res;
 };
 
 static const struct key_def pair_keys[] = {
@@ -109,6 +113,14 @@ static const struct key_def pair_keys[] = {
 	{ .name = "memlock", .type = KEY_STR,
 	  .offset = offsetof(struct pair_cfg, memlock),
 	  .help = "RLIMIT_MEMLOCK of both programs: a size or unlimited (default: what the agent has; rxe-vm guests: unlimited)" },
+	{ .name = "stdout_lacks", .type = KEY_STR,
+	  .offset = offsetof(struct pair_cfg, stdout_lacks),
+	  .help = "text the client's standard output must not contain" },
+	{ .name = "stderr_lacks", .type = KEY_STR,
+	  .offset = offsetof(struct pair_cfg, stderr_lacks),
+	  .help = "text the client's standard error must not contain" },
+	/* the client's results: the server is what the tests run against */
+	APP_RESULTS_KEYS(struct pair_cfg, res),
 	KEY_END
 };
 
@@ -172,7 +184,7 @@ static int pair_validate(const struct rq_case *c, char *err, size_t errsz)
 		if (app_memlock_parse(cfg->memlock, &unl, &b, err, errsz) < 0)
 			return -1;
 	}
-	return 0;
+	return app_results_validate(&cfg->res, err, errsz);
 }
 
 /* Where the programs the shipped cases run come from, for a SKIP that helps. */
@@ -802,6 +814,14 @@ static void client_figures(struct rq_ctx *ctx, const struct pair_cfg *cfg, struc
 		rq_judge(row, memmem(so->buf, so->len, cfg->stdout_contains,
 				     strlen(cfg->stdout_contains)) != NULL,
 			 "client stdout lacks \"%s\"", cfg->stdout_contains);
+	if (cfg->stdout_lacks)
+		rq_judge(row, !memmem(so->buf, so->len, cfg->stdout_lacks, strlen(cfg->stdout_lacks)),
+			 "client stdout contains \"%s\"", cfg->stdout_lacks);
+	/* all is stdout then stderr: the part after stdout is stderr */
+	if (cfg->stderr_lacks && all->len >= so->len)
+		rq_judge(row, !memmem(all->buf + so->len, all->len - so->len, cfg->stderr_lacks,
+				      strlen(cfg->stderr_lacks)),
+			 "client stderr contains \"%s\"", cfg->stderr_lacks);
 	for (size_t i = 0; i < cfg->figures.n; i++) {
 		struct app_fig_rule r;
 		double v;
@@ -880,6 +900,7 @@ static void run_client(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 	struct prog pr = { .pid = -1, .fd = -1, .ofd = -1 };
 	struct sb all = SB_INIT, so = SB_INIT;
 	size_t n = 0;
+	int64_t started = 0;
 
 	if (side_argv(ctx, cfg, false, &argv, &env, err, sizeof(err)) < 0) {
 		rq_result_set(row, RQ_ERROR, "client: %s", err);
@@ -902,6 +923,7 @@ static void run_client(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 			 str_starts(msg, "failed: ") ? "failed" : msg);
 		goto out;
 	}
+	started = app_results_clock();
 	if (apply_memlock(ctx, cfg, err, sizeof(err)) < 0 || prog_start(ctx, "client", argv, env, &pr) < 0) {
 		if (!err[0] || pr.pid < 0)
 			snprintf(err, sizeof(err), "cannot start %s: %s", tool, strerror(errno));
@@ -940,8 +962,11 @@ static void run_client(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 		rq_judge(row, prog_exited(&pr, cfg->exit), "client %s (expected exit %lld)", how,
 			 cfg->exit);
 	rq_figure_add(row, "elapsed", (now_ms() - pr.started) / 1000.0, "s");
-	if (!pr.stopped)
+	if (!pr.stopped) {
 		client_figures(ctx, cfg, row, &all, &so);
+		/* prog_output() keeps 4 MiB of stdout: more, and the results were cut */
+		app_results_import(ctx, row, &cfg->res, all.buf, all.len, so.len >= (4u << 20), started);
+	}
 out:
 	if (pr.fd >= 0)
 		prog_end(ctx, &pr);

@@ -53,6 +53,10 @@ for f in "$t"/smpquery-*.txt; do seed smpquery "$f"; done
 for f in "$t"/saquery-*.txt; do seed saquery_sm "$f"; done
 for f in "$t"/opensm-*.txt; do seed opensm_log "$f"; done
 for f in fixtures/tool-output/mpi/rdmaqual-coll-*.txt; do seed rdmaqual_coll "$f"; done
+t=fixtures/tool-output/testresults
+for f in "$t"/tap-*.txt; do seed tap "$f"; done
+for f in "$t"/*-junit.xml; do seed junit "$f"; done
+for f in "$t"/unittest-*.txt; do seed unittest "$f"; done
 
 # Synthesized from the formats in rdma-core 44's pingpong.c and rping.c (as
 # in tests/test_perftest.c): no project fixture holds these tools' output.
