@@ -177,20 +177,22 @@ void rq_agent_cancel(struct rq_agent *a, uint64_t id)
 	json_decref(req);
 }
 
-/* Take one complete line out of the buffer, if there is one. */
-static char *take_line(struct rq_agent *a)
+/*
+ * The next complete line at *off of the buffer, NUL-terminated in place
+ * (the '\n' becomes '\0'), *off moved past it; NULL when none is whole.
+ * The caller moves the rest down once per read: a memmove per line made
+ * a read of many short lines quadratic.
+ */
+static char *next_line(struct rq_agent *a, size_t *off)
 {
-	char *nl = a->rlen ? memchr(a->rbuf, '\n', a->rlen) : NULL;
-	char *line;
-	size_t n;
+	char *start = a->rbuf + *off;
+	char *nl = *off < a->rlen ? memchr(start, '\n', a->rlen - *off) : NULL;
 
 	if (!nl)
 		return NULL;
-	n = (size_t)(nl - a->rbuf);
-	line = xstrndup(a->rbuf, n);
-	memmove(a->rbuf, nl + 1, a->rlen - n - 1);
-	a->rlen -= n + 1;
-	return line;
+	*nl = '\0';
+	*off = (size_t)(nl + 1 - a->rbuf);
+	return start;
 }
 
 /* Parse and stash one answer line; false when the agent broke the protocol. */
@@ -248,14 +250,25 @@ static int pump(struct rq_agent *a)
 		return -1;
 	}
 	a->rlen += (size_t)n;
-	while ((line = take_line(a))) {
-		bool ok = stash_line(a, line);
+	size_t off = 0;
 
-		free(line);
-		if (!ok)
+	while ((line = next_line(a, &off))) {
+		if (line + 1 == a->rbuf + off) {	/* an empty line */
+			a->blank++;
+			if (a->blank > RQ_AGENT_LINE_MAX) {
+				mark_dead(a, "agent %s sent over %u bytes of empty lines and no answer",
+					  a->label, RQ_AGENT_LINE_MAX);
+				return -1;
+			}
+			continue;
+		}
+		a->blank = 0;
+		if (!stash_line(a, line))
 			return -1;
 	}
-	if (a->rlen > RQ_AGENT_LINE_MAX) {
+	memmove(a->rbuf, a->rbuf + off, a->rlen - off);
+	a->rlen -= off;
+	if (a->rlen + a->blank > RQ_AGENT_LINE_MAX) {
 		mark_dead(a, "agent %s sent a line over %u bytes", a->label, RQ_AGENT_LINE_MAX);
 		return -1;
 	}

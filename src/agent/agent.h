@@ -63,6 +63,9 @@ struct rq_agent {
 	uint64_t next_id;
 	char *rbuf;		/* partial line buffer */
 	size_t rlen, rcap;
+	size_t blank;		/* bytes of empty lines since the last line: they count
+				   against RQ_AGENT_LINE_MAX, else a node sending only
+				   newlines is never dead and costs the controller CPU */
 	struct json_t *stash;	/* answers that arrived for ids nobody waits on yet */
 	struct json_t *inflight;	/* ids sent and not answered: only these are accepted */
 	bool dead;		/* EOF or protocol breakage seen */

@@ -250,6 +250,21 @@ if [[ " $ROWS " = *" peer "* ]]; then
 			"fault.small=PASS exit=0 peer.error=yes" "$(verdicts "$REP/latest") exit=$rc peer.error=$said" \
 			"$took" 20 "$(left 'rdmaqual.* agent --stdio' 'ssh .*rq-peer')" "$(earlier)"
 
+		# a newline flood: the peer's agent sends only empty lines after its hello
+		echo newlines >"$S/fault"
+		REP="$T/rep-newlines"
+		t0=$(ms)
+		/usr/bin/time -f '%U %S' -o "$T/newlines.cpu" "$RQ" run --report-dir "$REP" --target local \
+			--peer rq-peer -k fault.small "$F/local.yaml" >"$T/newlines.out" 2>&1
+		rc=$?
+		took=$(secs "$t0" "$(ms)")
+		cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$T/newlines.cpu" 2>/dev/null)
+		said=no
+		grep -q 'peer.error.*empty lines' "$REP/latest/junit.xml" 2>/dev/null && said=yes
+		row "newline flood" "the peer's agent sends only empty lines after its hello (runner CPU: ${cpu:-?} s)" \
+			"fault.small=PASS exit=0 peer.error=yes" "$(verdicts "$REP/latest") exit=$rc peer.error=$said" \
+			"$took" 20 "$(left 'rdmaqual.* agent --stdio' 'ssh .*rq-peer' '^yes $')" "$(earlier)"
+
 		# the peer vanishes: its session (agent, shell) is SIGKILLed while a case runs
 		echo vanish >"$S/fault"
 		REP="$T/rep-vanish"

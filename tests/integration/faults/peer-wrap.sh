@@ -4,6 +4,7 @@
 # misbehaves as $RQ_PEER_FAULT_FILE says:
 #   garbage  after the agent's first answer (hello), an answer with an id
 #            nobody asked for and a line that is not JSON (a login banner)
+#   newlines after the agent's first answer, empty lines only, without end
 #   vanish   records the session's process group in FILE.pgid, so the test
 #            can SIGKILL the whole peer side mid-case
 cmd=$SSH_ORIGINAL_COMMAND
@@ -20,6 +21,13 @@ garbage)
 		printf '{"v":1,"id":4242,"ok":true}\n'
 		printf 'Last login: Mon Nov 30 from 10.0.0.1 \033[1mWelcome\033[0m\n'
 		cat
+	}
+	;;
+newlines)
+	sh -c "$cmd" | {
+		IFS= read -r first
+		printf '%s\n' "$first"
+		exec yes ''
 	}
 	;;
 vanish)
