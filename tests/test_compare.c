@@ -6,6 +6,7 @@
  * Documents are built from small JSON texts shaped like harness/report/json.c's.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -561,8 +562,128 @@ START_TEST(many_rows)
 }
 END_TEST
 
+/* Rows with one figure each, named id, values v[0..n-1]: a run with repeated rows. */
+static char *rows_of(const char *id, const double *v, size_t n)
+{
+	struct { char *buf; size_t len; } t = { 0 };
+	FILE *fp = open_memstream(&t.buf, &t.len);
+
+	for (size_t i = 0; i < n; i++) {
+		char *f = fig("bw_avg", v[i], "Gb/s"), *r = row(id, "PASS", f);
+
+		fprintf(fp, "%s%s", i ? ", " : "", r);
+		free(f);
+		free(r);
+	}
+	fclose(fp);
+	return t.buf;
+}
+
+START_TEST(noise)
+{
+	static const double b[] = { 100, 60, 140, 90, 120, 75 };
+	static const double a[] = { 70, 42, 98, 63, 84, 52 };	/* 30 % lower, as noisy */
+	static const double tb[] = { 100, 101, 99, 100.5, 99.5, 100.2 };
+	static const double ta[] = { 70, 70.7, 69.3, 70.4, 69.7, 70.1 };
+	const struct cmp_finding *f;
+	char *rb, *ra;
+
+	/* Repeated rows are the samples: 30 % lower inside +-40 % noise is not a verdict. */
+	rb = rows_of("r", b, 6);
+	ra = rows_of("r", a, 6);
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_UNSURE, "r", "bw_avg")));
+	ck_assert(!f->regression);
+	ck_assert_uint_eq(f->nb, 6);
+	ck_assert_ptr_nonnull(strstr(f->msg, "inconclusive: -30.0% ±"));
+	ck_assert_uint_eq(rep.regressions, 0);
+	/* --strict fails it. */
+	opts.strict = true;
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_UNSURE, "r", "bw_avg")) && f->regression);
+	ck_assert_uint_eq(rep.regressions, 1);
+	opts.strict = false;
+	/* --absolute judges the medians' change alone. */
+	opts.absolute = true;
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_WORSE, "r", "bw_avg")) && f->regression);
+	ck_assert_str_eq(f->method, "absolute");
+	opts.absolute = false;
+	free(rb);
+	free(ra);
+
+	/* The same change in little noise is a regression, with its interval. */
+	rb = rows_of("r", tb, 6);
+	ra = rows_of("r", ta, 6);
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_WORSE, "r", "bw_avg")) && f->regression);
+	ck_assert(f->hi_pct < -25 && f->lo_pct > -35);
+	ck_assert(f->p_value < 0.01);
+	ck_assert_ptr_nonnull(strstr(f->msg, "worse by 30.0% (tolerance 5%), 95% interval"));
+	json_t *j = cmp_report_json(&rep, &opts);
+	bool seen = false;
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(json_object_get(j, "findings"), i, x)
+		if (!strcmp(json_string_value(json_object_get(x, "type")), "figure_worse")) {
+			seen = true;
+			ck_assert_int_eq(json_integer_value(json_object_get(x, "n_before")), 6);
+			ck_assert_str_eq(json_string_value(json_object_get(x, "method")), "bootstrap");
+			ck_assert_int_eq(json_array_size(json_object_get(x, "interval_pct")), 2);
+		}
+	ck_assert(seen);
+	ck_assert(json_is_number(json_object_get(json_object_get(j, "options"), "confidence")));
+	json_decref(j);
+	free(rb);
+	free(ra);
+
+	/* One value a side: compare's fixed limit, unless noise is required. */
+	cmp_fig("bw_avg", 100, 70, "Gb/s");
+	ck_assert(find(CMP_FIG_WORSE, NULL, "bw_avg"));
+	opts.single_absolute = false;
+	cmp_fig("bw_avg", 100, 70, "Gb/s");
+	ck_assert((f = find(CMP_FIG_UNSURE, NULL, "bw_avg")) && !f->regression);
+	ck_assert_ptr_nonnull(strstr(f->msg, "no noise measured (n=1/1)"));
+}
+END_TEST
+
+START_TEST(bad_rates_refused)
+{
+	char *fb = fig("bw_avg", 10, "Gb/s"), *fa = fig("bw_avg", -1, "Gb/s");
+	char *rb = row("bw.w[mlx5_0/1]", "PASS", fb), *ra = row("bw.w[mlx5_0/1]", "PASS", fa);
+	json_t *d = doc(NULL, ra);
+	char err[300];
+
+	ck_assert_int_eq(cmp_check_doc(d, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "results[0] (bw.w[mlx5_0/1]): figure bw_avg: value -1 Gb/s is negative "
+				    "where a rate is expected"));
+	json_decref(d);
+	d = doc(NULL, "{\"id\": \"x\", \"case\": \"x\", \"verdict\": \"PASS\", \"figures\": [{\"name\": "
+		"\"bw\", \"value\": 1, \"unit\": \"Gb/s\", \"spread\": {\"samples\": [1, null]}}]}");
+	ck_assert_int_eq(cmp_check_doc(d, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "results[0] (x): figure bw: sample 2 is not a finite number"));
+	json_decref(d);
+	/* A negative time is an offset, not refused. */
+	d = doc(NULL, "{\"id\": \"x\", \"case\": \"x\", \"verdict\": \"PASS\", \"figures\": [{\"name\": "
+		"\"skew\", \"value\": -3, \"unit\": \"us\"}]}");
+	ck_assert_int_eq(cmp_check_doc(d, err, sizeof(err)), 0);
+	json_decref(d);
+	ck_assert_int_eq(cmp_opts_confidence(&opts, "0.5", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(cmp_opts_confidence(&opts, "0.999", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(cmp_opts_confidence(&opts, "99%", err, sizeof(err)), 0);
+	ck_assert(fabs(opts.confidence - 0.99) < 1e-12);
+	free(fb);
+	free(fa);
+	free(rb);
+	free(ra);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
+	tcase_add_test(tc, noise);
+	tcase_add_test(tc, bad_rates_refused);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, tolerance_args);
 	tcase_add_test(tc, direction);

@@ -190,6 +190,25 @@ START_TEST(mann_whitney)
 }
 END_TEST
 
+START_TEST(rank_test_gates_small_samples)
+{
+	/* Three values a side, all 45 % lower: beyond any tolerance, but a
+	 * 1-in-20 ordering: not a regression at 95 %, until n=4. */
+	double b[] = { 1.0, 1.2, 0.8, 1.1 }, a[] = { 0.5, 0.55, 0.6, 0.52 };
+
+	ck_assert_int_eq(judge(b, 3, a, 3, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_UNSURE);
+	ck_assert(j.hi_pct < -5);
+	ck_assert(fabs(j.p_value - 0.1) < 1e-12);
+	ck_assert_uint_eq(j.decide_n, 4);
+	ck_assert_int_eq(judge(b, 4, a, 4, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_WORSE);
+	ck_assert_uint_eq(rq_mann_whitney_min_n(0.05), 4);	/* 2/70 */
+	ck_assert_uint_eq(rq_mann_whitney_min_n(0.1), 4);	/* 2/20 is not below 0.1 */
+	ck_assert_uint_eq(rq_mann_whitney_min_n(0.05 / 8), 6);	/* 2/924 */
+}
+END_TEST
+
 START_TEST(bad_samples)
 {
 	double nan_[] = { 1, NAN, 3 }, inf_[] = { 1, INFINITY }, neg[] = { 2, -1, 3 }, ok[] = { 1, 2 };
@@ -224,6 +243,39 @@ START_TEST(zero_before)
 }
 END_TEST
 
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(median_by_selection)
+{
+	struct rq_rng r;
+	double v[41], s[41];
+
+	rq_rng_seed(&r, 7);
+	for (int round = 0; round < 200; round++) {
+		size_t n = 1 + rq_rng_below(&r, 41);
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = s[i] = (double)rq_rng_below(&r, 10);	/* many ties */
+		qsort(s, n, sizeof(*s), dcmp);
+		ck_assert(rq_stats_median(v, n) == (n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2));
+	}
+	/* A large sample (thinned for the bootstrap) is judged, and quickly. */
+	static double big_b[20000], big_a[20000];
+
+	for (int i = 0; i < 20000; i++) {
+		big_b[i] = 100 + (double)rq_rng_below(&r, 1000) / 100;
+		big_a[i] = 70 + (double)rq_rng_below(&r, 1000) / 100;
+	}
+	ck_assert_int_eq(judge(big_b, 20000, big_a, 20000, 1, 5, false), 0);
+	ck_assert_int_eq(j.outcome, RQ_OUT_WORSE);
+}
+END_TEST
+
 START_TEST(rng_is_uniform_enough)
 {
 	struct rq_rng r;
@@ -249,8 +301,10 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, one_value_against_a_baseline);
 	tcase_add_test(tc, reproducible);
 	tcase_add_test(tc, mann_whitney);
+	tcase_add_test(tc, rank_test_gates_small_samples);
 	tcase_add_test(tc, bad_samples);
 	tcase_add_test(tc, zero_before);
+	tcase_add_test(tc, median_by_selection);
 	tcase_add_test(tc, rng_is_uniform_enough);
 }
 

@@ -112,15 +112,15 @@ START_TEST(merge_repeats)
 }
 END_TEST
 
-/* Three runs a side, merged; compared; the spread filter applied. */
-static unsigned spread_case(const double b[3], const double a[3], struct cmp_report *rep)
+/* n runs a side, merged, compared; the finding about bw_64KiB. */
+static const struct cmp_finding *noise_case(const double *b, const double *a, size_t n, struct cmp_report *rep)
 {
-	json_t *db[3], *da[3], *mb, *ma;
+	json_t *db[16], *da[16], *mb, *ma;
 	struct cmp_opts o;
 	char err[256];
-	unsigned n;
 
-	for (int i = 0; i < 3; i++) {
+	ck_assert_uint_le(n, 16);
+	for (size_t i = 0; i < n; i++) {
 		char *rb = bwrow("PASS", b[i]), *ra = bwrow("PASS", a[i]);
 
 		db[i] = doc(rb);
@@ -128,40 +128,60 @@ static unsigned spread_case(const double b[3], const double a[3], struct cmp_rep
 		free(rb);
 		free(ra);
 	}
-	mb = rq_repeat_merge(db, 3, err, sizeof(err));
-	ma = rq_repeat_merge(da, 3, err, sizeof(err));
+	mb = rq_repeat_merge(db, n, err, sizeof(err));
+	ma = rq_repeat_merge(da, n, err, sizeof(err));
 	ck_assert(mb && ma);
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(fig(mb, "bw_64KiB"), "spread"),
+							 "samples")), n);
 	cmp_opts_init(&o);
 	ck_assert_int_eq(cmp_compare(mb, ma, &o, rep, err, sizeof(err)), 0);
-	ck_assert_uint_eq(rep->regressions, 1);	/* bw_64KiB, the row's one figure */
-	n = rq_repeat_spread_filter(rep, mb, ma);
 	cmp_opts_release(&o);
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < n; i++) {
 		json_decref(db[i]);
 		json_decref(da[i]);
 	}
 	json_decref(mb);
 	json_decref(ma);
-	return n;
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->v[i].name && !strcmp(rep->v[i].name, "bw_64KiB"))
+			return &rep->v[i];
+	ck_abort_msg("no finding about bw_64KiB");
+	return NULL;
 }
 
-START_TEST(spread_filter)
+START_TEST(noise_judged)
 {
-	static const double before[3] = { 1.0, 1.2, 0.8 };
-	static const double noise[3] = { 0.9, 0.85, 0.95 };	/* median 0.9: -10 %, inside [0.8..1.2] */
-	static const double slower[3] = { 0.5, 0.55, 0.6 };	/* median 0.55: outside */
+	static const double before[4] = { 1.0, 1.2, 0.8, 1.1 };
+	static const double noise[3] = { 0.9, 0.85, 0.95 };	/* median 0.9: -10 %, but in the noise */
+	static const double slower[4] = { 0.5, 0.55, 0.6, 0.52 };	/* beyond it, at n=4 */
+	static const double tight_b[5] = { 1.0, 1.01, 0.99, 1.02, 0.98 };
+	static const double tight_a[5] = { 1.01, 0.99, 1.0, 0.98, 1.02 };
 	struct cmp_report rep;
+	const struct cmp_finding *f;
 
-	ck_assert_uint_eq(spread_case(before, noise, &rep), 1);
+	f = noise_case(before, noise, 3, &rep);
+	ck_assert_int_eq(f->type, CMP_FIG_UNSURE);
+	ck_assert(!f->regression);
 	ck_assert_uint_eq(rep.regressions, 0);
-	for (size_t i = 0; i < rep.n; i++)
-		if (rep.v[i].name && !strcmp(rep.v[i].name, "bw_64KiB")) {
-			ck_assert_int_eq(rep.v[i].type, CMP_FIG_UNJUDGED);
-			ck_assert_ptr_nonnull(strstr(rep.v[i].msg, "within the before runs' spread [0.8..1.2]"));
-		}
+	ck_assert_uint_eq(f->nb, 3);
+	ck_assert_str_eq(f->method, "bootstrap");
+	ck_assert_ptr_nonnull(strstr(f->msg, "inconclusive: -10.0% \u00b1"));
+	ck_assert_ptr_nonnull(strstr(f->msg, "at n=3/3"));
+	ck_assert_ptr_nonnull(strstr(f->msg, "repeats a side would resolve a 5% change"));
+	ck_assert_uint_gt(f->need_n, 3);
 	cmp_report_release(&rep);
-	ck_assert_uint_eq(spread_case(before, slower, &rep), 0);
+
+	f = noise_case(before, slower, 4, &rep);
+	ck_assert_int_eq(f->type, CMP_FIG_WORSE);
 	ck_assert_uint_eq(rep.regressions, 1);
+	ck_assert(f->hi_pct < -5);
+	ck_assert_ptr_nonnull(strstr(f->msg, "worse by 49.0% (tolerance 5%)"));
+	ck_assert_ptr_nonnull(strstr(f->msg, "at n=4/4"));
+	cmp_report_release(&rep);
+
+	f = noise_case(tight_b, tight_a, 5, &rep);
+	ck_assert_int_eq(f->type, CMP_FIG_SAME);
+	ck_assert(f->lo_pct >= -5 && f->hi_pct <= 5);
 	cmp_report_release(&rep);
 }
 END_TEST
@@ -283,7 +303,7 @@ static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, median);
 	tcase_add_test(tc, merge_repeats);
-	tcase_add_test(tc, spread_filter);
+	tcase_add_test(tc, noise_judged);
 	tcase_add_test(tc, baseline);
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_heatmap);

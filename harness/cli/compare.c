@@ -28,6 +28,10 @@ static void compare_usage(FILE *fp)
 		"  -T, --tolerance GLOB=PCT   tolerance for figures whose name matches GLOB ('lat_*=10');\n"
 		"                             repeatable, the last match wins\n"
 		"      --allow-new-skips      PASS -> SKIP is reported but is not a regression\n"
+		"      --confidence C         of the verdicts on figures with repeats (default 0.95)\n"
+		"      --strict               an inconclusive figure is a regression\n"
+		"      --absolute             judge median changes against the tolerance alone, noise or not\n"
+		"      --noise-only           one value a side is inconclusive, not judged as a fixed limit\n"
 		"      --json                 print the rdmaqual-compare/1 document instead of tables\n"
 		"      --html FILE            also write the comparison as a page (report.html)\n"
 		"Exit status: 0 no regression, 1 regression(s), 2 usage or unreadable input.\n",
@@ -67,6 +71,10 @@ int cmd_compare(int argc, char **argv)
 		{ "allow-new-skips", no_argument, NULL, 1 },
 		{ "json", no_argument, NULL, 2 },
 		{ "html", required_argument, NULL, 3 },
+		{ "confidence", required_argument, NULL, 4 },
+		{ "strict", no_argument, NULL, 5 },
+		{ "absolute", no_argument, NULL, 6 },
+		{ "noise-only", no_argument, NULL, 7 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -91,6 +99,15 @@ int cmd_compare(int argc, char **argv)
 		case 1: o.allow_new_skips = true; break;
 		case 2: json = true; break;
 		case 3: html = optarg; break;
+		case 4:
+			if (cmp_opts_confidence(&o, optarg, err, sizeof(err))) {
+				cmp_opts_release(&o);
+				return usage_error("compare", "--confidence: %s", err);
+			}
+			break;
+		case 5: o.strict = true; break;
+		case 6: o.absolute = true; break;
+		case 7: o.single_absolute = false; break;
 		case 'h':
 			compare_usage(stdout);
 			cmp_opts_release(&o);

@@ -42,9 +42,13 @@
 #include "report/html.h"
 #include "report/table.h"
 #include "vm/vm.h"
+#include "qual/stats.h"
 
 #define QUALIFY_SCHEMA "rdmaqual-qualify/1"
 #define MAX_REPEAT 20
+/* --repeat auto: a noise estimate needs 3 a side; 7 lets the rank test reach 95 % over ~20 figures. */
+#define AUTO_START 3
+#define AUTO_MAX 7
 /* One side's run: boots, a suite; far beyond any sane suite on TCG. */
 #define RUN_DEADLINE_MS (4 * 3600 * 1000LL)
 
@@ -56,7 +60,16 @@ static void qualify_usage(FILE *fp)
 "SPEC: debian:SUITE (debian:bookworm, debian:bookworm-backports),\n"
 "      debian:PACKAGE=VERSION, or PATH:MODULES_DIR (a kernel image and its\n"
 "      lib/modules/VER directory).\n"
-"  -n, --repeat N           run each side N times, alternating, and judge medians (default 1)\n"
+"  -n, --repeat N|auto      run each side N times, alternating, and judge each figure's\n"
+"                           change against the noise of the repeats (default auto: %d a\n"
+"                           side, then more while a figure could still be decided)\n"
+"      --max-repeat M       the most runs a side for --repeat auto (default %d, at most %d)\n"
+"      --confidence C       of the comparison's verdicts, 0.5 < C < 0.999 (default 0.95)\n"
+"      --strict             an inconclusive figure fails the qualification\n"
+"      --absolute           judge each figure's median change against the tolerance alone\n"
+"      --before-cmdline S   words added to the before guests' kernel command line\n"
+"      --after-cmdline S    ... the after guests' (qualify a cmdline or module parameter:\n"
+"                           the same SPEC on both sides, rdma_rxe.PARAM=V or a sysctl)\n"
 "  -k, --name GLOB          cases whose name matches GLOB (repeatable)\n"
 "  -t, --tag TAG            cases with TAG (repeatable); !TAG excludes\n"
 "  -T, --tolerance [GLOB=]PCT  as for compare (default %g%%)\n"
@@ -67,7 +80,7 @@ static void qualify_usage(FILE *fp)
 "      --accel A            kvm, tcg or auto (default auto)\n"
 "      --state-dir DIR      run-state and lock directory\n"
 "Exit status: 0 no regression, 1 regression(s), 2 usage or a side without a report.\n",
-		RQ_COMPARE_DEFAULT_TOL);
+		AUTO_START, AUTO_MAX, MAX_REPEAT, RQ_COMPARE_DEFAULT_TOL);
 }
 
 static void on_signal(int sig)
@@ -78,10 +91,12 @@ static void on_signal(int sig)
 struct side {
 	const char *label;		/* "before" | "after" */
 	const char *spec;
+	const char *cmdline;		/* --before-cmdline / --after-cmdline, or NULL */
 	char dir[PATH_MAX];		/* <qdir>/<label> */
 	char **runs;			/* run dirs, one per repeat */
 	size_t nruns;
 	json_t **docs;
+	size_t ndocs;			/* docs loaded so far */
 	json_t *doc;			/* the one judged (a merge when nruns > 1) */
 	char doc_path[PATH_MAX];
 };
@@ -149,13 +164,18 @@ static int run_side(struct side *s, char **base, int nbase, char **cases, int nc
 	argv[n++] = "--report-dir";
 	argv[n++] = s->dir;
 	add_kernel_args(argv, &n, s->spec, kbuf, sizeof(kbuf));
+	if (s->cmdline) {
+		argv[n++] = "--kernel-cmdline";
+		argv[n++] = s->cmdline;
+	}
 	for (int i = 0; i < nbase; i++)
 		argv[n++] = base[i];
 	for (int i = 0; i < ncases; i++)
 		argv[n++] = cases[i];
 	argv[n] = NULL;
 
-	printf("== %s run %zu: %s\n", s->label, s->nruns + 1, s->spec);
+	printf("== %s run %zu: %s%s%s\n", s->label, s->nruns + 1, s->spec, s->cmdline ? " + cmdline " : "",
+	       s->cmdline ? s->cmdline : "");
 	fflush(stdout);
 	struct spawn_opts so = { .argv = argv, .stdin_fd = -1, .stdout_fd = 1, .stderr_fd = 2 };
 	pid_t pid = proc_spawn(&so);
@@ -205,17 +225,30 @@ static int run_side(struct side *s, char **base, int nbase, char **cases, int nc
 	return done > 0 ? 0 : -1;
 }
 
-/* Load the side's documents and fold them into s->doc. */
-static int side_doc(struct side *s, const char *qdir)
+/* Load the documents of runs not loaded yet. */
+static int side_load_docs(struct side *s)
 {
-	char path[PATH_MAX], err[512];
+	char path[PATH_MAX];
 
-	s->docs = xcalloc(s->nruns, sizeof(*s->docs));
-	for (size_t i = 0; i < s->nruns; i++) {
+	s->docs = xrealloc(s->docs, (s->nruns + 1) * sizeof(*s->docs));
+	for (size_t i = s->ndocs; i < s->nruns; i++) {
 		s->docs[i] = compare_load(s->runs[i], path, sizeof(path));
 		if (!s->docs[i])
 			return -1;
+		s->ndocs = i + 1;
 	}
+	return 0;
+}
+
+/* Load the side's documents and fold them into s->doc. */
+static int side_doc(struct side *s, const char *qdir)
+{
+	char err[512];
+
+	if (side_load_docs(s))
+		return -1;
+	json_decref(s->doc);
+	s->doc = NULL;
 	if (s->nruns == 1) {
 		s->doc = json_incref(s->docs[0]);
 		snprintf(s->doc_path, sizeof(s->doc_path), "%s/results.json", s->runs[0]);
@@ -454,29 +487,75 @@ static int write_junit(const char *path, json_t *b, json_t *a, const struct cmp_
 
 static json_t *side_json(const struct side *s)
 {
-	json_t *runs = json_array();
+	json_t *runs = json_array(), *j;
 
 	for (size_t i = 0; i < s->nruns; i++)
 		json_array_append_new(runs, rq_json_text(s->runs[i]));
-	return json_pack("{s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s}", "spec", rq_json_text(s->spec),
+	j = json_pack("{s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:s}", "spec", rq_json_text(s->spec),
 			 "runs", runs, "judged", rq_json_text(s->doc_path),
 			 "guest_kernel", fact(s->doc, "vm.guest_kernel"),
 			 "kernel_package", fact(s->doc, "vm.kernel_package"),
 			 "kernel_package_version", fact(s->doc, "vm.kernel_package_version"),
 			 "kernel_origin", fact(s->doc, "vm.kernel_origin"),
 			 "kernel_cache", fact(s->doc, "vm.kernel_cache"));
+	json_object_set_new(j, "kernel_cmdline", rq_json_text(s->cmdline));
+	return j;
 }
 
 static void side_release(struct side *s)
 {
-	for (size_t i = 0; i < s->nruns; i++) {
+	for (size_t i = 0; i < s->nruns; i++)
 		free(s->runs[i]);
-		if (s->docs)
-			json_decref(s->docs[i]);
-	}
+	for (size_t i = 0; i < s->ndocs; i++)
+		json_decref(s->docs[i]);
 	free(s->runs);
 	free(s->docs);
 	json_decref(s->doc);
+}
+
+static bool any_unsure;
+
+/*
+ * --repeat auto, after a round: judge what the runs so far say.  Another
+ * round is worth it while a judged figure is inconclusive and, at the rate
+ * its interval narrows (1/sqrt(n)), would be decided within the cap.
+ * 1: run another pair; 0: stop; -1: a side's documents are unreadable.
+ */
+static int worth_another(struct side *b, struct side *a, const struct cmp_opts *co, int cap)
+{
+	struct cmp_report rep;
+	json_t *mb, *ma;
+	char err[512];
+	int more = 0;
+
+	if (side_load_docs(b) || side_load_docs(a))
+		return -1;
+	mb = rq_repeat_merge(b->docs, b->ndocs, err, sizeof(err));
+	ma = mb ? rq_repeat_merge(a->docs, a->ndocs, err, sizeof(err)) : NULL;
+	if (!mb || !ma || cmp_compare(mb, ma, co, &rep, err, sizeof(err))) {
+		fprintf(stderr, "rdmaqual qualify: %s\n", err);
+		json_decref(mb);
+		json_decref(ma);
+		return -1;
+	}
+	any_unsure = rep.count[CMP_FIG_UNSURE] > 0;
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct cmp_finding *f = &rep.v[i];
+
+		if (f->type != CMP_FIG_UNSURE || !f->decide_n)
+			continue;
+		if (f->decide_n <= (unsigned)cap) {
+			printf("== --repeat auto: %s %s %+.1f%% \u00b1%.0f%% at n=%zu, likely decided by n=%u: "
+			       "another round\n", f->row, f->name, f->change_pct, f->half_pct, f->na, f->decide_n);
+			more = 1;
+			break;
+		}
+	}
+	fflush(stdout);
+	cmp_report_release(&rep);
+	json_decref(mb);
+	json_decref(ma);
+	return more;
 }
 
 int cmd_qualify(int argc, char **argv)
@@ -494,6 +573,12 @@ int cmd_qualify(int argc, char **argv)
 		{ "vm-topology", required_argument, NULL, 4 },
 		{ "accel", required_argument, NULL, 5 },
 		{ "state-dir", required_argument, NULL, 6 },
+		{ "max-repeat", required_argument, NULL, 7 },
+		{ "confidence", required_argument, NULL, 8 },
+		{ "strict", no_argument, NULL, 9 },
+		{ "absolute", no_argument, NULL, 10 },
+		{ "before-cmdline", required_argument, NULL, 11 },
+		{ "after-cmdline", required_argument, NULL, 12 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -502,11 +587,15 @@ int cmd_qualify(int argc, char **argv)
 	struct cmp_report rep;
 	const char *report_dir = "reports";
 	char **base = xcalloc((size_t)argc * 2 + 1, sizeof(*base));
-	int nbase = 0, opt, repeat = 1, ret = RQ_EXIT_USAGE;
+	int nbase = 0, opt, repeat = 0, max_repeat = 0, ret = RQ_EXIT_USAGE;
+	bool autorep = true;
+	const char *stopped = NULL;
 	char err[600], qid[64], qdir[PATH_MAX - 16];
 	bool have_rep = false;
 
 	cmp_opts_init(&co);
+	/* Two kernels' single runs measure no noise: inconclusive, never a regression by chance. */
+	co.single_absolute = false;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "b:a:n:k:t:T:h", lo, NULL)) != -1) {
 		switch (opt) {
@@ -516,13 +605,46 @@ int cmd_qualify(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
-			if (*end || v < 1 || v > MAX_REPEAT) {
-				usage_error("qualify", "--repeat wants 1 to %d, not \"%s\"", MAX_REPEAT, optarg);
+			if (!strcmp(optarg, "auto")) {
+				autorep = true;
+				repeat = 0;
+				break;
+			}
+			if (end == optarg || *end || v < 1 || v > MAX_REPEAT) {
+				usage_error("qualify", "--repeat wants auto or 1 to %d, not \"%s\"", MAX_REPEAT, optarg);
 				goto out;
 			}
 			repeat = (int)v;
+			autorep = false;
 			break;
 		}
+		case 7: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 1 || v > MAX_REPEAT) {
+				usage_error("qualify", "--max-repeat wants 1 to %d, not \"%s\"", MAX_REPEAT, optarg);
+				goto out;
+			}
+			max_repeat = (int)v;
+			break;
+		}
+		case 8:
+			if (cmp_opts_confidence(&co, optarg, err, sizeof(err))) {
+				usage_error("qualify", "--confidence: %s", err);
+				goto out;
+			}
+			break;
+		case 9: co.strict = true; break;
+		case 10: co.absolute = true; break;
+		case 11:
+		case 12:
+			if (rq_kernel_cmdline_check(optarg, err, sizeof(err))) {
+				usage_error("qualify", "--%s-cmdline: %s", opt == 11 ? "before" : "after", err);
+				goto out;
+			}
+			(opt == 11 ? &sb_ : &sa)->cmdline = optarg;
+			break;
 		case 'k': base[nbase++] = "-k"; base[nbase++] = optarg; break;
 		case 't': base[nbase++] = "-t"; base[nbase++] = optarg; break;
 		case 'T':
@@ -544,6 +666,16 @@ int cmd_qualify(int argc, char **argv)
 	if (!sb_.spec || !sa.spec) {
 		usage_error("qualify", "--before SPEC and --after SPEC are both required");
 		goto out;
+	}
+	if (autorep) {
+		if (!max_repeat)
+			max_repeat = AUTO_MAX;
+		repeat = AUTO_START < max_repeat ? AUTO_START : max_repeat;
+	} else if (max_repeat && max_repeat < repeat) {
+		usage_error("qualify", "--max-repeat %d is below --repeat %d", max_repeat, repeat);
+		goto out;
+	} else {
+		max_repeat = repeat;	/* a fixed count: --max-repeat only checked */
 	}
 	/* A spec the run would refuse is refused here, before any boot. */
 	const char *specs[2] = { sb_.spec, sa.spec };
@@ -586,11 +718,32 @@ int cmd_qualify(int argc, char **argv)
 	sigaction(SIGHUP, &sa_int, NULL);
 
 
-	for (int i = 0; i < repeat && !rq_interrupted; i++)
+	for (int i = 0; i < max_repeat && !rq_interrupted; i++) {
 		if (run_side(&sb_, base, nbase, argv + optind, argc - optind) ||
 		    run_side(&sa, base, nbase, argv + optind, argc - optind))
 			break;
-	if (rq_interrupted || sb_.nruns != (size_t)repeat || sa.nruns != (size_t)repeat) {
+		if (i + 1 < repeat)
+			continue;
+		if (!autorep) {
+			stopped = "fixed";
+			break;
+		}
+		if (i + 1 == max_repeat) {
+			stopped = "the cap (--max-repeat)";
+			break;
+		}
+		int more = worth_another(&sb_, &sa, &co, max_repeat);
+
+		if (more < 0)
+			break;
+		if (!more) {
+			stopped = any_unsure ? "the figures left inconclusive would need more than --max-repeat"
+					     : "every judged figure decided";
+			break;
+		}
+	}
+	repeat = (int)sa.nruns;
+	if (rq_interrupted || !stopped || sb_.nruns != sa.nruns) {
 		fprintf(stderr, "rdmaqual qualify: %s; runs kept under %s\n",
 			rq_interrupted ? "interrupted" : "a side did not finish", qdir);
 		goto out;
@@ -602,8 +755,6 @@ int cmd_qualify(int argc, char **argv)
 		goto out;
 	}
 	have_rep = true;
-	if (repeat > 1)
-		rq_repeat_spread_filter(&rep, sb_.doc, sa.doc);
 	double secs = (double)(now_ms() - t0) / 1000.0;
 
 	printf("\n== qualify %s\n", qdir);
@@ -615,8 +766,13 @@ int cmd_qualify(int argc, char **argv)
 	       fact(sa.doc, "vm.guest_kernel"), fact(sa.doc, "vm.kernel_package"),
 	       fact(sa.doc, "vm.kernel_package_version"), fact(sa.doc, "vm.kernel_origin"),
 	       fact(sa.doc, "vm.kernel_cache"));
+	if (sb_.cmdline || sa.cmdline)
+		printf("kernel command line added: before %s; after %s\n", sb_.cmdline ? sb_.cmdline : "(none)",
+		       sa.cmdline ? sa.cmdline : "(none)");
 	if (repeat > 1)
-		printf("each side ran %d times, alternating; figures are medians\n", repeat);
+		printf("each side ran %d times, alternating; figures are medians, judged against their noise "
+		       "(%g%% confidence over the judged figures)%s%s\n", repeat, co.confidence * 100,
+		       autorep ? "; --repeat auto stopped: " : "", autorep ? stopped : "");
 	print_side_by_side(stdout, sb_.doc, sa.doc, &rep);
 	if (repeat > 1)
 		print_spread(stdout, sb_.doc, sa.doc);
@@ -628,6 +784,12 @@ int cmd_qualify(int argc, char **argv)
 				"before", side_json(&sb_), "after", side_json(&sa),
 				"compare", cmp_report_json(&rep, &co),
 				"result", rep.regressions ? "REGRESSION" : "no regression");
+
+	/* Added in place (the schema's meaning is unchanged): how the repeats were chosen. */
+	json_object_set_new(doc, "repeat_mode", json_string(autorep ? "auto" : "fixed"));
+	json_object_set_new(doc, "max_repeat", json_integer(max_repeat));
+	json_object_set_new(doc, "stopped", json_string(stopped));
+	json_object_set_new(doc, "inconclusive", json_integer(rep.count[CMP_FIG_UNSURE]));
 	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	char *path = xasprintf("%s/qualify.json", qdir);
 

@@ -27,6 +27,7 @@
 #include "exec/sched.h"
 #include "exec/statedir.h"
 #include "report/table.h"
+#include "vm/vm.h"
 
 static void on_signal(int sig)
 {
@@ -70,6 +71,8 @@ static void run_usage(FILE *fp)
 "      --accel A            kvm, tcg or auto (default auto)\n"
 "      --kernel SPEC        guest kernel for rxe-vm: debian:SUITE, debian:PKG=VERSION,\n"
 "                           or PATH with --modules DIR\n"
+"      --kernel-cmdline S   words added to the rxe-vm guests' kernel command line\n"
+"                           (MODULE.PARAM=V reaches that module, as with modprobe)\n"
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
 "      --state-dir DIR      run-state and lock directory\n"
 "      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
@@ -341,6 +344,7 @@ static int run_main(int argc, char **argv, const char *resume)
 		{ "accel", required_argument, NULL, 9 },
 		{ "kernel", required_argument, NULL, 10 },
 		{ "modules", required_argument, NULL, 11 },
+		{ "kernel-cmdline", required_argument, NULL, 21 },
 		{ "allow-sm-takeover", no_argument, NULL, 12 },
 		{ "state-dir", required_argument, NULL, 13 },
 		{ "baseline", required_argument, NULL, 14 },
@@ -421,6 +425,14 @@ static int run_main(int argc, char **argv, const char *resume)
 		case 18: co.pairs = optarg; break;
 		case 19: co.drain_list = optarg; break;
 		case 20: break;		/* taken by cmd_run */
+		case 21: {
+			char why[200];
+
+			if (rq_kernel_cmdline_check(optarg, why, sizeof(why)))
+				return usage_error("run", "--kernel-cmdline: %s", why);
+			o.kernel_cmdline = optarg;
+			break;
+		}
 		case 'v': o.verbose = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return RQ_EXIT_USAGE;

@@ -118,6 +118,7 @@ static const char *fig_judgement(const struct cmp_finding *f)
 	case CMP_FIG_WORSE: return "WORSE";
 	case CMP_FIG_BETTER: return "better";
 	case CMP_FIG_SAME: return "ok";
+	case CMP_FIG_UNSURE: return f->regression ? "UNSURE" : "unsure";
 	default: return "";
 	}
 }
@@ -248,10 +249,12 @@ void compare_print(FILE *fp, const struct cmp_report *rep, const char *pb, const
 	}
 
 	/* Judged figures first (worst first), then what could not be judged. */
-	static const enum cmp_type judged[] = { CMP_FIG_WORSE, CMP_FIG_BETTER, CMP_FIG_SAME, CMP_FIG_ONE_SIDE };
+	static const enum cmp_type judged[] = { CMP_FIG_WORSE, CMP_FIG_UNSURE, CMP_FIG_BETTER, CMP_FIG_SAME,
+						CMP_FIG_ONE_SIDE };
 	static const enum cmp_type unjudged[] = { CMP_FIG_UNJUDGED };
 	for (size_t i = 0; i < rep->n; i++)
-		nfig_regr += rep->v[i].regression && rep->v[i].type == CMP_FIG_WORSE;
+		nfig_regr += rep->v[i].regression && (rep->v[i].type == CMP_FIG_WORSE ||
+						      rep->v[i].type == CMP_FIG_UNSURE);
 	fig_table(fp, rep, judged, ARRAY_SIZE(judged), "\nfigures (change = (after - before) / |before|)\n", NULL);
 	fig_table(fp, rep, unjudged, ARRAY_SIZE(unjudged), "\nfigures not judged (reported only)\n", &hidden);
 	if (hidden)
@@ -270,6 +273,15 @@ void compare_print(FILE *fp, const struct cmp_report *rep, const char *pb, const
 		rep->count[CMP_FIG_BETTER] == 1 ? "" : "s", rep->count[CMP_FACT],
 		rep->count[CMP_FACT] == 1 ? "" : "s", rep->count[CMP_WARNING],
 		rep->count[CMP_WARNING] == 1 ? "" : "s");
+	if (rep->count[CMP_FIG_UNSURE]) {
+		bool strict = false;
+
+		for (size_t i = 0; i < rep->n; i++)
+			strict |= rep->v[i].type == CMP_FIG_UNSURE && rep->v[i].regression;
+		fprintf(fp, "%u figure%s inconclusive (too noisy to tell: %s)\n", rep->count[CMP_FIG_UNSURE],
+			rep->count[CMP_FIG_UNSURE] == 1 ? "" : "s",
+			strict ? "--strict counts them as regressions" : "not a regression; --strict fails them");
+	}
 	fprintf(fp, "result: %s\n", rep->regressions ? "REGRESSION" : "no regression");
 }
 

@@ -31,6 +31,7 @@ struct rq_run_opts {
 	const char *topology;		/* --vm-topology vm1|vm2 */
 	const char *accel;		/* --accel kvm|tcg|auto */
 	const char *kernel, *modules;	/* --kernel --modules */
+	const char *kernel_cmdline;	/* --kernel-cmdline: words added to the guests' command line */
 	const char *self_exe;		/* path of this rdmaqual binary */
 	const char *state_dir;		/* run-state / lock directory */
 	const char *run_dir;		/* reports/<run-id> */

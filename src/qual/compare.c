@@ -21,13 +21,34 @@
 #include "core/json_text.h"
 #include "core/result.h"
 #include "core/util.h"
+#include "qual/stats.h"
 
 /* Float noise must not turn an exact 5.0% into "beyond 5%". */
 #define TOL_EPS 1e-9
 
 void cmp_opts_init(struct cmp_opts *o)
 {
-	*o = (struct cmp_opts){ .tol_pct = RQ_COMPARE_DEFAULT_TOL };
+	*o = (struct cmp_opts){ .tol_pct = RQ_COMPARE_DEFAULT_TOL, .confidence = RQ_STATS_CONFIDENCE,
+				.single_absolute = true };
+}
+
+int cmp_opts_confidence(struct cmp_opts *o, const char *arg, char *err, size_t errsz)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%' && !end[1]) {
+		v /= 100;
+		end++;
+	}
+	if (end == arg || *end || errno || !(v > 0.5 && v < 0.999)) {
+		snprintf(err, errsz, "confidence \"%.40s\" is not above 0.5 and below 0.999 (e.g. 0.95 or 95%%)", arg);
+		return -EINVAL;
+	}
+	o->confidence = v;
+	return 0;
 }
 
 void cmp_opts_release(struct cmp_opts *o)
@@ -168,6 +189,7 @@ static const char *const type_names[CMP_NTYPES] = {
 	[CMP_FIG_SAME] = "figure_within",
 	[CMP_FIG_UNJUDGED] = "figure_unjudged",
 	[CMP_FIG_ONE_SIDE] = "figure_one_side",
+	[CMP_FIG_UNSURE] = "figure_inconclusive",
 	[CMP_FACT] = "fact_changed",
 	[CMP_WARNING] = "warning",
 };
@@ -184,6 +206,7 @@ struct side {
 	struct rq_result **rows;	/* document order */
 	size_t n;
 	struct rq_result **byid;	/* sorted by id, then document order */
+	size_t *byid_pos;		/* byid[i]'s position in the document */
 	struct devfacts *devs;		/* sorted by device, for hca_fact() */
 	size_t ndevs;
 };
@@ -200,6 +223,7 @@ static void side_release(struct side *s)
 		rq_result_free(s->rows[i]);
 	free(s->rows);
 	free(s->byid);
+	free(s->byid_pos);
 	free(s->devs);
 	memset(s, 0, sizeof(*s));
 }
@@ -234,8 +258,11 @@ static void side_index(struct side *s)
 		rk[i] = (struct ranked){ s->rows[i]->id, i };
 	qsort(rk, s->n, sizeof(*rk), ranked_cmp);
 	s->byid = xcalloc(s->n + 1, sizeof(*s->byid));
-	for (size_t i = 0; i < s->n; i++)
+	s->byid_pos = xcalloc(s->n + 1, sizeof(*s->byid_pos));
+	for (size_t i = 0; i < s->n; i++) {
 		s->byid[i] = s->rows[rk[i].pos];
+		s->byid_pos[i] = rk[i].pos;
+	}
 	for (size_t i = 0; i < s->n; i++)
 		if (s->rows[i]->device)
 			rk[n++] = (struct ranked){ s->rows[i]->device, i };
@@ -252,6 +279,50 @@ static void side_index(struct side *s)
 				d->v[k] = row_fact(s->rows[rk[i].pos], hca_keys[k]);
 	}
 	free(rk);
+}
+
+static enum cmp_dir unit_direction(const char *unit);
+
+/*
+ * A rate cannot be negative and a sample must be a number: such a row is
+ * refused, with its figure named, rather than judged into a verdict.
+ * (A time can be an offset: only rates are refused below 0.)
+ */
+static int check_figures(json_t *row, char *err, size_t errsz)
+{
+	size_t i, k;
+	json_t *f, *x;
+
+	json_array_foreach(json_object_get(row, "figures"), i, f) {
+		const char *name = json_string_value(json_object_get(f, "name"));
+		const char *unit = json_string_value(json_object_get(f, "unit"));
+		json_t *v = json_object_get(f, "value");
+		json_t *samples = json_object_get(json_object_get(f, "spread"), "samples");
+		bool rate = unit_direction(unit) == CMP_HIGHER;
+
+		if (rate && json_is_number(v) && json_number_value(v) < 0) {
+			snprintf(err, errsz, "figure %.60s: value %g %.20s is negative where a rate is expected",
+				 name ? name : "?", json_number_value(v), unit);
+			return -EINVAL;
+		}
+		if (samples && !json_is_array(samples)) {
+			snprintf(err, errsz, "figure %.60s: spread.samples is not an array", name ? name : "?");
+			return -EINVAL;
+		}
+		json_array_foreach(samples, k, x) {
+			if (!json_is_number(x) || !isfinite(json_number_value(x))) {
+				snprintf(err, errsz, "figure %.60s: sample %zu is not a finite number", name ? name : "?",
+					 k + 1);
+				return -EINVAL;
+			}
+			if (rate && json_number_value(x) < 0) {
+				snprintf(err, errsz, "figure %.60s: sample %zu is %g %.20s: negative where a rate is expected",
+					 name ? name : "?", k + 1, json_number_value(x), unit);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
 }
 
 static int side_load(struct side *s, json_t *doc, char *err, size_t errsz)
@@ -301,8 +372,13 @@ static int side_load(struct side *s, json_t *doc, char *err, size_t errsz)
 		char why[256];
 		struct rq_result *r = rq_result_from_json(v, why, sizeof(why));
 
-		if (!r) {
-			snprintf(err, errsz, "results[%zu]: %s", i, why);
+		if (!r || check_figures(v, why, sizeof(why))) {
+			/* A bad row names its position; a bad figure of a good row, the row too. */
+			if (r)
+				snprintf(err, errsz, "results[%zu] (%s): %s", i, r->id, why);
+			else
+				snprintf(err, errsz, "results[%zu]: %s", i, why);
+			rq_result_free(r);
 			side_release(s);
 			return -EINVAL;
 		}
@@ -312,8 +388,18 @@ static int side_load(struct side *s, json_t *doc, char *err, size_t errsz)
 	return 0;
 }
 
+static struct rq_result *side_find_at(const struct side *s, const char *id, size_t *dups, size_t *at);
+
 /* The first row with this id in document order (ids should be unique). */
 static struct rq_result *side_find(const struct side *s, const char *id, size_t *dups)
+{
+	size_t at;
+
+	return side_find_at(s, id, dups, &at);
+}
+
+/* As side_find; *at: the first one's index in byid (the others follow it). */
+static struct rq_result *side_find_at(const struct side *s, const char *id, size_t *dups, size_t *at)
 {
 	size_t lo = 0, hi = s->n, end;
 
@@ -337,6 +423,7 @@ static struct rq_result *side_find(const struct side *s, const char *id, size_t 
 			end = mid;
 	}
 	*dups = hi > lo ? hi - lo - 1 : 0;
+	*at = lo;
 	return hi > lo ? s->byid[lo] : NULL;
 }
 
@@ -399,6 +486,7 @@ static struct cmp_finding *add(struct cmp_report *rep, enum cmp_type t, const ch
 		.before = before ? xstrdup(before) : NULL,
 		.after = after ? xstrdup(after) : NULL,
 		.vbefore = NAN, .vafter = NAN, .change_pct = NAN, .tol_pct = NAN,
+		.lo_pct = NAN, .hi_pct = NAN, .half_pct = NAN, .p_value = NAN, .confidence = NAN,
 	};
 	rep->count[t]++;
 	return f;
@@ -528,12 +616,105 @@ static struct cmp_finding *add_fig(struct cmp_report *rep, enum cmp_type t, cons
 	return f;
 }
 
+/* Append one row's samples of a figure: its repeats ("spread": {"samples"}), else its value. */
+static void row_samples(json_t *row, const char *name, double **v, size_t *n)
+{
+	size_t i, k;
+	json_t *f, *x;
+
+	json_array_foreach(json_object_get(row, "figures"), i, f) {
+		json_t *samples = json_object_get(json_object_get(f, "spread"), "samples");
+		json_t *val = json_object_get(f, "value");
+
+		if (!json_is_string(json_object_get(f, "name")) ||
+		    strcmp(json_string_value(json_object_get(f, "name")), name))
+			continue;
+		if (json_array_size(samples)) {
+			*v = xrealloc(*v, (*n + json_array_size(samples)) * sizeof(**v));
+			json_array_foreach(samples, k, x)
+				(*v)[(*n)++] = json_number_value(x);
+		} else if (json_is_number(val) && isfinite(json_number_value(val))) {
+			*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+			(*v)[(*n)++] = json_number_value(val);
+		}
+		return;	/* a repeated name: the first one counts */
+	}
+}
+
+size_t cmp_figure_samples(json_t *doc, const char *row, const char *figure, double **out)
+{
+	size_t i, n = 0;
+	json_t *r;
+
+	*out = NULL;
+	json_array_foreach(json_object_get(doc, "results"), i, r) {
+		const char *id = json_string_value(json_object_get(r, "id"));
+
+		if (id && !strcmp(id, row))
+			row_samples(r, figure, out, &n);
+	}
+	return n;
+}
+
+/* A side's samples of a figure over every row with this id (repeated rows). */
+static size_t side_samples(const struct side *s, const char *id, const char *name, double **out)
+{
+	json_t *rows = json_object_get(s->doc, "results");
+	size_t dups, at, n = 0;
+
+	*out = NULL;
+	if (!side_find_at(s, id, &dups, &at))
+		return 0;
+	for (size_t k = at; k <= at + dups; k++)
+		row_samples(json_array_get(rows, s->byid_pos[k]), name, out, &n);
+	return n;
+}
+
+/* A figure judged with its noise once every figure of the comparison is known (Bonferroni). */
+struct pending {
+	size_t finding;
+	double *b, *a;
+	size_t nb, na;
+};
+
+struct judging {
+	const struct side *sb, *sa;
+	struct pending *v;
+	size_t n;
+};
+
+static void set_type(struct cmp_report *rep, struct cmp_finding *f, enum cmp_type t)
+{
+	rep->count[f->type]--;
+	f->type = t;
+	rep->count[t]++;
+}
+
+/* The point change against the tolerance: one value a side, or --absolute. */
+static void judge_point(struct cmp_report *rep, struct cmp_finding *f, double tol)
+{
+	double better = f->change_pct * (double)f->dir;
+
+	f->method = "absolute";
+	if (better < -(tol + TOL_EPS)) {
+		set_type(rep, f, CMP_FIG_WORSE);
+		regress(rep, f);
+		set_msg(f, "%s is better; worse by %.1f%% (tolerance %g%%)", cmp_dir_name(f->dir), -better, tol);
+	} else if (better > tol + TOL_EPS) {
+		set_type(rep, f, CMP_FIG_BETTER);
+		set_msg(f, "%s is better; better by %.1f%%", cmp_dir_name(f->dir), better);
+	} else {
+		set_type(rep, f, CMP_FIG_SAME);
+	}
+}
+
 /* Compare one figure present on both rows.  why_not: set when the rows' targets or HCAs differ. */
-static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, const char *row,
+static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, struct judging *jg, const char *row,
 		      const struct rq_figure *fb, const struct rq_figure *fa, const char *why_not)
 {
 	struct cmp_finding *f;
-	double tol, better;
+	double tol, *xb = NULL, *xa = NULL;
+	size_t nb, na;
 
 	if (!same_unit(fb->unit, fa->unit)) {
 		f = add_fig(rep, CMP_FIG_UNJUDGED, row, fb, fa);
@@ -566,23 +747,100 @@ static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, const ch
 	}
 	tol = cmp_tolerance_for(o, f->name);
 	f->tol_pct = tol;
-	better = f->change_pct * (double)f->dir;
-	rep->count[f->type]--;
-	if (better < -(tol + TOL_EPS)) {
-		f->type = CMP_FIG_WORSE;
-		regress(rep, f);
-		set_msg(f, "%s is better; worse by %.1f%% (tolerance %g%%)", cmp_dir_name(f->dir), -better, tol);
-	} else if (better > tol + TOL_EPS) {
-		f->type = CMP_FIG_BETTER;
-		set_msg(f, "%s is better; better by %.1f%%", cmp_dir_name(f->dir), better);
-	} else {
-		f->type = CMP_FIG_SAME;
+	nb = side_samples(jg->sb, row, f->name, &xb);
+	na = side_samples(jg->sa, row, f->name, &xa);
+	f->nb = nb;
+	f->na = na;
+	if (o->absolute || (nb < 2 && na < 2 && o->single_absolute) || !nb || !na) {
+		free(xb);
+		free(xa);
+		judge_point(rep, f, tol);
+		return;
 	}
-	rep->count[f->type]++;
+	jg->v = xrealloc(jg->v, (jg->n + 1) * sizeof(*jg->v));
+	jg->v[jg->n++] = (struct pending){ .finding = (size_t)(f - rep->v), .b = xb, .a = xa, .nb = nb, .na = na };
 }
 
-static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, const struct rq_result *b,
-		      const struct rq_result *a, const char *why_not)
+/* The figures that have noise to go on, judged at the comparison's shared confidence. */
+static void judge_pending(struct cmp_report *rep, const struct cmp_opts *o, struct judging *jg)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < jg->n; i++)
+		m += jg->v[i].nb > 1 || jg->v[i].na > 1;
+	for (size_t i = 0; i < jg->n; i++) {
+		struct pending *p = &jg->v[i];
+		struct cmp_finding *f = &rep->v[p->finding];
+		struct rq_judge_opts jo = { .tol_pct = f->tol_pct, .dir = f->dir,
+					    .confidence = 1 - (1 - o->confidence) / (double)(m ? m : 1) };
+		struct rq_judgement j;
+		char why[200];
+
+		f->confidence = jo.confidence;
+		if (rq_change_judge(p->b, p->nb, p->a, p->na, &jo, &j, why, sizeof(why))) {
+			f->tol_pct = NAN;
+			set_msg(f, "not judged: %s", why);
+			goto next;
+		}
+		f->vbefore = j.mb;
+		f->vafter = j.ma;
+		f->change_pct = j.change_pct;
+		f->lo_pct = j.lo_pct;
+		f->hi_pct = j.hi_pct;
+		f->half_pct = j.half_pct;
+		f->p_value = j.p_value;
+		f->need_n = j.need_n;
+		f->decide_n = j.decide_n;
+		f->method = j.borrowed ? "bootstrap, one side's noise borrowed" : "bootstrap";
+		free(f->before);
+		free(f->after);
+		f->before = *f->unit ? xasprintf("%.10g %s", j.mb, f->unit) : xasprintf("%.10g", j.mb);
+		f->after = *f->unit ? xasprintf("%.10g %s", j.ma, f->unit) : xasprintf("%.10g", j.ma);
+		double worse = -(double)f->dir * j.change_pct;
+
+		switch (j.outcome) {
+		case RQ_OUT_WORSE:
+			set_type(rep, f, CMP_FIG_WORSE);
+			regress(rep, f);
+			set_msg(f, "%s is better; worse by %.1f%% (tolerance %g%%), %.4g%% interval %+.1f%%..%+.1f%% "
+				"at n=%zu/%zu", cmp_dir_name(f->dir), worse, f->tol_pct, jo.confidence * 100,
+				j.lo_pct, j.hi_pct, j.nb, j.na);
+			break;
+		case RQ_OUT_BETTER:
+			set_type(rep, f, CMP_FIG_BETTER);
+			set_msg(f, "%s is better; better by %.1f%%, %.4g%% interval %+.1f%%..%+.1f%% at n=%zu/%zu",
+				cmp_dir_name(f->dir), -worse, jo.confidence * 100, j.lo_pct, j.hi_pct, j.nb, j.na);
+			break;
+		case RQ_OUT_SAME:
+			set_type(rep, f, CMP_FIG_SAME);
+			set_msg(f, "within %g%%: %.4g%% interval %+.1f%%..%+.1f%% at n=%zu/%zu", f->tol_pct,
+				jo.confidence * 100, j.lo_pct, j.hi_pct, j.nb, j.na);
+			break;
+		case RQ_OUT_UNSURE:
+			set_type(rep, f, CMP_FIG_UNSURE);
+			if (o->strict)
+				regress(rep, f);
+			if (isfinite(j.half_pct))
+				set_msg(f, "inconclusive: %+.1f%% \u00b1%.0f%% at n=%zu/%zu (%.4g%% interval %+.1f%%..%+.1f%%); "
+					"about %u%s repeats a side would resolve a %g%% change", j.change_pct, j.half_pct,
+					j.nb, j.na, jo.confidence * 100, j.lo_pct, j.hi_pct, j.need_n,
+					j.need_n >= RQ_STATS_MAX_NEED ? "+" : "", f->tol_pct);
+			else
+				set_msg(f, "inconclusive: %+.1f%% with no noise measured (n=%zu/%zu)", j.change_pct, j.nb,
+					j.na);
+			break;
+		}
+next:
+		free(p->b);
+		free(p->a);
+	}
+	free(jg->v);
+	jg->v = NULL;
+	jg->n = 0;
+}
+
+static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, struct judging *jg,
+		      const struct rq_result *b, const struct rq_result *a, const char *why_not)
 {
 	for (size_t i = 0; i < b->nfigs; i++) {
 		const struct rq_figure *fb = &b->figs[i], *fa = find_fig(a, fb->name);
@@ -590,7 +848,7 @@ static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, const st
 		if (find_fig(b, fb->name) != fb)
 			continue;	/* a repeated name: the first one counts */
 		if (fa) {
-			judge_fig(rep, o, a->id, fb, fa, why_not);
+			judge_fig(rep, o, jg, a->id, fb, fa, why_not);
 		} else {
 			struct cmp_finding *f = add_fig(rep, CMP_FIG_ONE_SIDE, a->id, fb, NULL);
 
@@ -705,6 +963,7 @@ int cmp_compare(json_t *before, json_t *after, const struct cmp_opts *o, struct 
 		char *err, size_t errsz)
 {
 	struct side sb, sa;
+	struct judging jg = { .sb = &sb, .sa = &sa };
 	char why[400];
 	size_t dups;
 
@@ -757,7 +1016,7 @@ int cmp_compare(json_t *before, json_t *after, const struct cmp_opts *o, struct 
 		rep->matched++;
 		diff_verdict(rep, o, b, a);
 		why_not = incomparable(rep, &sb, &sa, b, a);
-		diff_figs(rep, o, b, a, why_not);
+		diff_figs(rep, o, &jg, b, a, why_not);
 		free(why_not);
 		diff_row_facts(rep, b, a);
 	}
@@ -769,6 +1028,7 @@ int cmp_compare(json_t *before, json_t *after, const struct cmp_opts *o, struct 
 		add(rep, CMP_NEW_ROW, a->id, NULL, NULL, rq_verdict_name(a->verdict))->msg =
 			xstrdup(a->reason ? a->reason : "");
 	}
+	judge_pending(rep, o, &jg);
 	side_release(&sb);
 	side_release(&sa);
 	return 0;
@@ -808,7 +1068,7 @@ static json_t *run_json(const struct cmp_run *r)
 
 static bool is_figure(enum cmp_type t)
 {
-	return t >= CMP_FIG_WORSE && t <= CMP_FIG_ONE_SIDE;
+	return t >= CMP_FIG_WORSE && t <= CMP_FIG_UNSURE;
 }
 
 json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
@@ -825,6 +1085,11 @@ json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
 						      "pct", o->tols[i].pct));
 	json_object_set_new(opts, "tolerances", tols);
 	json_object_set_new(opts, "allow_new_skips", json_boolean(o->allow_new_skips));
+	json_object_set_new(opts, "confidence", json_real(o->confidence));
+	json_object_set_new(opts, "absolute", json_boolean(o->absolute));
+	json_object_set_new(opts, "single_runs", json_string(o->absolute || o->single_absolute ? "absolute"
+							      : "inconclusive"));
+	json_object_set_new(opts, "strict", json_boolean(o->strict));
 	json_object_set_new(root, "options", opts);
 	json_object_set_new(root, "regressions", json_integer(rep->regressions));
 	json_object_set_new(counts, "matched", json_integer((json_int_t)rep->matched));
@@ -850,6 +1115,17 @@ json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
 			json_object_set_new(j, "change_pct", rq_json_num(f->change_pct));
 			json_object_set_new(j, "tolerance_pct", rq_json_num(f->tol_pct));
 			json_object_set_new(j, "better", d ? json_string(d) : json_null());
+			if (f->nb || f->na) {
+				json_object_set_new(j, "n_before", json_integer((json_int_t)f->nb));
+				json_object_set_new(j, "n_after", json_integer((json_int_t)f->na));
+				json_object_set_new(j, "method", rq_json_text(f->method));
+				json_object_set_new(j, "confidence", rq_json_num(f->confidence));
+				json_object_set_new(j, "interval_pct", isfinite(f->lo_pct) ?
+						    json_pack("[f, f]", f->lo_pct, f->hi_pct) : json_null());
+				json_object_set_new(j, "half_width_pct", rq_json_num(f->half_pct));
+				json_object_set_new(j, "p_value", rq_json_num(f->p_value));
+				json_object_set_new(j, "repeats_needed", f->need_n ? json_integer(f->need_n) : json_null());
+			}
 		}
 		json_object_set_new(j, "message", rq_json_text(f->msg));
 		json_array_append_new(arr, j);

@@ -30,6 +30,17 @@ struct cmp_opts {
 	struct cmp_tol *tols;		/* overrides; the last matching one wins */
 	size_t ntols;
 	bool allow_new_skips;		/* PASS -> SKIP is reported, not a regression */
+	/*
+	 * Noise (qual/stats.h).  Figures with repeats on a side (a merged
+	 * document's "spread": {"samples": [...]}, or a row id repeated in a
+	 * run) are judged with a bootstrap interval at this confidence, shared
+	 * by all the judged figures of the comparison (Bonferroni: m figures
+	 * get 1 - (1 - confidence) / m each).
+	 */
+	double confidence;		/* (0.5, 0.999), default 0.95 */
+	bool absolute;			/* judge the point change alone, even with repeats */
+	bool single_absolute;		/* one value a side: point change (compare's default) */
+	bool strict;			/* an inconclusive figure is a regression */
 };
 
 void cmp_opts_init(struct cmp_opts *o);
@@ -40,6 +51,8 @@ void cmp_opts_release(struct cmp_opts *o);
  */
 int cmp_opts_tolerance(struct cmp_opts *o, const char *arg, char *err, size_t errsz);
 double cmp_tolerance_for(const struct cmp_opts *o, const char *figure);
+/* --confidence C: 0.5 < C < 0.999 ("0.95" or "95%").  0 or -EINVAL with a reason. */
+int cmp_opts_confidence(struct cmp_opts *o, const char *arg, char *err, size_t errsz);
 
 /*
  * Which way a figure is better, from its unit first (".../s" higher; ns, us,
@@ -64,6 +77,7 @@ enum cmp_type {
 	CMP_FIG_SAME,		/* judged, within the tolerance */
 	CMP_FIG_UNJUDGED,	/* reported only; msg says why */
 	CMP_FIG_ONE_SIDE,	/* the figure exists on one side only */
+	CMP_FIG_UNSURE,		/* judged, too noisy to tell (a regression with strict) */
 	CMP_FACT,		/* an environment fact changed, appeared or went */
 	CMP_WARNING,		/* the comparison itself is weak; msg says why */
 	CMP_NTYPES
@@ -82,6 +96,15 @@ struct cmp_finding {
 	double tol_pct;		/* figures: tolerance applied, NAN when not judged */
 	enum cmp_dir dir;	/* figures */
 	char *msg;		/* one line: after's reason, why not judged, a warning */
+	/* figures judged with their noise (qual/stats.h); n 0 when not judged */
+	size_t nb, na;		/* samples a side */
+	double lo_pct, hi_pct;	/* interval of change_pct, NAN without one */
+	double half_pct;	/* its half-width */
+	double p_value;		/* Mann-Whitney, NAN under n=2 a side */
+	double confidence;	/* of this figure's interval (after Bonferroni) */
+	unsigned need_n;	/* repeats a side to resolve a change of the tolerance's size */
+	unsigned decide_n;	/* repeats a side that would likely decide this change as measured */
+	const char *method;	/* "absolute", "bootstrap", "bootstrap, one side's noise borrowed" */
 };
 
 struct cmp_run {
@@ -115,6 +138,13 @@ int cmp_check_doc(struct json_t *doc, char *err, size_t errsz);
 int cmp_compare(struct json_t *before, struct json_t *after, const struct cmp_opts *o,
 		struct cmp_report *rep, char *err, size_t errsz);
 void cmp_report_release(struct cmp_report *rep);
+
+/*
+ * One figure's samples on one side of a document: every row with this id
+ * (repeated rows), each row's "spread": {"samples"} or else its value.
+ * Returns how many (0: none), *out malloc'd.
+ */
+size_t cmp_figure_samples(struct json_t *doc, const char *row, const char *figure, double **out);
 
 /* The "rdmaqual-compare/1" document (docs/compare.md), without input paths. */
 struct json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o);

@@ -82,11 +82,16 @@ static void merge_figures(json_t *out, json_t *const *docs, size_t n, const char
 		}
 		if (!k)
 			continue;
+		json_t *samples = json_array();
+
+		/* In run order, before the median sorts them: compare judges the noise from these. */
+		for (size_t x = 0; x < k; x++)
+			json_array_append_new(samples, json_real(v[x]));
 		double med = rq_median(v, k);
 
 		json_object_set_new(f, "value", json_real(med));
-		json_object_set_new(f, "spread", json_pack("{s:i, s:f, s:f}", "n", (json_int_t)k,
-							    "min", v[0], "max", v[k - 1]));
+		json_object_set_new(f, "spread", json_pack("{s:i, s:f, s:f, s:o}", "n", (json_int_t)k,
+							    "min", v[0], "max", v[k - 1], "samples", samples));
 	}
 	free(v);
 }
@@ -182,49 +187,4 @@ json_t *rq_repeat_merge(json_t *const *docs, size_t n, char *err, size_t errsz)
 	json_object_set_new(run, "repeats", json_integer((json_int_t)n));
 	json_decref(ids);
 	return out;
-}
-
-static json_t *figure_of(json_t *doc, const char *row, const char *name)
-{
-	json_t *r = row_by_id(doc, row);
-
-	return r ? fig_by_name(r, name) : NULL;
-}
-
-unsigned rq_repeat_spread_filter(struct cmp_report *rep, json_t *before, json_t *after)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < rep->n; i++) {
-		struct cmp_finding *f = &rep->v[i];
-
-		if (f->type != CMP_FIG_WORSE || !f->row || !f->name)
-			continue;
-		json_t *fb = figure_of(before, f->row, f->name), *fa = figure_of(after, f->row, f->name);
-		json_t *sb = fb ? json_object_get(fb, "spread") : NULL;
-		json_t *sa = fa ? json_object_get(fa, "spread") : NULL;
-
-		if (!sb || !sa)
-			continue;
-		double lo = json_number_value(json_object_get(sb, "min"));
-		double hi = json_number_value(json_object_get(sb, "max"));
-
-		if (!(f->vafter >= lo && f->vafter <= hi))
-			continue;
-		char *msg = xasprintf("worse by %.1f%% but the after median is within the before runs' "
-				      "spread [%.4g..%.4g]: noise, not judged", fabs(f->change_pct), lo, hi);
-
-		free(f->msg);
-		f->msg = msg;
-		rep->count[f->type]--;
-		f->type = CMP_FIG_UNJUDGED;
-		rep->count[f->type]++;
-		f->tol_pct = NAN;
-		if (f->regression) {
-			f->regression = false;
-			rep->regressions--;
-		}
-		n++;
-	}
-	return n;
 }

@@ -19,23 +19,14 @@ struct json_t;
  *     reason that run's, plus " (over N runs: 2 PASS, 1 FAIL)" when the
  *     runs disagreed;
  *   - a numeric figure's value is the median of the runs that have it, and
- *     the figure gains "spread": {"n": k, "min": x, "max": y};
+ *     the figure gains "spread": {"n": k, "min": x, "max": y, "samples":
+ *     [each run's value, in run order]}, which compare.c judges the
+ *     change against (qual/stats.h);
  *   - run-wide facts are the first document's; "run" is the first's with
  *     "repeats": n and "complete" true only when every run was complete.
  * Returns a new document, or NULL with err when a document is unreadable.
  */
 struct json_t *rq_repeat_merge(struct json_t *const *docs, size_t n, char *err, size_t errsz);
-
-struct cmp_report;
-
-/*
- * After compare.c judged two merged documents: a figure found worse whose
- * after median lies within the spread the before runs themselves produced
- * [min..max] is noise, not a regression; it becomes "figure_unjudged" with
- * a message that says so.  Needs spread on both sides (repeats > 1).
- * Returns the number of findings demoted (rep's counts are updated).
- */
-unsigned rq_repeat_spread_filter(struct cmp_report *rep, struct json_t *before, struct json_t *after);
 
 /* The median of v[0..n-1] (sorts v in place); NAN when n == 0. */
 double rq_median(double *v, size_t n);

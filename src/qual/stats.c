@@ -78,11 +78,57 @@ static int dcmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median of v, sorting v itself. */
+/* The k-th smallest of v[0..n-1] (Hoare's selection; reorders v). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/*
+ * Median of v, reordering v: selection, not a sort, so a baseline of
+ * thousands of repeated rows costs O(n) a resample.
+ */
 static double median_inplace(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), dcmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double hi = select_kth(v, n, n / 2), lo;
+
+	if (n % 2)
+		return hi;
+	/* The lower middle is the largest of v[0..n/2-1] after the selection. */
+	lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return (lo + hi) / 2;
 }
 
 double rq_stats_median(const double *v, size_t n)
@@ -199,6 +245,19 @@ double rq_mann_whitney_p(const double *x, size_t n1, const double *y, size_t n2)
 	return erfc(z / sqrt(2));
 }
 
+unsigned rq_mann_whitney_min_n(double alpha)
+{
+	/* The smallest two-sided exact p at n a side is 2 / C(2n, n). */
+	double c = 2;	/* C(2, 1) */
+
+	for (unsigned n = 1; n < RQ_STATS_MAX_NEED; n++) {
+		if (2 / c < alpha)
+			return n;
+		c = c * (2.0 * n + 1) * (2.0 * n + 2) / ((double)(n + 1) * (double)(n + 1));
+	}
+	return RQ_STATS_MAX_NEED;
+}
+
 /* The quantile q of sorted v (linear between order statistics). */
 static double quantile(const double *v, size_t n, double q)
 {
@@ -210,6 +269,29 @@ static double quantile(const double *v, size_t n, double q)
 	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
+/*
+ * Over RQ_STATS_MAX_BOOT values (a baseline of thousands of repeated rows),
+ * the sample becomes that many evenly spaced order statistics: the same
+ * distribution, an interval as wide as that n gives (wider, never
+ * narrower), and a bounded cost.
+ */
+#define RQ_STATS_MAX_BOOT 512
+
+static double *thin(double *s, size_t *n)
+{
+	double *t;
+
+	if (*n <= RQ_STATS_MAX_BOOT)
+		return s;
+	qsort(s, *n, sizeof(*s), dcmp);
+	t = xcalloc(RQ_STATS_MAX_BOOT, sizeof(*t));
+	for (size_t i = 0; i < RQ_STATS_MAX_BOOT; i++)
+		t[i] = s[(size_t)(((double)i + 0.5) * (double)*n / RQ_STATS_MAX_BOOT)];
+	free(s);
+	*n = RQ_STATS_MAX_BOOT;
+	return t;
+}
+
 /* One side's sample: the values, or a single value given the other's dispersion. */
 static double *side_sample(const double *v, size_t n, const double *other, size_t no, size_t *out_n)
 {
@@ -219,7 +301,7 @@ static double *side_sample(const double *v, size_t n, const double *other, size_
 		s = xcalloc(n, sizeof(*s));
 		memcpy(s, v, n * sizeof(*s));
 		*out_n = n;
-		return s;
+		return thin(s, out_n);
 	}
 	double m = rq_stats_median(other, no);
 
@@ -227,7 +309,7 @@ static double *side_sample(const double *v, size_t n, const double *other, size_
 	for (size_t i = 0; i < no; i++)
 		s[i] = m > 0 ? v[0] * other[i] / m : v[0];
 	*out_n = no;
-	return s;
+	return thin(s, out_n);
 }
 
 static void point_outcome(struct rq_judgement *j, const struct rq_judge_opts *o)
@@ -319,9 +401,18 @@ int rq_change_judge(const double *before, size_t nb, const double *after, size_t
 		/* The interval of the change for the worse. */
 		wlo = o->dir > 0 ? -hi : lo;
 		whi = o->dir > 0 ? -lo : hi;
-		if (wlo > o->tol_pct + TOL_EPS)
+		/*
+		 * A change beyond the tolerance must also be real by the rank
+		 * test: the percentile bootstrap of 3 values a side reaches the
+		 * corners of the samples' ranges, and 3 after-values all below 3
+		 * before-values happen by chance once in 20.  (A borrowed side
+		 * has one value: no rank test, the bootstrap alone.)
+		 */
+		bool real = j->borrowed || (isfinite(j->p_value) && j->p_value < alpha);
+
+		if (wlo > o->tol_pct + TOL_EPS && real)
 			j->outcome = RQ_OUT_WORSE;
-		else if (whi < -(o->tol_pct + TOL_EPS))
+		else if (whi < -(o->tol_pct + TOL_EPS) && real)
 			j->outcome = RQ_OUT_BETTER;
 		else if (wlo >= -(o->tol_pct + TOL_EPS) && whi <= o->tol_pct + TOL_EPS)
 			j->outcome = RQ_OUT_SAME;
@@ -337,7 +428,25 @@ int rq_change_judge(const double *before, size_t nb, const double *after, size_t
 
 			if (need < (double)n)
 				need = (double)n;
+			/* ... and the rank test must be able to reach the confidence at all. */
+			double mw = (double)rq_mann_whitney_min_n(alpha);
+
+			if (!j->borrowed && need < mw)
+				need = mw;
 			j->need_n = need > RQ_STATS_MAX_NEED ? RQ_STATS_MAX_NEED : (unsigned)need;
+
+			/*
+			 * The change as measured is decided once the half-width
+			 * is below its distance to the tolerance.
+			 */
+			double w = fabs(j->change_pct), gap = fabs(w - o->tol_pct), dn;
+
+			dn = gap > 0 ? ceil((double)n * pow(j->half_pct / gap, 2)) : RQ_STATS_MAX_NEED;
+			if (w > o->tol_pct && !j->borrowed && dn < mw)
+				dn = mw;
+			if (dn < (double)n)
+				dn = (double)n;
+			j->decide_n = dn > RQ_STATS_MAX_NEED ? RQ_STATS_MAX_NEED : (unsigned)dn;
 		}
 	}
 	free(ch);

@@ -11,13 +11,16 @@
  *     resampled with replacement RQ_STATS_RESAMPLES times, from a fixed
  *     seed, so the same samples always give the same interval and verdict;
  *   - a Mann-Whitney U test (exact for small samples without ties, normal
- *     approximation with a tie correction otherwise) is reported beside it,
- *     as Google Benchmark's compare.py does, but decides nothing: at n=3 a
- *     side its p-value cannot go below 0.1, whatever the shift;
+ *     approximation with a tie correction otherwise), as Google Benchmark's
+ *     compare.py uses, must also find the change real (p below 1 -
+ *     confidence) for a regression or an improvement: at n=3 a side the
+ *     bootstrap interval reaches the corners of the samples' ranges, and
+ *     three values all below three others happen once in 20 by chance
+ *     (the test's smallest p there is 0.1);
  *   - with the figure's direction, the interval of the change for the worse
  *     [lo, hi] (percent, > 0 is worse) gives one of:
- *       regression    lo > tolerance: the change is real and beyond it
- *       improvement   hi < -tolerance
+ *       regression    lo > tolerance (and the rank test agrees)
+ *       improvement   hi < -tolerance (likewise)
  *       no change     -tolerance <= lo and hi <= tolerance
  *       inconclusive  anything else: the interval straddles the tolerance,
  *                     and the half-width says how noisy the figure is;
@@ -65,6 +68,8 @@ struct rq_judgement {
 	double p_value;		/* Mann-Whitney two-sided; NAN when n < 2 a side */
 	unsigned need_n;	/* repeats a side that would resolve a change of the
 				 * tolerance's size (half-width tol/2); 0 = unknown */
+	unsigned decide_n;	/* repeats a side at which this change, as measured,
+				 * would likely be decided (--repeat auto); 0 = unknown */
 	bool borrowed;		/* one side had n=1 and borrowed the other's noise */
 };
 
@@ -94,6 +99,9 @@ double rq_stats_median(const double *v, size_t n);
  * normal approximation with a continuity and tie correction.
  */
 double rq_mann_whitney_p(const double *x, size_t n1, const double *y, size_t n2);
+
+/* The fewest samples a side at which the exact test can give p < alpha (no ties). */
+unsigned rq_mann_whitney_min_n(double alpha);
 
 /* A small, fast, seeded PRNG (xoshiro256**, seeded by splitmix64). */
 struct rq_rng {

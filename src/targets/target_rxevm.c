@@ -214,6 +214,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.net_remote = x->vm2 && !stream ? x->vm[1 - i].net_sock : NULL,
 			.net_stream = x->vm2 && stream ? x->vm[0].net_sock : NULL,
 			.net_server = i == 0,
+			.cmdline = o->kernel_cmdline,
 		};
 
 		snprintf(ipn, sizeof(ipn), "%s/24", vm->ip);
@@ -562,6 +563,8 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 	if (*x->img.kcache)
 		rq_fact_add(sink, "vm.kernel_cache", x->img.kcache);
 	rq_fact_add(sink, "vm.topology", x->vm2 ? "vm2" : "vm1");
+	if (t->opts->kernel_cmdline && *t->opts->kernel_cmdline)
+		rq_fact_add(sink, "vm.kernel_cmdline", t->opts->kernel_cmdline);
 	if (x->vm2) {
 		const char *link = getenv("RQ_VM_LINK");
 

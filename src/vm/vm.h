@@ -37,6 +37,15 @@ struct rq_vm_image {
 	char kpkg[128], kpkgver[128], korigin[256], kcache[16];
 };
 
+/*
+ * A --kernel-cmdline argument: words of printable ASCII without quotes or
+ * backslashes, at most 1000 characters, none of the words the harness sets
+ * itself (rq.*, init=, rdinit=, console=, panic=).  MODULE.PARAM=VALUE
+ * words are given to that module's insmod by the guest's init, as
+ * modprobe would.  0, or -EINVAL with err naming the word.
+ */
+int rq_kernel_cmdline_check(const char *s, char *err, size_t errsz);
+
 /* Is this --kernel argument a Debian spec (debian:SUITE, debian:PKG=VER)? */
 bool rq_kernel_spec_is_debian(const char *k);
 
@@ -74,6 +83,7 @@ struct rq_vm_spec {
 	bool net_server;
 	const char *tag;		/* a unique word in the argv (cleanup matches it) */
 	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
+	const char *cmdline;		/* the user's words (rq_kernel_cmdline_check'd), or NULL */
 };
 
 /* argv (NULL-terminated, each element and the array malloc'd). */

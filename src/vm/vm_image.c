@@ -118,6 +118,36 @@ static int run_script(const char *const *argv, int64_t timeout_ms, struct proc_r
 	return 0;
 }
 
+int rq_kernel_cmdline_check(const char *s, char *err, size_t errsz)
+{
+	static const char *const ours[] = { "rq.", "init=", "rdinit=", "console=", "panic=" };
+	const char *w = s;
+
+	if (strlen(s) > 1000) {
+		snprintf(err, errsz, "kernel command line of %zu characters (at most 1000)", strlen(s));
+		return -EINVAL;
+	}
+	for (const char *p = s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\'' || *p == '\\') {
+			snprintf(err, errsz, "kernel command line: character 0x%02x at %zu is not allowed "
+				 "(printable ASCII without quotes or backslashes)", (unsigned char)*p, (size_t)(p - s));
+			return -EINVAL;
+		}
+	while (*w) {
+		size_t n = strcspn(w, " ");
+
+		for (size_t i = 0; n && i < sizeof(ours) / sizeof(ours[0]); i++)
+			if (!strncmp(w, ours[i], strlen(ours[i]))) {
+				snprintf(err, errsz, "kernel command line: \"%.*s\" is set by rdmaqual itself",
+					 (int)(n < 60 ? n : 60), w);
+				return -EINVAL;
+			}
+		w += n;
+		w += strspn(w, " ");
+	}
+	return 0;
+}
+
 bool rq_kernel_spec_is_debian(const char *k)
 {
 	return k && !strncmp(k, "debian:", 7);

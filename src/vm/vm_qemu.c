@@ -115,6 +115,9 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	 */
 	if (s->tsc_khz > 0)
 		sb_addf(&app, " tsc_early_khz=%ld tsc=reliable", s->tsc_khz);
+	/* The user's words before ours: init reads the rq.* words, which they may not set. */
+	if (s->cmdline && *s->cmdline)
+		sb_addf(&app, " %s", s->cmdline);
 	sb_addf(&app, " rq.exe=%s", s->self_exe);
 	if (s->ip)
 		sb_addf(&app, " rq.ip=%s", s->ip);
