@@ -240,6 +240,67 @@ START_TEST(baseline)
 }
 END_TEST
 
+/* A baseline of five runs keeps each figure's distribution and judges against its noise. */
+START_TEST(baseline_distribution)
+{
+	static const double wide[5] = { 10, 6, 14, 8, 12 }, tight[5] = { 10, 10.1, 9.9, 10.05, 9.95 };
+	char path[] = "/tmp/rq-test-baseline.XXXXXX", err[512];
+	const double *sets[2] = { wide, tight };
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (int s = 0; s < 2; s++) {
+		json_t *d[5], *bl, *f;
+		struct rq_baseline b;
+		struct rq_result *r;
+
+		for (int i = 0; i < 5; i++) {
+			char *row = bwrow("PASS", sets[s][i]);
+
+			d[i] = doc(row);
+			free(row);
+		}
+		bl = rq_baseline_from_runs(d, 5, NULL, "r");
+		f = json_array_get(json_object_get(json_array_get(json_object_get(bl, "entries"), 0), "figures"), 0);
+		ck_assert_int_eq(json_integer_value(json_object_get(f, "n")), 5);
+		ck_assert_int_eq(json_array_size(json_object_get(f, "samples")), 5);
+		ck_assert(json_number_value(json_object_get(f, "value")) == 10);
+		ck_assert_int_eq(json_dump_file(bl, path, 0), 0);
+		ck_assert_int_eq(rq_baseline_load(&b, path, err, sizeof(err)), 0);
+		/* 8.5 is -15 %: inside the wide baseline's noise, far outside the tight one's. */
+		r = result_row(8.5);
+		rq_baseline_judge(&b, r, rq_baseline_model(r));
+		if (s == 0) {
+			ck_assert_int_eq(r->verdict, RQ_PASS);
+			ck_assert_ptr_nonnull(strstr(r->log.buf, "baseline n=5"));
+			ck_assert_ptr_nonnull(strstr(r->log.buf, "inconclusive): ok"));
+		} else {
+			ck_assert_int_eq(r->verdict, RQ_FAIL);
+			ck_assert_ptr_nonnull(strstr(r->reason, "bw_64KiB 8.5 Gb/s is 15.0% lower than the baseline 10 "
+						     "(tolerance 5%; baseline n=5"));
+		}
+		rq_result_free(r);
+		rq_baseline_release(&b);
+		json_decref(bl);
+		for (int i = 0; i < 5; i++)
+			json_decref(d[i]);
+	}
+	/* A sample that no rate can be: the file and the entry are named. */
+	FILE *fp = fopen(path, "w");
+
+	fputs("{\"schema\": \"rdmaqual-baseline/1\", \"entries\": [{\"case\": \"c\", \"target\": \"t\", "
+	      "\"hca_model\": \"m\", \"figures\": [{\"name\": \"bw\", \"value\": 1, \"unit\": \"Gb/s\", "
+	      "\"samples\": [1, -2]}]}]}", fp);
+	fclose(fp);
+	struct rq_baseline b;
+
+	ck_assert_int_lt(rq_baseline_load(&b, path, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "entries[0] (c) figure bw: sample 2 is not a number a rate can be"));
+	unlink(path);
+}
+END_TEST
+
 static size_t count(const char *hay, const char *needle)
 {
 	size_t n = 0;
@@ -304,6 +365,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, median);
 	tcase_add_test(tc, merge_repeats);
 	tcase_add_test(tc, noise_judged);
+	tcase_add_test(tc, baseline_distribution);
 	tcase_add_test(tc, baseline);
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_heatmap);

@@ -17,11 +17,13 @@
 static void baseline_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: rdmaqual baseline save [-T [GLOB=]PCT]... RUN FILE\n"
-"Stores the figures of RUN's passing rows (a run directory or results.json),\n"
+"usage: rdmaqual baseline save [-T [GLOB=]PCT]... RUN... FILE\n"
+"Stores the figures of the RUNs' passing rows (run directories or results.json),\n"
 "keyed by case, target and HCA model, in FILE; 'rdmaqual run --baseline FILE'\n"
 "then fails a row whose figure is worse than the stored one by more than the\n"
-"tolerance (default %g%%, as compare).\n", RQ_COMPARE_DEFAULT_TOL);
+"tolerance (default %g%%, as compare).  From several runs each figure keeps its\n"
+"distribution (median, spread, n), and a new value is judged against that noise.\n",
+		RQ_COMPARE_DEFAULT_TOL);
 }
 
 int cmd_baseline(int argc, char **argv)
@@ -55,29 +57,43 @@ int cmd_baseline(int argc, char **argv)
 			return RQ_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 3 || strcmp(argv[optind], "save")) {
+	if (argc - optind < 3 || strcmp(argv[optind], "save")) {
 		cmp_opts_release(&o);
-		return usage_error("baseline", "wants: baseline save RUN FILE");
+		return usage_error("baseline", "wants: baseline save RUN... FILE");
 	}
-	json_t *res = compare_load(argv[optind + 1], path, sizeof(path));
+	int nruns = argc - optind - 2;
+	const char *out = argv[argc - 1];
+	json_t **res = xcalloc((size_t)nruns, sizeof(*res));
+	int nres = 0;
 
-	if (res) {
-		const char *id = json_string_value(json_object_get(json_object_get(res, "run"), "id"));
-		json_t *bl = rq_baseline_from_results(res, &o, id ? id : path);
+	for (; nres < nruns; nres++) {
+		res[nres] = compare_load(argv[optind + 1 + nres], path, sizeof(path));
+		if (!res[nres])
+			break;
+	}
+	if (nres == nruns) {
+		const char *id = json_string_value(json_object_get(json_object_get(res[0], "run"), "id"));
+		json_t *bl = rq_baseline_from_runs(res, (size_t)nruns, &o, id ? id : path);
 		char *text = json_dumps(bl, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 
-		if (text && !write_file_atomic(argv[optind + 2], text, strlen(text))) {
-			printf("baseline: %zu entries from %s in %s\n",
-			       json_array_size(json_object_get(bl, "entries")), path, argv[optind + 2]);
+		if (text && !write_file_atomic(out, text, strlen(text))) {
+			if (nruns == 1)
+				printf("baseline: %zu entries from %s in %s\n",
+				       json_array_size(json_object_get(bl, "entries")), path, out);
+			else
+				printf("baseline: %zu entries from %d runs in %s (each figure's median, spread and n)\n",
+				       json_array_size(json_object_get(bl, "entries")), nruns, out);
 			ret = RQ_EXIT_OK;
 		} else {
-			fprintf(stderr, "rdmaqual baseline: cannot write %s\n", argv[optind + 2]);
+			fprintf(stderr, "rdmaqual baseline: cannot write %s\n", out);
 			ret = RQ_EXIT_FAIL;
 		}
 		free(text);
 		json_decref(bl);
-		json_decref(res);
 	}
+	for (int i = 0; i < nres; i++)
+		json_decref(res[i]);
+	free(res);
 	cmp_opts_release(&o);
 	return ret;
 }

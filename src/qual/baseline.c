@@ -6,7 +6,14 @@
  *     "tolerance_pct": 5, "tolerances": [ { "glob": "lat_*", "pct": 10 } ],
  *     "entries": [ { "case": "bw.write_64k", "target": "rxe-vm", "hca_model": "rxe",
  *                    "rows": 1,
- *                    "figures": [ { "name": "bw_64KiB", "value": 1.9, "unit": "Gb/s" } ] } ] }
+ *                    "figures": [ { "name": "bw_64KiB", "value": 1.9, "unit": "Gb/s",
+ *                                   "n": 5, "min": 1.7, "max": 2.0, "samples": [...] } ] } ] }
+ *
+ * n, min, max and samples are there when a figure has more than one value
+ * (a baseline saved from several runs, or ports sharing a key); such a
+ * figure is judged against its distribution (qual/stats.h).  A figure with
+ * one value, as every figure of a baseline written before samples were
+ * kept, is judged as it always was: its tolerance is a fixed limit.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,6 +26,7 @@
 #include "core/util.h"
 #include "qual/baseline.h"
 #include "qual/repeat.h"
+#include "qual/stats.h"
 
 static const char *jstr(json_t *o, const char *k)
 {
@@ -67,12 +75,18 @@ static json_t *entry_find(json_t *entries, const char *c, const char *target, co
 
 json_t *rq_baseline_from_results(json_t *results, const struct cmp_opts *tol, const char *source)
 {
+	return rq_baseline_from_runs(&results, 1, tol, source);
+}
+
+json_t *rq_baseline_from_runs(json_t *const *runs, size_t nruns, const struct cmp_opts *tol, const char *source)
+{
 	json_t *entries = json_array(), *r, *tols = json_array();
 	char ts[32];
 	size_t i;
 
 	/* Group rows by key first: a figure's value is the median over the group. */
-	json_array_foreach(json_object_get(results, "results"), i, r) {
+	for (size_t d = 0; d < nruns; d++)
+	json_array_foreach(json_object_get(runs[d], "results"), i, r) {
 		const char *c = jstr(r, "case"), *target = jstr(r, "target"), *model = json_model(r);
 		json_t *e, *f;
 		size_t j;
@@ -118,9 +132,17 @@ json_t *rq_baseline_from_results(json_t *results, const struct cmp_opts *tol, co
 
 			for (size_t k = 0; k < n; k++)
 				v[k] = json_number_value(json_array_get(arr, k));
-			json_array_append_new(figs, json_pack("{s:o, s:f, s:O}", "name", rq_json_text(name),
-							      "value", rq_median(v, n), "unit",
-							      json_object_get(slot, "unit")));
+			json_t *fig = json_pack("{s:o, s:f, s:O}", "name", rq_json_text(name), "value",
+						rq_median(v, n), "unit", json_object_get(slot, "unit"));
+
+			/* The distribution, which later runs are judged against (rq_median sorted v). */
+			if (n > 1) {
+				json_object_set_new(fig, "n", json_integer((json_int_t)n));
+				json_object_set_new(fig, "min", json_real(v[0]));
+				json_object_set_new(fig, "max", json_real(v[n - 1]));
+				json_object_set_new(fig, "samples", json_deep_copy(arr));
+			}
+			json_array_append_new(figs, fig);
 			free(v);
 		}
 		json_object_del(e, "values");
@@ -130,8 +152,8 @@ json_t *rq_baseline_from_results(json_t *results, const struct cmp_opts *tol, co
 		json_array_append_new(tols, json_pack("{s:o, s:f}", "glob", rq_json_text(tol->tols[k].glob),
 						      "pct", tol->tols[k].pct));
 	iso8601_now(ts, sizeof(ts));
-	return json_pack("{s:s, s:o, s:s, s:f, s:o, s:o}", "schema", RQ_BASELINE_SCHEMA,
-			 "source", rq_json_text(source), "created", ts,
+	return json_pack("{s:s, s:o, s:s, s:I, s:f, s:o, s:o}", "schema", RQ_BASELINE_SCHEMA,
+			 "source", rq_json_text(source), "created", ts, "runs", (json_int_t)nruns,
 			 "tolerance_pct", tol ? tol->tol_pct : RQ_COMPARE_DEFAULT_TOL,
 			 "tolerances", tols, "entries", entries);
 }
@@ -166,13 +188,30 @@ int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t 
 			json_decref(doc);
 			return -EINVAL;
 		}
-		json_array_foreach(json_object_get(e, "figures"), j, f)
+		json_array_foreach(json_object_get(e, "figures"), j, f) {
+			json_t *s = json_object_get(f, "samples"), *x;
+			size_t k;
+
 			if (!jstr(f, "name") || !json_is_number(json_object_get(f, "value"))) {
 				snprintf(err, errsz, "%s: entries[%zu].figures[%zu] needs a name and a number value",
 					 path, i, j);
 				json_decref(doc);
 				return -EINVAL;
 			}
+			if (s && !json_is_array(s)) {
+				snprintf(err, errsz, "%s: entries[%zu].figures[%zu].samples is not an array", path, i, j);
+				json_decref(doc);
+				return -EINVAL;
+			}
+			json_array_foreach(s, k, x)
+				if (!json_is_number(x) || !isfinite(json_number_value(x)) ||
+				    (json_number_value(x) < 0 && cmp_direction(NULL, jstr(f, "unit")) == CMP_HIGHER)) {
+					snprintf(err, errsz, "%s: entries[%zu] (%s) figure %s: sample %zu is not a "
+						 "number a rate can be", path, i, jstr(e, "case"), jstr(f, "name"), k + 1);
+					json_decref(doc);
+					return -EINVAL;
+				}
+		}
 	}
 	if (json_is_number(json_object_get(doc, "tolerance_pct")))
 		b->tol.tol_pct = json_number_value(json_object_get(doc, "tolerance_pct"));
@@ -214,6 +253,8 @@ unsigned rq_baseline_judge(const struct rq_baseline *b, struct rq_result *r, con
 	json_array_foreach(json_object_get(e, "figures"), j, f) {
 		const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
 		double base = json_number_value(json_object_get(f, "value"));
+		json_t *samples = json_object_get(f, "samples");
+		size_t ns = json_array_size(samples);
 
 		for (size_t i = 0; i < r->nfigs; i++) {
 			const struct rq_figure *g = &r->figs[i];
@@ -226,10 +267,28 @@ unsigned rq_baseline_judge(const struct rq_baseline *b, struct rq_result *r, con
 			change = (g->value - base) / fabs(base) * 100;
 			judged++;
 			bool bad = (d == CMP_HIGHER && change < -tol) || (d == CMP_LOWER && change > tol);
+			char noise[200] = "";
 
-			sb_addf(&r->log, "baseline %s: %s %.4g %s vs %.4g (%+.1f%%, tolerance %g%%, %s is better): %s\n",
+			if (ns > 1) {
+				/* The baseline's own spread is the noise the new value is judged against. */
+				double *v = xcalloc(ns, sizeof(*v)), val = g->value;
+				struct rq_judge_opts jo = { .tol_pct = tol, .confidence = RQ_STATS_CONFIDENCE,
+							    .dir = d == CMP_HIGHER ? 1 : -1 };
+				struct rq_judgement jd;
+				char why[160];
+
+				for (size_t k = 0; k < ns; k++)
+					v[k] = json_number_value(json_array_get(samples, k));
+				if (!rq_change_judge(v, ns, &val, 1, &jo, &jd, why, sizeof(why))) {
+					bad = jd.outcome == RQ_OUT_WORSE;
+					snprintf(noise, sizeof(noise), "; baseline n=%zu, %g%% interval %+.1f%%..%+.1f%%: %s",
+						 ns, jo.confidence * 100, jd.lo_pct, jd.hi_pct, rq_outcome_name(jd.outcome));
+				}
+				free(v);
+			}
+			sb_addf(&r->log, "baseline %s: %s %.4g %s vs %.4g (%+.1f%%, tolerance %g%%, %s is better%s): %s\n",
 				b->path, g->name, g->value, g->unit ? g->unit : "", base, change, tol,
-				cmp_dir_name(d), bad ? "WORSE" : "ok");
+				cmp_dir_name(d), noise, bad ? "WORSE" : "ok");
 			r->judged++;
 			if (!bad)
 				continue;
@@ -237,9 +296,9 @@ unsigned rq_baseline_judge(const struct rq_baseline *b, struct rq_result *r, con
 			if (!worse++ && r->verdict == RQ_PASS) {
 				r->verdict = RQ_FAIL;
 				free(r->reason);
-				r->reason = xasprintf("%s %.4g %s is %.1f%% %s than the baseline %.4g (tolerance %g%%)",
+				r->reason = xasprintf("%s %.4g %s is %.1f%% %s than the baseline %.4g (tolerance %g%%%s)",
 						      g->name, g->value, g->unit ? g->unit : "", fabs(change),
-						      d == CMP_HIGHER ? "lower" : "higher", base, tol);
+						      d == CMP_HIGHER ? "lower" : "higher", base, tol, noise);
 			}
 		}
 	}

@@ -35,6 +35,15 @@ struct rq_baseline {
 struct json_t *rq_baseline_from_results(struct json_t *results, const struct cmp_opts *tol,
 					const char *source);
 
+/*
+ * The same from several runs of the suite (known-good runs of one node, or
+ * of several nodes with the same HCA): each figure keeps its median, and
+ * where it has more than one value its n, min, max and samples, which
+ * rq_baseline_judge judges a new value against (qual/stats.h).
+ */
+struct json_t *rq_baseline_from_runs(struct json_t *const *runs, size_t nruns, const struct cmp_opts *tol,
+				     const char *source);
+
 /* Read and check a baseline file.  0, or -errno with err naming the file and what is wrong. */
 int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t errsz);
 void rq_baseline_release(struct rq_baseline *b);
