@@ -31,7 +31,7 @@ echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cases: $CASES (--vm-topology $TOPO), default options (--repeat auto, --max-repeat 7, 95 %)"
 ms() { date +%s%3N; }
 
-# one NAME I [qualify options...]: one qualification, one line of figures.
+# one NAME I [qualify options...]: one qualification (aa: A/A), one line of figures.
 one() {
 	name=$1 i=$2
 	shift 2
@@ -58,14 +58,14 @@ one() {
 }
 
 for i in $(seq "$RUNS"); do
-	one A/A "$i"
+	one aa "$i"
 	one planted "$i" --after-cmdline "$PLANT"
 done
 awk -v runs="$RUNS" -v plant="$PLANT" '
 	{ n[$1]++; fail[$1] += ($2 == 1); t[$1] += $3; unsure[$1] += $4 }
 	END {
 		printf "A/A: %d of %d runs exit 1 (false regressions; goal 0); %d figures inconclusive in all; mean wall %.0f s\n",
-			fail["A/A"], n["A/A"], unsure["A/A"], t["A/A"] / (n["A/A"] ? n["A/A"] : 1) / 1000
+			fail["aa"], n["aa"], unsure["aa"], t["aa"] / (n["aa"] ? n["aa"] : 1) / 1000
 		printf "power (%s on the after side): %d of %d runs report a regression; mean wall %.0f s\n",
 			plant, fail["planted"], n["planted"], t["planted"] / (n["planted"] ? n["planted"] : 1) / 1000
 	}' "$T/tally"

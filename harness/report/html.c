@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "core/util.h"
+#include "qual/compare.h"
 #include "report/html.h"
 
 /* Bytes read from the end of a failing row's log for its last lines. */
@@ -70,7 +71,11 @@ static const char *style =
 "pre{background:#f7f7f7;padding:6px;overflow-x:auto;font-size:12px;max-height:30em}"
 ".failure{border-left:4px solid #b00020;padding-left:10px;margin:1em 0}"
 "svg text{font:11px system-ui,sans-serif}.muted{color:#777}"
-"button.filter{margin-right:4px}";
+"button.filter{margin-right:4px}"
+"table.grid td{text-align:center;min-width:4.5em}table.grid td a{text-decoration:none;color:inherit;display:block}"
+"td.g-PASS{background:#d9f2de}td.g-FAIL,td.g-ERROR{background:#fbd5da}td.g-SKIP{background:#fff1c2}"
+"details.figs summary{cursor:pointer;color:#555}"
+".out-regression{color:#b00020;font-weight:bold}.out-inconclusive{color:#8a6d00}.out-no{color:#176f2c}";
 
 static void page_begin(struct sb *out, const char *kind, const char *title)
 {
@@ -256,6 +261,163 @@ static void figure_text(struct sb *out, json_t *f)
 			json_number_value(json_object_get(sp, "max")));
 }
 
+/*
+ * A row's figures: all of them when few; else the judged ones (their
+ * direction is known) and the rest folded, so a link-health row's thirty
+ * counters do not make the table unreadable.
+ */
+#define FIGS_UNFOLDED 8
+
+static bool judged_fig(json_t *f)
+{
+	return cmp_direction(jstr(f, "name"), jstr(f, "unit")) != CMP_DIR_UNKNOWN;
+}
+
+static void row_figures(struct sb *out, json_t *figs)
+{
+	size_t j, n = json_array_size(figs), shown = 0, folded = 0;
+	json_t *f;
+
+	if (n <= FIGS_UNFOLDED) {
+		json_array_foreach(figs, j, f) {
+			if (j)
+				sb_adds(out, "<br>");
+			figure_text(out, f);
+		}
+		return;
+	}
+	json_array_foreach(figs, j, f)
+		if (judged_fig(f)) {
+			if (shown++)
+				sb_adds(out, "<br>");
+			figure_text(out, f);
+		}
+	sb_addf(out, "<details class=\"figs\"><summary>%zu more figure%s</summary>", n - shown,
+		n - shown == 1 ? "" : "s");
+	json_array_foreach(figs, j, f)
+		if (!judged_fig(f)) {
+			if (folded++)
+				sb_adds(out, "<br>");
+			figure_text(out, f);
+		}
+	sb_adds(out, "</details>");
+}
+
+/* "suite" of a row: its case name up to the first '.'; "where": [device/port] or its node. */
+static char *row_suite(json_t *r)
+{
+	const char *c = jstr(r, "case") ? jstr(r, "case") : jstr(r, "id") ? jstr(r, "id") : "?";
+	const char *dot = strchr(c, '.');
+
+	return dot ? xstrndup(c, (size_t)(dot - c)) : xstrdup(c);
+}
+
+static char *row_where(json_t *r)
+{
+	const char *id = jstr(r, "id") ? jstr(r, "id") : "", *lb = strrchr(id, '[');
+
+	if (jstr(r, "node"))
+		return xstrdup(jstr(r, "node"));
+	if (lb && str_ends(id, "]"))
+		return xstrndup(lb + 1, strlen(lb + 1) - 1);
+	return xstrdup(jstr(r, "device") ? jstr(r, "device") : "(node)");
+}
+
+static size_t str_index(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return i;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n] = xstrdup(s);
+	return (*n)++;
+}
+
+/*
+ * The verdict grid at the top of a run's page: devices/ports (or nodes) x
+ * suites, each cell the worst verdict of its rows, linking to the first
+ * of them (failures come first in the rows table).
+ */
+static void verdict_grid(struct sb *out, json_t *doc)
+{
+	char **where = NULL, **suite = NULL;
+	size_t nw = 0, ns = 0, i;
+	json_t *r;
+	int *worst;
+	size_t *first, *count;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r) {
+		char *w = row_where(r), *s = row_suite(r);
+
+		str_index(&where, &nw, w);
+		str_index(&suite, &ns, s);
+		free(w);
+		free(s);
+	}
+	if (!nw || !ns)
+		return;
+	worst = xcalloc(nw * ns, sizeof(*worst));
+	first = xcalloc(nw * ns, sizeof(*first));
+	count = xcalloc(nw * ns, sizeof(*count));
+	for (size_t k = 0; k < nw * ns; k++)
+		worst[k] = 4;
+	json_array_foreach(json_object_get(doc, "results"), i, r) {
+		char *w = row_where(r), *s = row_suite(r);
+		size_t c = str_index(&where, &nw, w) * ns + str_index(&suite, &ns, s);
+		int v = 0;
+
+		while (v < 4 && strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[v]))
+			v++;
+		if (v == 4)
+			v = 1;		/* unknown: as bad as an ERROR */
+		/* verdicts[] is worst first: FAIL, ERROR, SKIP, PASS; link to the first row of the worst kind. */
+		if (v < worst[c]) {
+			worst[c] = v;
+			first[c] = i;
+		}
+		count[c]++;
+		free(w);
+		free(s);
+	}
+	sb_addf(out, "<section id=\"grid\"><h2>At a glance</h2><table class=\"grid\" data-where=\"%zu\" "
+		"data-suites=\"%zu\"><tr><th></th>", nw, ns);
+	for (size_t s = 0; s < ns; s++) {
+		sb_adds(out, "<th>");
+		esc(out, suite[s]);
+		sb_adds(out, "</th>");
+	}
+	sb_adds(out, "</tr>\n");
+	for (size_t w = 0; w < nw; w++) {
+		sb_adds(out, "<tr><th>");
+		esc(out, where[w]);
+		sb_adds(out, "</th>");
+		for (size_t s = 0; s < ns; s++) {
+			size_t c = w * ns + s;
+
+			if (worst[c] == 4) {
+				sb_adds(out, "<td class=\"muted\">-</td>");
+				continue;
+			}
+			sb_addf(out, "<td class=\"cell g-%s\" data-verdict=\"%s\"><a href=\"#row-%zu\">%s",
+				verdicts[worst[c]], verdicts[worst[c]], first[c], verdicts[worst[c]]);
+			if (count[c] > 1)
+				sb_addf(out, " <span class=\"muted\">(%zu)</span>", count[c]);
+			sb_adds(out, "</a></td>");
+		}
+		sb_adds(out, "</tr>\n");
+	}
+	sb_adds(out, "</table></section>\n");
+	for (size_t k = 0; k < nw; k++)
+		free(where[k]);
+	for (size_t k = 0; k < ns; k++)
+		free(suite[k]);
+	free(where);
+	free(suite);
+	free(worst);
+	free(first);
+	free(count);
+}
+
 static void filter_buttons(struct sb *out)
 {
 	sb_adds(out, "<p><button class=\"filter\" data-show=\"all\">all</button>");
@@ -276,12 +438,9 @@ static void rows_table(struct sb *out, json_t *doc)
 		"<th>time</th><th>reason</th><th>figures</th></tr>\n");
 	for (int k = 0; k < 4; k++)
 		json_array_foreach(json_object_get(doc, "results"), i, r) {
-			size_t j;
-			json_t *f;
-
 			if (strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[k]))
 				continue;
-			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-id=\"", verdicts[k]);
+			sb_addf(out, "<tr class=\"row\" id=\"row-%zu\" data-verdict=\"%s\" data-id=\"", i, verdicts[k]);
 			esc(out, jstr(r, "id"));
 			sb_addf(out, "\"><td class=\"%s\">%s</td><td>", verdicts[k], verdicts[k]);
 			esc(out, jstr(r, "id"));
@@ -290,11 +449,7 @@ static void rows_table(struct sb *out, json_t *doc)
 			sb_addf(out, "</td><td>%.2f s</td><td>", json_number_value(json_object_get(r, "duration_s")));
 			esc(out, jstr(r, "reason"));
 			sb_adds(out, "</td><td>");
-			json_array_foreach(json_object_get(r, "figures"), j, f) {
-				if (j)
-					sb_adds(out, "<br>");
-				figure_text(out, f);
-			}
+			row_figures(out, json_object_get(r, "figures"));
 			sb_adds(out, "</td></tr>\n");
 		}
 	sb_adds(out, "</table></section>\n");
@@ -671,6 +826,7 @@ void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *e
 
 	page_begin(out, "run", title);
 	summary(out, doc, "summary");
+	verdict_grid(out, doc);
 	failures(out, doc, run_dir, NULL);
 	rows_table(out, doc);
 	charts(out, &doc, lab, 1);
@@ -767,6 +923,107 @@ static size_t findings_rows(struct sb *out, json_t *cmp, const char *row, bool f
 		sb_adds(out, "</span>");
 	}
 	return n;
+}
+
+static const char *outcome_class(const char *type)
+{
+	if (!strcmp(type, "figure_worse"))
+		return "regression";
+	if (!strcmp(type, "figure_inconclusive"))
+		return "inconclusive";
+	return "no";
+}
+
+/*
+ * One judged figure's evidence: both sides' samples as strips of dots on
+ * one axis, each side's median as a tick, and the tolerance band around
+ * the before median (shaded): an after median outside the band, with the
+ * two strips apart, is what a regression looks like.
+ */
+static void strip_plot(struct sb *out, const struct rq_html_side *b, const struct rq_html_side *a, json_t *f)
+{
+	const double W = 420, H = 58, L = 60, R = 12;
+	double *xs[2] = { NULL, NULL }, lo = INFINITY, hi = -INFINITY, med[2];
+	size_t n[2];
+	const struct rq_html_side *sd[2] = { b, a };
+	double tol = json_number_value(json_object_get(f, "tolerance_pct"));
+
+	for (int s = 0; s < 2; s++) {
+		n[s] = cmp_figure_samples(sd[s]->doc, jstr(f, "row"), jstr(f, "name"), &xs[s]);
+		for (size_t k = 0; k < n[s]; k++) {
+			lo = fmin(lo, xs[s][k]);
+			hi = fmax(hi, xs[s][k]);
+		}
+	}
+	med[0] = json_number_value(json_object_get(f, "before_value"));
+	med[1] = json_number_value(json_object_get(f, "after_value"));
+	if (!n[0] || !n[1] || !isfinite(med[0])) {
+		free(xs[0]);
+		free(xs[1]);
+		return;
+	}
+	lo = fmin(lo, med[0] * (1 - tol / 100));
+	hi = fmax(hi, med[0] * (1 + tol / 100));
+	if (hi <= lo)
+		hi = lo + 1;
+#define PX(v) (L + ((v) - lo) / (hi - lo) * (W - L - R))
+	sb_addf(out, "<svg class=\"strip\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" role=\"img\">", W, H, W, H);
+	sb_addf(out, "<rect class=\"band\" x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"%g\" fill=\"#e3f2fd\"/>",
+		PX(med[0] * (1 - tol / 100)), PX(med[0] * (1 + tol / 100)) - PX(med[0] * (1 - tol / 100)), H - 16);
+	for (int s = 0; s < 2; s++) {
+		double y = s ? 32 : 14;
+
+		sb_addf(out, "<text x=\"2\" y=\"%.0f\">%s n=%zu</text>", y + 4, s ? "after" : "before", n[s]);
+		for (size_t k = 0; k < n[s]; k++)
+			sb_addf(out, "<circle class=\"sample s%d\" cx=\"%.1f\" cy=\"%.0f\" r=\"3\" fill=\"%s\" "
+				"fill-opacity=\"0.6\"><title>%.4g</title></circle>", s, PX(xs[s][k]), y,
+				s ? "#d62728" : "#1f77b4", xs[s][k]);
+		if (isfinite(med[s]))
+			sb_addf(out, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" "
+				"stroke=\"#222\" stroke-width=\"2\"/>", PX(med[s]), PX(med[s]), y - 7, y + 7);
+	}
+	sb_addf(out, "<text x=\"%g\" y=\"%g\">%.4g</text><text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.4g ",
+		L, H - 2, lo, W - R, H - 2, hi);
+	esc(out, jstr(f, "unit"));
+	sb_adds(out, "</text></svg>");
+#undef PX
+	free(xs[0]);
+	free(xs[1]);
+}
+
+static void noise_section(struct sb *out, const struct rq_html_side *b, const struct rq_html_side *a, json_t *cmp)
+{
+	static const char *const order[] = { "figure_worse", "figure_inconclusive", "figure_better", "figure_within" };
+	size_t i, shown = 0;
+	json_t *f;
+
+	for (size_t o = 0; o < ARRAY_SIZE(order); o++)
+		json_array_foreach(json_object_get(cmp, "findings"), i, f) {
+			json_int_t nb = json_integer_value(json_object_get(f, "n_before"));
+			json_int_t na = json_integer_value(json_object_get(f, "n_after"));
+
+			if (!jstr(f, "type") || strcmp(jstr(f, "type"), order[o]) || (nb < 2 && na < 2))
+				continue;
+			if (!shown++)
+				sb_adds(out, "<section id=\"noise\"><h2>Judged figures and their noise</h2>\n"
+					"<p class=\"muted\">Each side's repeats (dots), their medians (ticks) and the "
+					"tolerance band around the before median (shaded).</p>\n<table id=\"judged\">"
+					"<tr><th>row</th><th>figure</th><th>outcome</th><th>repeats</th><th>note</th></tr>\n");
+			sb_addf(out, "<tr class=\"judged\" data-outcome=\"%s\"><td>", outcome_class(order[o]));
+			esc(out, jstr(f, "row"));
+			sb_adds(out, "</td><td>");
+			esc(out, jstr(f, "name"));
+			sb_addf(out, "</td><td class=\"out-%s\">%s</td><td>", outcome_class(order[o]),
+				!strcmp(order[o], "figure_worse") ? "regression" :
+				!strcmp(order[o], "figure_inconclusive") ? "inconclusive" :
+				!strcmp(order[o], "figure_better") ? "better" : "no change");
+			strip_plot(out, b, a, f);
+			sb_adds(out, "</td><td>");
+			esc(out, jstr(f, "message"));
+			sb_adds(out, "</td></tr>\n");
+		}
+	if (shown)
+		sb_adds(out, "</table></section>\n");
 }
 
 void rq_html_compare(struct sb *out, const char *title, const struct rq_html_side *b,
@@ -880,6 +1137,7 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 	}
 	sb_adds(out, "</table></section>\n");
 	json_decref(ids);
+	noise_section(out, b, a, cmp);
 
 	json_t *docs[2] = { b->doc, a->doc };
 	const char *labels[2] = { b->label, a->label };

@@ -20,7 +20,12 @@ export RDMAQUAL_STATE_DIR="$T/state"
 "$RQ" run --report-dir "$T/rep" tests/cases/runner >"$T/run.out" 2>&1
 R="$T/rep/latest"
 expect_true "report.html beside junit.xml" sh -c "[ -s '$R/report.html' ] && [ -s '$R/junit.xml' ]"
-expect_nogrep "no external asset (src=, href=, url()" '(src|href)=|url\(' "$R/report.html"
+# In-page links (href="#row-3", the verdict grid's cells) are not assets.
+expect_nogrep "no external asset (src=, href= but #fragments, url()" 'src=|href="[^#]|url\(' "$R/report.html"
+expect_grep "a verdict grid at the top: devices/ports x suites" '<section id="grid"><h2>At a glance</h2><table class="grid"' "$R/report.html"
+expect_grep "its cells link to their rows" '<td class="cell g-FAIL" data-verdict="FAIL"><a href="#row-[0-9]+">FAIL' "$R/report.html"
+expect_true "every cell's link names a row of the page" sh -c "grep -o 'href=\"#row-[0-9]*' '$R/report.html' | cut -d'#' -f2 | while read -r a; do grep -q \"id=\\\"\$a\\\"\" '$R/report.html' || exit 1; done"
+expect_true "the grid comes before the rows" sh -c "[ \$(grep -bo 'id=\"grid\"' '$R/report.html' | cut -d: -f1) -lt \$(grep -bo 'id=\"rows\"' '$R/report.html' | cut -d: -f1) ]"
 expect_true "failures first: the failure section comes before the rows" \
 	awk '/id="failures"/ && !f { f = NR } /id="rows"/ && !r { r = NR } END { exit !(f && r && f < r) }' "$R/report.html"
 expect_grep "a failure shows its log tail" '<pre class="log-tail">' "$R/report.html"
