@@ -327,8 +327,33 @@ START_TEST(html_run)
 	ck_assert_ptr_nonnull(strstr(out.buf, "data-family=\"bw\""));
 	ck_assert_ptr_nonnull(strstr(out.buf, "Content-Security-Policy"));
 	ck_assert_ptr_null(strstr(out.buf, "src="));
-	ck_assert_ptr_null(strstr(out.buf, "href="));
+	/* Links only within the page: the grid's cells to their rows. */
+	for (const char *p = out.buf; (p = strstr(p, "href=")); p++)
+		ck_assert_msg(!strncmp(p, "href=\"#row-", 11), "a link out of the page: %.40s", p);
+	ck_assert_ptr_nonnull(strstr(out.buf, "<td class=\"cell g-FAIL\" data-verdict=\"FAIL\"><a href=\"#row-0\">FAIL"));
+	ck_assert_ptr_nonnull(strstr(out.buf, "id=\"row-0\""));
 	sb_release(&out);
+
+	/* A row of 30 figures shows its judged ones and folds the rest. */
+	struct sb many = SB_INIT, fig = SB_INIT;
+
+	sb_adds(&fig, "\"figures\": [{\"name\": \"bw_avg\", \"value\": 1, \"unit\": \"Gb/s\"}");
+	for (int i = 0; i < 29; i++)
+		sb_addf(&fig, ", {\"name\": \"counter_%d\", \"value\": %d, \"unit\": \"\"}", i, i);
+	sb_adds(&fig, "]");
+	json_t *d2;
+	char *r30 = NULL;
+
+	ck_assert(asprintf(&r30, "{\"id\": \"link.health[mlx5_0/1]\", \"case\": \"link.health\", \"verdict\": "
+			   "\"PASS\", \"target\": \"hca\", %s}", fig.buf) > 0);
+	d2 = doc(r30);
+	rq_html_run(&many, d2, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(many.buf, "bw_avg=1 Gb/s<details class=\"figs\"><summary>29 more figures</summary>"));
+	ck_assert_uint_eq(count(many.buf, "counter_"), 29);
+	sb_release(&many);
+	sb_release(&fig);
+	json_decref(d2);
+	free(r30);
 	json_decref(d);
 	free(rows);
 	free(r1);

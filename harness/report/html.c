@@ -440,9 +440,9 @@ static void rows_table(struct sb *out, json_t *doc)
 		json_array_foreach(json_object_get(doc, "results"), i, r) {
 			if (strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[k]))
 				continue;
-			sb_addf(out, "<tr class=\"row\" id=\"row-%zu\" data-verdict=\"%s\" data-id=\"", i, verdicts[k]);
+			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-id=\"", verdicts[k]);
 			esc(out, jstr(r, "id"));
-			sb_addf(out, "\"><td class=\"%s\">%s</td><td>", verdicts[k], verdicts[k]);
+			sb_addf(out, "\" id=\"row-%zu\"><td class=\"%s\">%s</td><td>", i, verdicts[k], verdicts[k]);
 			esc(out, jstr(r, "id"));
 			sb_adds(out, "</td><td>");
 			esc(out, jstr(r, "target"));
