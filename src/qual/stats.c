@@ -379,7 +379,18 @@ int rq_change_judge(const double *before, size_t nb, const double *after, size_t
 
 	j->borrowed = nb < 2 || na < 2;
 	rq_rng_seed(&rng, RQ_STATS_SEED);
+	/* Two constant samples: every resample is the point change (and costs nothing). */
+	bool constant = true;
+
+	for (size_t i = 1; constant && i < sb; i++)
+		constant = xb[i] == xb[0];
+	for (size_t i = 1; constant && i < sa; i++)
+		constant = xa[i] == xa[0];
 	for (int r = 0; r < RQ_STATS_RESAMPLES; r++) {
+		if (constant) {
+			ch[k++] = j->change_pct;
+			continue;
+		}
 		for (size_t i = 0; i < sb; i++)
 			bufb[i] = xb[rq_rng_below(&rng, sb)];
 		for (size_t i = 0; i < sa; i++)
