@@ -163,6 +163,26 @@ static const struct expect table[] = {
 	  "mlx5_bond_0 port 1 (ens1f1np1, LAG slave of bond0): PFC is off on the RoCE priority 3 of ens1f1np1", 1 },
 	{ "cx6dx-roce-lag", "roce-lossless", RQ_SKIP, NULL, 0,
 	  "mlx5_bond_0 port 1 (ens1f0np0, LAG slave of bond0): DCB state unknown", 1 },
+
+	/* GPUDirect RDMA: 8 GPUs + 8 ConnectX-7 behind 4 switches, and one fault each */
+	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 9 },
+	{ "hgx-h100", "pcie", RQ_PASS, NULL, 0, NULL, 8 },
+	{ "hgx-h100-farrail", "gpudirect", RQ_FAIL, "mlx5_3", 0,
+	  "mlx5_3 (0000:4b:00.0): the nearest GPUs, GPU0 (0000:19:00.0), GPU1 (0000:1b:00.0), GPU2 (0000:3b:00.0), "
+	  "GPU3 (0000:3d:00.0), are NODE (across the host bridges of a NUMA node), while 7 other rails of this node "
+	  "have a GPU behind their PCIe switch (PIX/PXB)", 9 },
+	{ "hgx-h100-acs", "gpudirect", RQ_FAIL, "mlx5_2", 0,
+	  "mlx5_2 (0000:3c:00.0): ACS redirects peer traffic to GPU2 (0000:3b:00.0) up to the root complex at "
+	  "0000:3a:01.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-), "
+	  "0000:3a:00.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-): "
+	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 9, NULL, 2 },
+	{ "hgx-h100-nopeermem", "gpudirect", RQ_FAIL, "peer-memory", 0,
+	  "no peer-memory path for GPUDirect RDMA: nvidia_peermem is not loaded and DMA-BUF is not possible "
+	  "(the NVIDIA driver is the proprietary kernel module", 9 },
+	{ "hgx-h100-iommu", "gpudirect", RQ_FAIL, "mlx5_5", 0,
+	  "mlx5_5 (0000:a0:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
+	  "boot with iommu=pt", 9, NULL, 8 },
+	{ "cx7-ndr-ib", "gpudirect", RQ_SKIP, NULL, 0, "no NVIDIA GPU (PCI vendor 0x10de", 1 },
 };
 
 static const char *const *kv_for(const char *kind)
@@ -1377,6 +1397,59 @@ START_TEST(roce_vlan)
 }
 END_TEST
 
+/*
+ * gpudirect: nvidia-smi's matrix and the sysfs walk agree on the HGX tree
+ * (PIX to two GPUs); without the tool the walk judges alone; the keys that
+ * turn a judgement into a record do so.
+ */
+START_TEST(gpudirect_keys)
+{
+	static const char *const notopo[] = { "topo=false", NULL };
+	static const char *const iommu_any[] = { "iommu=any", NULL };
+	static const char *const near_off[] = { "nearness=false", NULL };
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "gpudirect", "hgx-h100", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_5", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "nearest_gpus"), "GPU4 (0000:9d:00.0), GPU5 (0000:9f:00.0)");
+	ck_assert_str_eq(nc_fact(r, "gpu_connection"), "PIX");
+	ck_assert_str_eq(nc_fact(r, "sysfs_connection"), "PIX");
+	r = nc_row(&nc, "peer-memory", 0);
+	ck_assert_str_eq(nc_fact(r, "nvidia_peermem"), "loaded");
+	ck_assert_str_eq(nc_fact(r, "nvidia_smi_topo"), "read");
+	ck_assert_str_eq(nc_fact(r, "gpus"), "8");
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "nvidia_driver"), "Open Kernel Module for x86_64  550.54.15"));
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "dmabuf"), "possible"));
+	nc_release(&nc);
+
+	nc_init(&nc, "gpudirect", "hgx-h100", notopo);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 9);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "gpu_connection"), "PIX");
+	nc_release(&nc);
+
+	/* the faulty rail's tree has no nvidia-smi output: the walk finds NODE */
+	nc_init(&nc, "gpudirect", "hgx-h100-farrail", near_off);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_3", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "gpu_connection"), "NODE");
+	ck_assert_ptr_nonnull(strstr(nc_fact(nc_row(&nc, "peer-memory", 0), "nvidia_smi_topo"),
+				     "the capture holds no nvidia-smi output"));
+	nc_release(&nc);
+
+	nc_init(&nc, "gpudirect", "hgx-h100-iommu", iommu_any);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 0);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "iommu"),
+			 "mlx5_0: group 11 DMA-FQ; GPU0: group 10 DMA-FQ; GPU1: group 12 DMA-FQ");
+	nc_release(&nc);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1401,6 +1474,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, driver_fwmanager);
 	tcase_add_test(tc, fixture_table_lengths);
 	tcase_add_test(tc, roce_vlan);
+	tcase_add_test(tc, gpudirect_keys);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

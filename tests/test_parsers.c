@@ -12,6 +12,7 @@
 #include "parsers/lenient_json.h"
 #include "parsers/parsers.h"
 #include "parsers/parse_fwmanager.h"
+#include "parsers/parse_nvtopo.h"
 #include "check_main.h"
 
 START_TEST(lines_numbered_trimmed)
@@ -193,6 +194,83 @@ START_TEST(fwmanager_query)
 }
 END_TEST
 
+/*
+ * nvidia-smi topo -m: the tab-separated layout the driver writes to a pipe
+ * (" X " on the diagonal, an empty cell before GPU NUMA ID, the legends),
+ * the same matrix pasted from a terminal (runs of spaces, the header
+ * underlined with ANSI escapes), and refusals naming the line.
+ */
+START_TEST(nvtopo_matrix)
+{
+	static const char tabs[] =
+		"\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+		"GPU0\t X \tNV18\tPIX\tSYS\t0-55,112-167\t0\t\tN/A\n"
+		"GPU1\tNV18\t X \tSYS\tPXB\t56-111,168-223\t1\t\tN/A\n"
+		"NIC0\tPIX\tSYS\t X \tSYS\n"
+		"NIC1\tSYS\tPXB\tSYS\t X \n\n"
+		"Legend:\n\n  X    = Self\n  SYS  = Connection traversing PCIe as well as the SMP interconnect "
+		"between NUMA nodes (e.g., QPI/UPI)\n  NV#  = Connection traversing a bonded set of # NVLinks\n\n"
+		"NIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n\n";
+	static const char spaces[] =
+		"        \x1b[4mGPU0    GPU1    mlx5_0  CPU Affinity    NUMA Affinity\x1b[0m\n"
+		"GPU0     X      NODE    PHB     0-47,96-143     0\n"
+		"GPU1    NODE     X      SOC     48-95,144-191   1\n"
+		"mlx5_0  PHB     SOC      X \n";
+	struct nvtopo *t = calloc(1, sizeof(*t));
+	char err[200] = "";
+	int links, c;
+	json_t *o = NULL;
+
+	ck_assert_int_eq(nvtopo_parse(tabs, sizeof(tabs) - 1, t, err, sizeof(err)), 0);
+	ck_assert_int_eq(t->n, 4);
+	c = nvtopo_find(t, "mlx5_1");
+	ck_assert_int_eq(c, 3);
+	ck_assert_str_eq(t->name[c], "NIC1");
+	ck_assert_int_eq(t->level[c][nvtopo_find(t, "GPU1")], NVT_PXB);
+	ck_assert_int_eq(t->level[0][1], NVT_NVLINK);
+	ck_assert_int_eq(t->nvlinks[0][1], 18);
+	ck_assert_int_eq(t->level[2][2], NVT_SELF);
+	ck_assert_str_eq(t->cpu_affinity[1], "56-111,168-223");
+	ck_assert_str_eq(t->numa_affinity[1], "1");
+	ck_assert_str_eq(t->cpu_affinity[2], "");
+
+	ck_assert_int_eq(nvtopo_parse(spaces, sizeof(spaces) - 1, t, err, sizeof(err)), 0);
+	ck_assert_int_eq(t->n, 3);
+	ck_assert_str_eq(t->name[2], "mlx5_0");
+	ck_assert_int_eq(t->level[2][0], NVT_PHB);
+	ck_assert_int_eq(t->level[1][2], NVT_SYS);	/* SOC, the old name */
+	ck_assert_str_eq(t->numa_affinity[0], "0");
+
+	ck_assert_int_eq(nvtopo_level_of("NV4", &links), NVT_NVLINK);
+	ck_assert_int_eq(links, 4);
+	ck_assert_int_eq(nvtopo_level_of("NV", &links), -1);
+	ck_assert_int_eq(nvtopo_level_of("NVx", &links), -1);
+	ck_assert_int_eq(nvtopo_level_of("pix", &links), -1);
+
+	static const char badcell[] = "\tGPU0\tNIC0\nGPU0\t X \tPCI\n";
+	ck_assert_int_eq(nvtopo_parse(badcell, sizeof(badcell) - 1, t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 2: row GPU0, column NIC0: 'PCI' is no connection type (X, NV#, PIX, PXB, PHB, NODE, SYS)");
+	static const char short_row[] = "\tGPU0\tNIC0\nNIC0\tPIX\n";
+	ck_assert_int_eq(nvtopo_parse(short_row, sizeof(short_row) - 1, t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 2: row NIC0 has 1 cells, the header 2 devices");
+	static const char stranger[] = "\tGPU0\nGPU9\t X \n";
+	ck_assert_int_eq(nvtopo_parse(stranger, sizeof(stranger) - 1, t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 2: row 'GPU9' is not a device of the header");
+	ck_assert_int_eq(nvtopo_parse("", 0, t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "no topology matrix (empty output)");
+	static const char failed[] = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n";
+	ck_assert_int_eq(nvtopo_parse(failed, sizeof(failed) - 1, t, err, sizeof(err)), -EINVAL);
+	free(t);
+
+	ck_assert_int_eq(rq_parser_find("nvidia-smi-topo")->parse(tabs, sizeof(tabs) - 1, &o, err, sizeof(err)), 0);
+	json_t *nic1 = json_array_get(json_object_get(o, "devices"), 3);
+
+	ck_assert_str_eq(json_string_value(json_object_get(nic1, "nic")), "mlx5_1");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(nic1, "to"), "GPU1")), "PXB");
+	json_decref(o);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, lines_numbered_trimmed);
@@ -202,6 +280,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, json_text_utf8);
 	tcase_add_test(tc, lenient_json);
 	tcase_add_test(tc, fwmanager_query);
+	tcase_add_test(tc, nvtopo_matrix);
 }
 
 RQ_CHECK_MAIN("parsers", add_tests)

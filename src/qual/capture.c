@@ -40,7 +40,9 @@ struct cap {
 static const char *const stack_modules[] = {
 	"mlx5_core", "mlx5_ib", "mlx4_core", "mlx4_ib", "ib_core", "ib_uverbs", "ib_umad", "ib_cm",
 	"iw_cm", "rdma_cm", "rdma_ucm", "ib_ipoib", "rdma_rxe", "siw", "udp_tunnel", "ip6_udp_tunnel",
-	"mlxfw", "crc32_generic", NULL,
+	"mlxfw", "crc32_generic",
+	/* GPUDirect RDMA: the GPU driver and its peer-memory client */
+	"nvidia", "nvidia_peermem", "nv_peer_mem", NULL,
 };
 
 /* PCI function attributes the kinds read (no config/resource/rom: binary or side effects). */
@@ -53,6 +55,14 @@ static const char *const pci_attrs[] = {
 	"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal", NULL,
 };
 
+/*
+ * Config space (4 KiB to root, 256 bytes otherwise; reading it has no side
+ * effects) of the functions and bridges on a rail's path: gpudirect reads
+ * the ACS capability, node tuning the Device Control register.  And the
+ * IOMMU group the device sits in (its `type` is copied beside it).
+ */
+static const char *const cfg_attrs[] = { "config", "iommu_group", NULL };
+
 static const char *const net_attrs[] = {
 	"mtu", "type", "dev_port", "dev_id", "operstate", "carrier", "address", "mode",
 	"ifindex", "speed", "duplex", "uevent", "master",
@@ -63,6 +73,7 @@ static const char *const net_attrs[] = {
 static const char *const tools[][6] = {
 	{ "ibv_devinfo", "-v" }, { "ibv_devinfo" }, { "ibstat" }, { "rdma", "link", "show" },
 	{ "rdma", "dev", "show" }, { "ofed_info", "-s" }, { "pkg-config", "--modversion", "libibverbs" },
+	{ "nvidia-smi", "topo", "-m" },
 };
 
 static const char *const watched_procs[] = { "irqbalance", "opensm", "ibacm", "rdma-ndd", NULL };
@@ -350,6 +361,19 @@ static void cp_bridges(struct cap *c, const char *pdir)
 		if (!slash || !is_bdf(slash + 1))
 			break;
 		cp_attrs(c, up, pci_attrs);
+		cp_attrs(c, up, cfg_attrs);
+	}
+}
+
+/* The type of the IOMMU group a device's iommu_group link points at. */
+static void cp_iommu_group(struct cap *c, const char *pdir)
+{
+	char rel[PATH_MAX], t[PATH_MAX];
+
+	catp(rel, sizeof(rel), pdir, "/iommu_group", "");
+	if (resolve(c, rel, t, sizeof(t)) == 0) {
+		catp(rel, sizeof(rel), t, "/type", "");
+		cp_entry(c, rel, 0);
 	}
 }
 
@@ -362,6 +386,8 @@ static void cp_pci(struct cap *c, const char *pdir)
 
 	cp_entry(c, pdir, 0);
 	cp_attrs(c, pdir, pci_attrs);
+	cp_attrs(c, pdir, cfg_attrs);
+	cp_iommu_group(c, pdir);
 	cp_bridges(c, pdir);
 	snprintf(rel, sizeof(rel), "%s/driver", pdir);
 	if (cp_follow(c, rel, t, sizeof(t)) == 0)
@@ -444,7 +470,9 @@ static void cp_mlx_functions(struct cap *c)
 			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s", ents[i]->d_name);
 			spath(c, rel, p, sizeof(p));
 			strncat(p, "/vendor", sizeof(p) - strlen(p) - 1);
-			if (!read_line(p, v, sizeof(v)) && strtoul(v, NULL, 16) == 0x15b3 &&
+			/* ConnectX functions, and NVIDIA's (GPUs) for gpudirect */
+			if (!read_line(p, v, sizeof(v)) &&
+			    (strtoul(v, NULL, 16) == 0x15b3 || strtoul(v, NULL, 16) == 0x10de) &&
 			    cp_follow(c, rel, t, sizeof(t)) == 0)
 				cp_pci(c, t);
 		}
@@ -550,6 +578,8 @@ static void cp_misc(struct cap *c)
 	/* rdma_cm configfs: DEV/ports/N/default_roce_mode, default_roce_tos */
 	cp_entry(c, "/sys/kernel/config/rdma_cm", 4);
 	cp_entry(c, "/sys/class/infiniband_mad/abi_version", 0);
+	/* the NVIDIA driver's version and flavour (open or proprietary kernel module) */
+	cp_entry(c, "/proc/driver/nvidia/version", 0);
 }
 
 /* Run (or, from a tree, replay) one tool and store what it printed. */

@@ -57,6 +57,7 @@ t=fixtures/tool-output/testresults
 for f in "$t"/tap-*.txt; do seed tap "$f"; done
 for f in "$t"/*-junit.xml; do seed junit "$f"; done
 for f in "$t"/unittest-*.txt; do seed unittest "$f"; done
+seed nvidia_smi_topo fixtures/nodes/hgx-h100/capture/tools/nvidia-smi_topo_-m.out hgx-h100-topo.out
 
 # Synthesized from the formats in rdma-core 44's pingpong.c and rping.c (as
 # in tests/test_perftest.c): no project fixture holds these tools' output.

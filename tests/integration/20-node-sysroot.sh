@@ -108,6 +108,27 @@ expect_grep "lag set up lossless: the bond's row passes" '^PASS +roce\.lossless\
 expect_eq "lag, PFC off on one slave (captured): exit 1" 1 $?
 expect_grep "lag, PFC off on one slave: that slave is named" \
 	'^FAIL +roce\.lossless\[mlx5_bond_0/1\] .*ens1f1np1, LAG slave of bond0.*PFC is off on the RoCE priority 3' "$T/lag2.out"
+# GPUDirect RDMA on an HGX-class tree (8 GPUs, 8 ConnectX-7, 4 switches): healthy, and each
+# fault, live from the tree and from its capture (config space, IOMMU groups, nvidia-smi topo -m)
+"$RQ" run --target "sysroot:$F/hgx-h100" --report-dir "$T/rep" cases/gpu >"$T/hgx.out" 2>&1
+expect_eq "hgx: gpudirect exit 0" 0 $?
+expect_eq "hgx: 8 rails and the peer-memory row pass" 9 "$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
+gpu_fault() {	# gpu_fault TREE ROW-REGEX
+	"$RQ" capture "$T/cap-$1" --root "$F/$1" >/dev/null 2>&1
+	"$RQ" run --target "sysroot:$T/cap-$1" --report-dir "$T/rep" cases/gpu >"$T/$1.out" 2>&1
+	expect_eq "$1 (captured): exit 1" 1 $?
+	expect_grep "$1 (captured): the faulty row says why" "$2" "$T/$1.out"
+}
+gpu_fault hgx-h100-farrail '^FAIL +gpu\.gpudirect\[mlx5_3\] .*nearest GPUs, .* are NODE .*7 other rails'
+gpu_fault hgx-h100-acs '^FAIL +gpu\.gpudirect\[mlx5_2\] .*ACSCtl: SrcValid\+ TransBlk- ReqRedir\+ CmpltRedir\+'
+gpu_fault hgx-h100-nopeermem '^FAIL +gpu\.gpudirect\[peer-memory\] .*nvidia_peermem is not loaded'
+gpu_fault hgx-h100-iommu '^FAIL +gpu\.gpudirect\[mlx5_0\] .*IOMMU group 11 translates DMA \(type DMA-FQ\)'
+expect_true "capture stored nvidia-smi topo -m" test -s "$T/cap-hgx-h100-acs/capture/tools/nvidia-smi_topo_-m.out"
+"$RQ" parse nvidia-smi-topo "$F/hgx-h100/capture/tools/nvidia-smi_topo_-m.out" >"$T/p4" 2>&1
+expect_eq "parse nvidia-smi-topo exit 0" 0 $?
+expect_grep "parse nvidia-smi-topo: the NIC legend" '"nic": *"mlx5_7"' "$T/p4"
+"$RQ" run --target "sysroot:$F/cx7-ndr-ib" --report-dir "$T/rep" cases/gpu >"$T/nogpu.out" 2>&1
+expect_grep "no GPU: gpudirect skips saying so" '^SKIP +gpu\.gpudirect .*no NVIDIA GPU' "$T/nogpu.out"
 # firmware flashed but not running (mstflint q) survives capture
 "$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
 run_on "$T/capf" "$T/fwp.out"
