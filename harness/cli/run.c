@@ -23,6 +23,7 @@
 #include "core/kind.h"
 #include "qual/baseline.h"
 #include "exec/progress.h"
+#include "exec/journal.h"
 #include "exec/runreport.h"
 #include "exec/sched.h"
 #include "exec/statedir.h"
@@ -287,7 +288,7 @@ int cmd_run(int argc, char **argv)
 		return RQ_EXIT_FAIL;
 	}
 	close(dfd);
-	if (cluster_journal_argv(real, &sargc, &sargv, err, sizeof(err))) {
+	if (rq_journal_argv(real, &sargc, &sargv, err, sizeof(err))) {
 		fprintf(stderr, "rdmaqual run: %s\n", err);
 		return RQ_EXIT_USAGE;
 	}
@@ -598,14 +599,14 @@ static int run_main(int argc, char **argv, const char *resume)
 	} else {
 		rc = make_run_dir(report_dir, run_id, sizeof(run_id), run_dir, sizeof(run_dir));
 		/*
-		 * Every run's journal starts with its command (exec/runreport.h,
-		 * cluster.c).  A lab run cannot be resumed without it; a plain
-		 * run goes on, and its exit status says the write failed.
+		 * Every run's journal starts with its command (exec/journal.h).
+		 * A lab run cannot be resumed without it; a plain run goes on,
+		 * and its exit status says the write failed.
 		 */
 		if (!rc && cl)
-			rc = cluster_journal_start(run_dir, argc, argv);
+			rc = rq_journal_start(run_dir, argc, argv);
 		else if (!rc)
-			journal_err = cluster_journal_start(run_dir, argc, argv);
+			journal_err = rq_journal_start(run_dir, argc, argv);
 	}
 
 	{

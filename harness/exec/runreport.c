@@ -22,7 +22,8 @@ void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc
 	r->sched = NULL;
 	r->dirty = false;
 	r->flushed_ms = 0;
-	r->journal = -1;
+	r->journal.fd = -1;
+	r->journal.done = NULL;
 	r->logs_fd = -1;
 	rq_run_info_init(&r->info, RQ_VERSION, argc, argv);
 	free(r->info.run_id);
@@ -83,52 +84,32 @@ void runrep_write_failed(struct runrep *r, const char *what, int err)
 
 int runrep_journal_open(struct runrep *r)
 {
-	char *path = xasprintf("%s/journal.jsonl", r->dir);
-	int ret = 0;
+	int ret = rq_journal_open(&r->journal, r->dir, false);
 
-	r->journal = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (r->journal < 0) {
-		ret = -errno;
+	if (ret) {
+		char *path = xasprintf("%s/journal.jsonl", r->dir);
+
 		runrep_write_failed(r, path, ret);
+		free(path);
 	}
-	free(path);
 	return ret;
 }
 
 void runrep_case(struct runrep *r, const char *unit, struct rq_results *rs, size_t first)
 {
-	struct sb lines = SB_INIT;
-	json_t *a = json_array(), *o;
-	char *t;
-
 	r->rs = rs;
-	/* the lab runs' unit line (lab/lab.c), so one reader takes both */
-	for (size_t i = first; i < rs->n; i++)
-		json_array_append_new(a, rq_result_to_json(rs->v[i], false));
-	o = json_pack("{s:o, s:o}", "unit", rq_json_text(unit), "rows", a);
-	t = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	if (t) {
-		sb_adds(&lines, t);
-		sb_addc(&lines, '\n');
-	}
-	free(t);
-	json_decref(o);
 	/* one write and one fsync a case: the durable record of what finished */
-	if (r->journal >= 0 && lines.len) {
-		int e = write_full(r->journal, lines.buf, lines.len);
+	if (r->journal.fd >= 0) {
+		int e = rq_journal_unit(&r->journal, unit, rs->v + first, rs->n - first);
 
-		if (!e && fdatasync(r->journal) < 0)
-			e = -errno;
 		if (e) {
 			char *what = xasprintf("%s/journal.jsonl", r->dir);
 
 			runrep_write_failed(r, what, e);
 			free(what);
-			close(r->journal);
-			r->journal = -1;
+			rq_journal_close(&r->journal);
 		}
 	}
-	sb_release(&lines);
 	r->dirty = true;
 	if (now_ms() - r->flushed_ms >= 1000) {
 		/* Facts of targets opened since join the report now. */
@@ -157,9 +138,7 @@ void runrep_end(struct runrep *r, struct rq_results *rs)
 
 void runrep_release(struct runrep *r)
 {
-	if (r->journal >= 0)
-		close(r->journal);
-	r->journal = -1;
+	rq_journal_close(&r->journal);
 	if (r->logs_fd >= 0)
 		close(r->logs_fd);
 	r->logs_fd = -1;

@@ -12,6 +12,7 @@
 #ifndef RQ_RUNREPORT_H
 #define RQ_RUNREPORT_H
 
+#include "exec/journal.h"
 #include "report/report.h"
 #include "core/result.h"
 #include "exec/sched.h"
@@ -20,7 +21,7 @@ struct runrep {
 	char *dir;
 	struct rq_run_info info;
 	int write_errors;	/* report or log writes that failed: the run exits 1 */
-	int journal;		/* fd of journal.jsonl, -1 when it could not be made */
+	struct rq_journal journal;	/* fd -1 when it could not be made */
 	int logs_fd;		/* RUN/logs, opened O_DIRECTORY|O_NOFOLLOW; logs go in by openat */
 	int64_t flushed_ms;	/* when the reports were last rewritten */
 	bool dirty;		/* rows the reports do not have yet */
@@ -35,7 +36,7 @@ void runrep_row(struct runrep *r, const struct rq_result *row);
 void runrep_facts(struct runrep *r, struct sched *s);
 void runrep_flush(struct runrep *r, struct rq_results *rs);
 /*
- * Append to RUN/journal.jsonl (made by cluster_journal_start, its first line
+ * Append to RUN/journal.jsonl (made by rq_journal_start, its first line
  * the run's command) from now on; 0 or -errno (counted as a write failure).
  */
 int runrep_journal_open(struct runrep *r);

@@ -47,7 +47,7 @@ struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_o
 
 	cl->co = *co;
 	cl->o = o;
-	cl->journal_fd = -1;
+	cl->journal.fd = -1;
 	if (!cl->co.fanout)
 		cl->co.fanout = 32;
 	if (!co->launcher)
@@ -504,9 +504,7 @@ void cluster_free(struct cluster *cl)
 	free(cl->sysroot);
 	rq_pairs_release(&cl->policy);
 	rq_hosts_release(&cl->hosts);
-	json_decref(cl->done);
-	if (cl->journal_fd >= 0)
-		close(cl->journal_fd);
+	rq_journal_close(&cl->journal);
 	free(cl);
 }
 
@@ -616,146 +614,27 @@ void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel
 	printf("planned in %.3f ms\n", cl->plan_ms);
 }
 
-/* ---- journal -------------------------------------------------------- */
-
-/*
- * RUN/journal.jsonl: the command first ({"argv":[...]}), then one line per
- * finished unit ({"unit":KEY,"rows":[...]}), each fsync'd before the unit
- * counts as done.  A torn last line (the runner killed mid-write) is
- * ignored: that unit runs again.
- */
-int cluster_journal_start(const char *run_dir, int argc, char **argv)
-{
-	char *path = xasprintf("%s/journal.jsonl", run_dir);
-	json_t *a = json_array(), *o;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	char *text;
-	int ret = 0;
-
-	free(path);
-	if (fd < 0)
-		return -errno;
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(a, json_string(argv[i]));
-	o = json_pack("{s:o}", "argv", a);
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (text && (write(fd, text, strlen(text)) < 0 || write(fd, "\n", 1) < 0 || fsync(fd)))
-		ret = -errno;
-	free(text);
-	close(fd);
-	return ret;
-}
-
-static json_t *journal_lines(const char *run_dir, char *err, size_t errsz)
-{
-	char *path = xasprintf("%s/journal.jsonl", run_dir);
-	struct sb text = SB_INIT;
-	json_t *lines = NULL;
-
-	/* rundir_trust() checked it; still never through a link */
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int rc = fd < 0 ? -errno : read_fd_all(fd, &text, 1u << 30);
-
-	if (fd >= 0)
-		close(fd);
-	if (rc) {
-		snprintf(err, errsz, "cannot read %s: %s (not a lab run's report dir?)", path,
-			 strerror(-rc));
-		goto out;
-	}
-	lines = json_array();
-	for (char *l = text.buf, *next; l && *l; l = next) {
-		next = strchr(l, '\n');
-		if (!next)
-			break;		/* torn: never fsync'd whole */
-		*next++ = '\0';
-		json_t *j = json_loads(l, 0, NULL);
-
-		if (json_is_object(j))
-			json_array_append_new(lines, j);
-		else
-			json_decref(j);
-	}
-out:
-	sb_release(&text);
-	free(path);
-	return lines;
-}
-
-int cluster_journal_argv(const char *run_dir, int *argc, char ***argv, char *err, size_t errsz)
-{
-	json_t *lines = journal_lines(run_dir, err, errsz);
-	json_t *a = lines ? json_object_get(json_array_get(lines, 0), "argv") : NULL;
-
-	if (!json_is_array(a)) {
-		if (lines)
-			snprintf(err, errsz, "%s/journal.jsonl does not start with the run's command",
-				 run_dir);
-		json_decref(lines);
-		return -1;
-	}
-	*argc = (int)json_array_size(a);
-	*argv = xcalloc((size_t)*argc + 1, sizeof(char *));
-	for (int i = 0; i < *argc; i++)
-		(*argv)[i] = xstrdup(json_string_value(json_array_get(a, (size_t)i)) ?: "");
-	json_decref(lines);
-	return 0;
-}
+/* ---- journal (exec/journal.c) ------------------------------------------ */
 
 void cluster_journal_open(struct cluster *cl, const char *run_dir)
 {
-	char *path = xasprintf("%s/journal.jsonl", run_dir);
-	char err[256];
+	int rc = rq_journal_open(&cl->journal, run_dir, cl->co.resume != NULL);
 
-	if (cl->co.resume) {
-		json_t *lines = journal_lines(run_dir, err, sizeof(err));
-		size_t i;
-		json_t *l;
-
-		cl->done = json_object();
-		json_array_foreach(lines, i, l) {
-			const char *k = json_string_value(json_object_get(l, "unit"));
-
-			if (k && json_is_array(json_object_get(l, "rows")))
-				json_object_set(cl->done, k, json_object_get(l, "rows"));
-		}
-		json_decref(lines);
-		fprintf(stderr, "rdmaqual: resuming %s: %zu units already finished\n", run_dir,
-			json_object_size(cl->done));
-	}
-	cl->journal_fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (cl->journal_fd < 0)
-		fprintf(stderr, "rdmaqual: no journal %s (%s): this run cannot be resumed\n", path,
-			strerror(errno));
-	free(path);
+	if (rc)
+		fprintf(stderr, "rdmaqual: no journal %s/journal.jsonl (%s): this run cannot be "
+			"resumed\n", run_dir, strerror(-rc));
 }
 
 void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_results *rows,
 			  size_t first)
 {
-	json_t *a = json_array(), *o;
-	char *text;
+	int rc;
 
-	if (cl->journal_fd < 0 || rq_interrupted)
+	if (cl->journal.fd < 0 || rq_interrupted)
 		return;		/* an interrupted unit is not finished: --resume runs it again */
-	for (size_t i = first; i < rows->n; i++)
-		json_array_append_new(a, rq_result_to_json(rows->v[i], false));
-	o = json_pack("{s:s, s:o}", "unit", key, "rows", a);
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (text) {
-		struct sb line = SB_INIT;
-
-		sb_adds(&line, text);
-		sb_addc(&line, '\n');
-		/* One write of the whole line (O_APPEND), then on disk before we go on. */
-		if (write(cl->journal_fd, line.buf, line.len) != (ssize_t)line.len ||
-		    fdatasync(cl->journal_fd))
-			fprintf(stderr, "rdmaqual: journal write failed: %s\n", strerror(errno));
-		sb_release(&line);
-	}
-	free(text);
+	rc = rq_journal_unit(&cl->journal, key, rows->v + first, rows->n - first);
+	if (rc)
+		fprintf(stderr, "rdmaqual: journal write failed: %s\n", strerror(-rc));
 }
 
 static bool same_name(const char *a, const char *b)
@@ -773,7 +652,7 @@ bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_n
 			 const char *node, const char *peer, struct rq_results *out,
 			 const struct cluster_sink *sink)
 {
-	json_t *rows = cl->done ? json_object_get(cl->done, key) : NULL;
+	json_t *rows = rq_journal_done(&cl->journal, key);
 	struct rq_results got = { 0 };
 	const char *why = NULL;
 	size_t i;

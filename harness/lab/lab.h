@@ -59,9 +59,4 @@ struct json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, c
 /* Stop every node's agent (also after an interrupt); then free. */
 void cluster_free(struct cluster *cl);
 
-/* The original argv of a run dir's journal, for --resume RUN alone. */
-int cluster_journal_argv(const char *run_dir, int *argc, char ***argv, char *err, size_t errsz);
-/* Write the journal's first line (the command) when the run is new. */
-int cluster_journal_start(const char *run_dir, int argc, char **argv);
-
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <jansson.h>
+#include "exec/journal.h"
 #include "lab/lab.h"
 #include "cluster/hostlist.h"
 #include "cluster/plan.h"
@@ -68,8 +69,7 @@ struct cluster {
 	bool rails_done;		/* every node's rails asked for (once a run) */
 	unsigned port_seq;
 	unsigned poll_epoch;
-	int journal_fd;
-	json_t *done;			/* resume: unit key -> [rows] from the journal */
+	struct rq_journal journal;	/* resume: its done units too */
 	struct cpair *pairs;
 	size_t npairs;
 	const struct rq_case **pair_cases;	/* two-sided cases run, in order */
