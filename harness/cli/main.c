@@ -44,15 +44,7 @@ int main(int argc, char **argv)
 	}
 	rq_kinds_install();
 	rq_targets_install();
-	if (argc < 2) {
-		usage(stderr);
-		return RQ_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
 		/* The release, and the exact tree when built from git. */
 		if (strcmp(RQ_VERSION, RQ_RELEASE))
 			printf("rdmaqual %s (git %s)\n", RQ_RELEASE, RQ_VERSION);

@@ -143,12 +143,14 @@ static void sanitize(const char *in, char *out, size_t size)
 	out[j] = '\0';
 }
 
-static void write_row_log(struct runrep *rep, const char *run_dir, struct rq_result *r)
+/* The row's log as logs/ID.log (as: another name than the row's id), its path into the row. */
+static void write_row_log(struct runrep *rep, const char *run_dir, struct rq_result *r,
+			  const char *as)
 {
 	char name[256], *path;
 	int rc;
 
-	sanitize(r->id, name, sizeof(name) - 4);
+	sanitize(as ? as : r->id, name, sizeof(name) - 4);
 	strcat(name, ".log");
 	path = xasprintf("%s/logs/%s", run_dir, name);
 	/*
@@ -223,14 +225,13 @@ static void sink_row(void *arg, struct rq_result *r)
 		/* The first row of the node-case keeps the text for JUnit; this one points to it. */
 		sb_release(&r->log);
 	} else if (r->node && !r->peer_node) {
-		char *id = r->id;
+		/* the node-case's log: named by case and node, not by this row's port */
+		char *as = xasprintf("%s[%s]", r->case_name, r->node);
 
-		r->id = xasprintf("%s[%s]", r->case_name, r->node);
-		write_row_log(rs->rep, rs->run_dir, r);
-		free(r->id);
-		r->id = id;
+		write_row_log(rs->rep, rs->run_dir, r, as);
+		free(as);
 	} else {
-		write_row_log(rs->rep, rs->run_dir, r);
+		write_row_log(rs->rep, rs->run_dir, r, NULL);
 	}
 	if (!l || !r->log_path || !l->log_path || strcmp(l->log_path, r->log_path))
 		rs->last = r;
@@ -680,7 +681,7 @@ static int run_main(int argc, char **argv, const char *resume)
 			if (baseline.doc)
 				rq_baseline_judge(&baseline, results.v[j],
 						  rq_baseline_model(results.v[j]));
-			write_row_log(&rep, run_dir, results.v[j]);
+			write_row_log(&rep, run_dir, results.v[j], NULL);
 			runrep_row(&rep, results.v[j]);
 			nbad += results.v[j]->verdict == RQ_FAIL || results.v[j]->verdict == RQ_ERROR;
 		}

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Running one case: choose its target, open the target once, place the
- * case, send it to the agent(s) of the placement with a deadline, and turn
- * whatever comes back (rows, an error, silence) into rows.  Two-sided cases
- * send the server role and the client role at once (the client's
- * out-of-band connect retries until its deadline, so there is no "sleep to
- * let the server bind"); when one side fails the other is cancelled.
+ * case, and run it as a unit (exec/unit.h) on the agent(s) of the
+ * placement: one side, or a two-sided case's server and client sent at
+ * once (the client's out-of-band connect retries until its deadline, so
+ * there is no "sleep to let the server bind").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "core/kind.h"
 #include "core/proc.h"
 #include "exec/sched.h"
+#include "exec/unit.h"
 
 
 static struct rq_target *target_get(struct sched *s, const char *name, char *err, size_t errsz)
@@ -52,48 +52,6 @@ bool sched_choose(struct sched *s, const struct rq_case *c, char *name, size_t n
 	return rq_target_choose(c, s->opts, name, namesz, why, whysz);
 }
 
-static struct rq_result *error_row(const struct rq_case *c, enum rq_verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static struct rq_result *error_row(const struct rq_case *c, enum rq_verdict v, const char *fmt, ...)
-{
-	struct rq_result *r = rq_result_new(c->name, NULL, 0);
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rq_result_set(r, v, "%s", msg);
-	return r;
-}
-
-/*
- * rq_agent_wait_any() in slices of a second, calling s->tick between them;
- * the same answer and the same deadline as one wait.
- */
-static int wait_ticking(struct sched *s, struct rq_agent **a, const uint64_t *ids, int n,
-			int64_t deadline, json_t **resp, char *why, size_t whysz)
-{
-	for (;;) {
-		int64_t slice = now_ms() + 1000;
-		int r = rq_agent_wait_any(a, ids, n, s->tick && slice < deadline ? slice : deadline,
-					  resp, why, whysz);
-
-		bool waiting = false;
-
-		if (r != -1 || !s->tick || now_ms() >= deadline)
-			return r;
-		for (int i = 0; i < n; i++) {
-			if (ids[i] && a[i]->dead)
-				return r;
-			waiting |= ids[i] != 0;
-		}
-		if (!waiting)
-			return r;
-		s->tick(s->tick_arg);
-	}
-}
-
 /* The run request for one side of a placed case, as JSON to send. */
 static json_t *build_request(struct sched *s, const struct rq_case *c, const char *tname,
 			     const struct rq_placement *p, enum rq_role role, int side, int port)
@@ -111,172 +69,27 @@ static json_t *build_request(struct sched *s, const struct rq_case *c, const cha
 	return j;
 }
 
-/* Turn one answer into rows; log text goes into each row. */
-static void answer_rows(const struct rq_case *c, json_t *ans, const char *failure,
-			struct rq_results *rows, struct sb *log)
+/* The case on its one side, or as client (side 0) and server (side 1); rows into rows. */
+static void run_placed(struct sched *s, const struct rq_case *c, const char *tname,
+		       const struct rq_placement *p, struct rq_results *rows, struct sb *log)
 {
-	json_t *jrows = ans ? json_object_get(ans, "rows") : NULL;
-	json_t *jlog = ans ? json_object_get(ans, "log") : NULL;
-	char err[256];
+	struct rq_unit u;
 
-	if (json_is_string(jlog))
-		sb_add(log, json_string_value(jlog), json_string_length(jlog));
-	if (!ans) {
-		rq_results_add(rows, error_row(c, RQ_ERROR, "%s", failure));
-		return;
+	rq_unit_init(&u, c, c->kind->two_sided ? 2 : 1);
+	if (c->kind->two_sided) {
+		int port = 20000 + (int)((getpid() * 37u + s->case_seq++ * 7u) % 20000u);
+
+		u.side[0] = (struct rq_unit_side){ .ag = p->side[0], .label = "client", .reports = true,
+			.req = build_request(s, c, tname, p, ROLE_CLIENT, 0, port) };
+		u.side[1] = (struct rq_unit_side){ .ag = p->side[1], .label = "server",
+			.req = build_request(s, c, tname, p, ROLE_SERVER, 1, port) };
+	} else {
+		u.side[0].ag = p->side[0];
+		u.side[0].req = build_request(s, c, tname, p, ROLE_SINGLE, 0, 0);
 	}
-	if (!json_is_true(json_object_get(ans, "ok"))) {
-		const char *e = json_string_value(json_object_get(ans, "error"));
-
-		if (e && !strcmp(e, "timed out"))
-			rq_results_add(rows, error_row(c, RQ_ERROR, "timed out after %.1f s",
-						       scaled_ms(c->timeout_ms) / 1000.0));
-		else
-			rq_results_add(rows, error_row(c, RQ_ERROR, "agent: %s",
-						       e ? e : "failed without a reason"));
-		return;
-	}
-	if (!json_is_array(jrows) || json_array_size(jrows) == 0) {
-		rq_results_add(rows, error_row(c, RQ_ERROR, "agent answered without rows"));
-		return;
-	}
-	for (size_t i = 0; i < json_array_size(jrows); i++) {
-		struct rq_result *r = rq_result_from_json(json_array_get(jrows, i), err, sizeof(err));
-
-		if (!r)
-			r = error_row(c, RQ_ERROR, "agent sent a malformed row: %s", err);
-		rq_results_add(rows, r);
-	}
-}
-
-static bool rows_pass(const struct rq_results *rows)
-{
-	for (size_t i = 0; i < rows->n; i++)
-		if (rows->v[i]->verdict != RQ_PASS)
-			return false;
-	return rows->n > 0;
-}
-
-static const char *first_reason(const struct rq_results *rows)
-{
-	for (size_t i = 0; i < rows->n; i++)
-		if (rows->v[i]->verdict != RQ_PASS && rows->v[i]->reason)
-			return rows->v[i]->reason;
-	return "no reason given";
-}
-
-static void run_one_sided(struct sched *s, const struct rq_case *c, const char *tname,
-			  struct rq_placement *p, struct rq_results *rows, struct sb *log)
-{
-	int64_t deadline = now_ms() + scaled_ms(c->timeout_ms) + scaled_ms(10000);
-	json_t *req = build_request(s, c, tname, p, ROLE_SINGLE, 0, 0);
-	uint64_t id = rq_agent_send(p->side[0], req);
-	char why[512] = "";
-	json_t *ans = NULL;
-
-	json_decref(req);
-	if (!id) {
-		answer_rows(c, NULL, p->side[0]->dead_why, rows, log);
-		return;
-	}
-	int r = wait_ticking(s, &p->side[0], &id, 1, deadline, &ans, why, sizeof(why));
-
-	if (r == -2) {
-		rq_agent_cancel(p->side[0], id);
-		snprintf(why, sizeof(why), "interrupted by signal %d", (int)rq_interrupted);
-	} else if (r < 0 && !p->side[0]->dead) {
-		/* The agent itself is wedged: make sure its worker goes. */
-		rq_agent_cancel(p->side[0], id);
-	}
-	answer_rows(c, ans, why, rows, log);
-	json_decref(ans);
-}
-
-static void run_two_sided(struct sched *s, const struct rq_case *c, const char *tname,
-			  struct rq_placement *p, struct rq_results *rows, struct sb *log)
-{
-	int port = 20000 + (int)((getpid() * 37u + s->case_seq++ * 7u) % 20000u);
-	int64_t deadline = now_ms() + scaled_ms(c->timeout_ms) + scaled_ms(10000);
-	struct rq_agent *ag[2] = { p->side[1], p->side[0] };	/* server, client */
-	uint64_t ids[2] = { 0, 0 };
-	json_t *ans[2] = { NULL, NULL };
-	char why[2][512] = { "", "" };
-	struct rq_results srows = { 0 };
-	struct sb slog = SB_INIT;
-
-	for (int i = 0; i < 2; i++) {
-		json_t *req = build_request(s, c, tname, p, i ? ROLE_CLIENT : ROLE_SERVER,
-					     i ? 0 : 1, port);
-
-		ids[i] = rq_agent_send(ag[i], req);
-		json_decref(req);
-		if (!ids[i])
-			snprintf(why[i], sizeof(why[i]), "%s", ag[i]->dead_why);
-	}
-	while (ids[0] || ids[1]) {
-		json_t *a = NULL;
-		char w[512] = "";
-		int k = wait_ticking(s, ag, ids, 2, deadline, &a, w, sizeof(w));
-
-		if (k < 0) {
-			for (int i = 0; i < 2; i++)
-				if (ids[i]) {
-					rq_agent_cancel(ag[i], ids[i]);
-					snprintf(why[i], sizeof(why[i]), "%s", k == -2 ?
-						 "interrupted" : w);
-					ids[i] = 0;
-				}
-			break;
-		}
-		ans[k] = a;
-		ids[k] = 0;
-		int other = !k;
-
-		if (!ids[other])
-			continue;
-		/*
-		 * One side is done, so the other should be too, soon: a client
-		 * that finished leaves the server only its teardown, and a side
-		 * that failed leaves the other nothing to wait for.  Either way
-		 * the survivor gets a short grace, not the rest of the timeout.
-		 */
-		bool ok = json_is_true(json_object_get(a, "ok"));
-		int64_t grace = now_ms() + scaled_ms(ok ? 10000 : 3000);
-
-		if (grace < deadline)
-			deadline = grace;
-	}
-	answer_rows(c, ans[1], why[1][0] ? why[1] : "client side did not answer", rows, log);
-	answer_rows(c, ans[0], why[0][0] ? why[0] : "server side did not answer", &srows, &slog);
-	if (slog.len) {
-		sb_adds(log, "\n----- server side -----\n");
-		sb_add(log, slog.buf, slog.len);
-	}
-	/* A server that failed explains a client failure better than the client can. */
-	if (!rows_pass(&srows)) {
-		const char *sr = first_reason(&srows);
-
-		for (size_t i = 0; i < rows->n; i++) {
-			struct rq_result *r = rows->v[i];
-
-			if (r->verdict == RQ_PASS) {
-				free(r->reason);
-				r->reason = NULL;
-				r->verdict = RQ_NONE;
-				rq_result_set(r, srows.v[0]->verdict == RQ_SKIP ? RQ_SKIP : RQ_FAIL,
-					      "server side: %s", sr);
-			} else {
-				char *nr = xasprintf("%s (server side: %s)", r->reason ? r->reason : "", sr);
-
-				free(r->reason);
-				r->reason = nr;
-			}
-		}
-	}
-	rq_results_release(&srows);
-	sb_release(&slog);
-	json_decref(ans[0]);
-	json_decref(ans[1]);
+	rq_unit_run(&u, s->tick, s->tick_arg);
+	rq_unit_rows(&u, rows, log);
+	rq_unit_release(&u);
 }
 
 void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results *out)
@@ -291,13 +104,13 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 
 	if (!sched_choose(s, c, tname, sizeof(tname), why, sizeof(why))) {
 		/* A forced target the case does not list, or nothing usable: not a failure. */
-		rq_results_add(&rows, error_row(c, RQ_SKIP, "%s", why));
+		rq_results_add(&rows, rq_verdict_row(c->name, RQ_SKIP, "%s", why));
 		snprintf(tname, sizeof(tname), "none");
 		goto done;
 	}
 	t = target_get(s, tname, err, sizeof(err));
 	if (!t) {
-		rq_results_add(&rows, error_row(c, RQ_ERROR, "%s", err));
+		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "%s", err));
 		goto done;
 	}
 	if (!t->opened && !t->open_err) {
@@ -315,19 +128,16 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 	}
 	if (t->open_err) {
 		/* Remembered: a VM that did not boot is not retried for every case. */
-		rq_results_add(&rows, error_row(c, RQ_ERROR, "target %s: %s", tname, t->open_msg));
+		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "target %s: %s", tname, t->open_msg));
 		goto done;
 	}
 	if (t->ops->place(t, c, &p, err, sizeof(err))) {
-		rq_results_add(&rows, error_row(c, RQ_ERROR, "target %s: %s", tname,
+		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "target %s: %s", tname,
 						err[0] ? err : "cannot place the case"));
 		goto done;
 	}
 	placed = true;
-	if (c->kind->two_sided)
-		run_two_sided(s, c, tname, &p, &rows, &log);
-	else
-		run_one_sided(s, c, tname, &p, &rows, &log);
+	run_placed(s, c, tname, &p, &rows, &log);
 done:
 	if (placed && t->ops->unplace)
 		t->ops->unplace(t, c, &p, &rows);
@@ -339,32 +149,12 @@ done:
 		free(p.env);
 		free(p.tool_cwd);
 	}
-	double dur = (now_ms() - start) / 1000.0;
+	struct rq_stamp st = { .target = tname, .target_why = why, .log = &log,
+			       .duration_s = (now_ms() - start) / 1000.0 };
 
-	for (size_t i = 0; i < rows.n; i++) {
-		struct rq_result *r = rows.v[i];
-
-		free(r->target);
-		r->target = xstrdup(tname);
-		free(r->target_why);
-		r->target_why = xstrdup(why);
-		free(r->kind);
-		r->kind = xstrdup(c->kind->name);
-		free(r->file);
-		r->file = xstrdup(c->file ? c->file : "");
-		if (r->duration_s <= 0)
-			r->duration_s = dur / (double)rows.n;
-		/* The case log first, then what the row carried (unplace: console tails, kernel log). */
-		struct sb rowlog = r->log;
-
-		sb_init(&r->log);
-		sb_add(&r->log, log.buf, log.len);
-		sb_add(&r->log, rowlog.buf, rowlog.len);
-		sb_release(&rowlog);
-		if (r->verdict == RQ_NONE)
-			rq_result_finish(r);
-		rq_results_add(out, r);
-	}
+	rq_rows_stamp(rows.v, rows.n, c, &st);
+	for (size_t i = 0; i < rows.n; i++)
+		rq_results_add(out, rows.v[i]);
 	free(rows.v);
 	sb_release(&log);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Lab runs: cases as units of work on the nodes' agents.  A unit is one
- * node-local case on one node, or one rail of one pair of a two-sided case
- * (server role on one node, client role on the other, sent at once as the
- * one-node scheduler does).  Up to --fanout units are in flight; the main
+ * Lab runs: cases as units of work on the nodes' agents (exec/unit.h, the
+ * executor plain runs use too).  A unit is one node-local case on one
+ * node, or one rail of one pair of a two-sided case (server role on one
+ * node, client role on the other, sent at once).  Up to --fanout units are in flight; the main
  * thread waits on every agent at once (rq_agent_poll), each unit against
  * its own deadline.  A node whose agent dies ends its units as ERROR and
  * its partners' as ERROR "peer NODE gone", and is not sent more work.
@@ -17,9 +17,11 @@
 #include "agent/request.h"
 #include "core/kind.h"
 #include "core/proc.h"
+#include "exec/unit.h"
 #include "lab/lab_int.h"
 
 struct unit {
+	struct cluster *cl;
 	const struct rq_case *c;
 	struct cnode *nd[2];		/* [0]: the node, or a pair's client; [1]: its server */
 	bool two;			/* a pair's unit (else node-local) */
@@ -27,12 +29,7 @@ struct unit {
 	size_t pair;			/* index into cl->pairs */
 	bool silent;			/* rail discovery: rows are read, not reported */
 	char *key;			/* journal key */
-	uint64_t id[2];
-	json_t *ans[2];
-	char why[2][1024];
-	bool gone[2];			/* that side's node died under this unit */
-	int64_t start, deadline;
-	bool running;
+	struct rq_unit x;		/* the executor's unit: side [0] nd[0], [1] nd[1] */
 	struct rq_results rows;
 };
 
@@ -65,21 +62,6 @@ static bool lists_target(const struct rq_case *c, const char *t)
 		if (!strcmp(c->targets[i], t))
 			return true;
 	return false;
-}
-
-static struct rq_result *verdict_row(const char *case_name, enum rq_verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static struct rq_result *verdict_row(const char *case_name, enum rq_verdict v, const char *fmt, ...)
-{
-	struct rq_result *r = rq_result_new(case_name, NULL, 0);
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rq_result_set(r, v, "%s", msg);
-	return r;
 }
 
 /* ---- requests ------------------------------------------------------- */
@@ -145,241 +127,107 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 	return req;
 }
 
-/* ---- answers -------------------------------------------------------- */
-
-static void answer_rows(const struct rq_case *c, json_t *ans, const char *failure,
-			struct rq_results *rows, struct sb *log)
-{
-	json_t *jrows = ans ? json_object_get(ans, "rows") : NULL;
-	json_t *jlog = ans ? json_object_get(ans, "log") : NULL;
-	char err[256];
-
-	if (json_is_string(jlog))
-		sb_add(log, json_string_value(jlog), json_string_length(jlog));
-	if (!ans) {
-		rq_results_add(rows, verdict_row(c->name, RQ_ERROR, "%s", failure));
-		return;
-	}
-	if (!json_is_true(json_object_get(ans, "ok"))) {
-		const char *e = json_string_value(json_object_get(ans, "error"));
-
-		rq_results_add(rows, verdict_row(c->name, RQ_ERROR, "agent: %s",
-						 e ? e : "failed without a reason"));
-		return;
-	}
-	if (!json_is_array(jrows) || !json_array_size(jrows)) {
-		rq_results_add(rows, verdict_row(c->name, RQ_ERROR, "agent answered without rows"));
-		return;
-	}
-	for (size_t i = 0; i < json_array_size(jrows); i++) {
-		struct rq_result *r = rq_result_from_json(json_array_get(jrows, i), err, sizeof(err));
-
-		rq_results_add(rows, r ? r : verdict_row(c->name, RQ_ERROR,
-							 "agent sent a malformed row: %s", err));
-	}
-}
+/* ---- rows ----------------------------------------------------------- */
 
 static int verdict_rank(enum rq_verdict v)
 {
 	return v == RQ_PASS ? 0 : v == RQ_SKIP ? 1 : v == RQ_FAIL ? 2 : 3;
 }
 
-/* "case[dev/1]" -> "case[node:dev/1]", "case" -> "case[node]" */
-static char *node_id(const char *id, const char *node)
+/*
+ * What a lab row says about where it ran (exec/unit.c stamps it): node a
+ * (its --nodes name), and for a pair the peer b and the pair's id
+ * "case[a:dev/1->b:dev/1]" on a rail, "case[a->b]" without, or id.
+ */
+static void lab_stamp(struct cluster *cl, const struct rq_case *c, struct cnode *a,
+		      struct cnode *b, int rail, const char *id, struct rq_result *const *v,
+		      size_t n, const struct sb *log, double dur)
 {
-	const char *b = strchr(id, '[');
+	char *pid = NULL, *why = xasprintf("lab run: node %s via %s", a->name, launcher_name(cl));
 
-	if (!b)
-		return xasprintf("%s[%s]", id, node);
-	return xasprintf("%.*s[%s:%s", (int)(b - id), id, node, b + 1);
+	if (!id && b && rail >= 0)
+		id = pid = xasprintf("%s[%s:%s/%d->%s:%s/%d]", c->name, a->name, a->rails[rail].dev,
+				     a->rails[rail].port, b->name, b->rails[rail].dev,
+				     b->rails[rail].port);
+	else if (!id && b)
+		id = pid = xasprintf("%s[%s->%s]", c->name, a->name, b->name);
+
+	struct rq_stamp st = {
+		.target = a->target, .target_why = why, .node = a->name,
+		.peer_node = b ? b->name : NULL, .id = id, .log = log, .duration_s = dur,
+		/* the --nodes name goes everywhere; two nodes may well report one hostname */
+		.hostname = cl->launcher != LAUNCH_LOCAL ? a->hostname : NULL,
+	};
+
+	rq_rows_stamp(v, n, c, &st);
+	free(pid);
+	free(why);
 }
 
-static void finish_rows(struct cluster *cl, struct unit *u, struct sb *log)
+static bool unit_gone(const struct unit *u)
 {
-	struct cnode *nd = u->nd[0];
-	double dur = (now_ms() - u->start) / 1000.0;
-
-	for (size_t i = 0; i < u->rows.n; i++) {
-		struct rq_result *r = u->rows.v[i];
-		char *id;
-
-		if (u->two && u->rail >= 0) {
-			const struct rail *a = &u->nd[0]->rails[u->rail], *b = &u->nd[1]->rails[u->rail];
-
-			id = xasprintf("%s[%s:%s/%d->%s:%s/%d]", u->c->name, u->nd[0]->name, a->dev,
-				       a->port, u->nd[1]->name, b->dev, b->port);
-			r->peer_node = xstrdup(u->nd[1]->name);
-		} else if (u->two) {
-			id = xasprintf("%s[%s->%s]", u->c->name, u->nd[0]->name, u->nd[1]->name);
-			r->peer_node = xstrdup(u->nd[1]->name);
-		} else {
-			id = node_id(r->id, nd->name);
-		}
-		free(r->id);
-		r->id = id;
-		/* The --nodes name: two nodes may well report one hostname. */
-		free(r->node);
-		r->node = xstrdup(nd->name);
-		if (cl->launcher != LAUNCH_LOCAL)
-			rq_fact_add(r, "node.hostname", nd->hostname);
-		free(r->target);
-		r->target = xstrdup(nd->target);
-		free(r->target_why);
-		r->target_why = xasprintf("lab run: node %s via %s", nd->name, launcher_name(cl));
-		free(r->kind);
-		r->kind = xstrdup(u->c->kind->name);
-		free(r->file);
-		r->file = xstrdup(u->c->file ? u->c->file : "");
-		if (r->duration_s <= 0)
-			r->duration_s = dur / (double)u->rows.n;
-		struct sb rowlog = r->log;
-
-		sb_init(&r->log);
-		sb_add(&r->log, log->buf, log->len);
-		sb_add(&r->log, rowlog.buf, rowlog.len);
-		sb_release(&rowlog);
-		if (r->verdict == RQ_NONE)
-			rq_result_finish(r);
-	}
+	for (size_t s = 0; s < u->x.nsides; s++)
+		if (u->x.side[s].gone)
+			return true;
+	return false;
 }
 
 /* Rows of a finished unit, from its answers (or why there are none). */
 static void unit_rows(struct cluster *cl, struct unit *u)
 {
 	struct sb log = SB_INIT;
-	const struct rq_case *c = u->c;
 
-	if (!u->two) {
-		answer_rows(c, u->ans[0], u->why[0][0] ? u->why[0] : "the agent did not answer",
-			    &u->rows, &log);
-	} else {
-		struct rq_results srows = { 0 };
-		struct sb slog = SB_INIT;
-
-		answer_rows(c, u->ans[0], u->why[0][0] ? u->why[0] : "client side did not answer",
-			    &u->rows, &log);
-		answer_rows(c, u->ans[1], u->why[1][0] ? u->why[1] : "server side did not answer",
-			    &srows, &slog);
-		if (slog.len) {
-			sb_adds(&log, "\n----- server side -----\n");
-			sb_add(&log, slog.buf, slog.len);
-		}
-		bool spass = srows.n > 0;
-
-		for (size_t i = 0; i < srows.n; i++)
-			spass = spass && srows.v[i]->verdict == RQ_PASS;
-		for (size_t i = 0; i < u->rows.n; i++) {
-			struct rq_result *r = u->rows.v[i];
-			const char *sr = srows.n && srows.v[0]->reason ? srows.v[0]->reason : "no reason";
-
-			if (u->gone[0] || u->gone[1]) {
-				/* A node died: neither side's result says anything about the link. */
-				free(r->reason);
-				r->reason = NULL;
-				r->verdict = RQ_NONE;
-				rq_result_set(r, RQ_ERROR, "%s", u->gone[0] ? u->why[0] : u->why[1]);
-			} else if (!spass && r->verdict == RQ_PASS) {
-				free(r->reason);
-				r->reason = NULL;
-				r->verdict = RQ_NONE;
-				rq_result_set(r, srows.v[0]->verdict == RQ_SKIP ? RQ_SKIP : RQ_FAIL,
-					      "server side: %s", sr);
-			} else if (!spass) {
-				char *nr = xasprintf("%s (server side: %s)", r->reason ? r->reason : "", sr);
-
-				free(r->reason);
-				r->reason = nr;
-			}
-		}
-		rq_results_release(&srows);
-		sb_release(&slog);
-	}
-	finish_rows(cl, u, &log);
+	rq_unit_rows(&u->x, &u->rows, &log);
+	lab_stamp(cl, u->c, u->nd[0], u->two ? u->nd[1] : NULL, u->two ? u->rail : -1, NULL,
+		  u->rows.v, u->rows.n, &log, (now_ms() - u->x.start) / 1000.0);
 	sb_release(&log);
 }
 
 /* ---- the unit loop -------------------------------------------------- */
 
-static void unit_start(struct cluster *cl, struct unit *u)
+static void side_why_down(struct unit *u, size_t s)
 {
-	int nside = u->two ? 2 : 1;
-	int port = 20000 + (int)(((unsigned)getpid() % 1000u) * 20u + cl->port_seq++ * 2u) % 20000;
-
-	u->start = now_ms();
-	u->deadline = u->start + scaled_ms(u->c->timeout_ms) + scaled_ms(10000);
-	for (int s = 0; s < nside; s++)
-		if (u->nd[s]->down) {
-			snprintf(u->why[s], sizeof(u->why[s]), "%s%s %s", s ? "peer " : "",
-				 u->nd[s]->name, u->nd[s]->down_why);
-			u->gone[s] = true;
-			return;
-		}
-	/* The server first: its listener is up sooner, the client retries until then anyway. */
-	for (int s = nside - 1; s >= 0; s--) {
-		json_t *req = build_req(cl, u, s, port);
-
-		u->id[s] = rq_agent_send(u->nd[s]->ag, req);
-		json_decref(req);
-		if (!u->id[s]) {
-			cluster_node_down(cl, u->nd[s], "gone: %s", u->nd[s]->ag->dead_why);
-			snprintf(u->why[s], sizeof(u->why[s]), "%s%s %s", s ? "peer " : "",
-				 u->nd[s]->name, u->nd[s]->down_why);
-			u->gone[s] = true;
-			for (int o = 0; o < nside; o++)
-				if (u->id[o]) {
-					rq_agent_cancel(u->nd[o]->ag, u->id[o]);
-					u->id[o] = 0;
-				}
-			return;
-		}
-	}
-	u->running = true;
-	cl->units++;
+	snprintf(u->x.side[s].why, sizeof(u->x.side[s].why), "%s%s %s", s ? "peer " : "",
+		 u->nd[s]->name, u->nd[s]->down_why);
 }
 
-/* Look at a running unit; true when it is over. */
-static bool unit_poll(struct cluster *cl, struct unit *u)
+/* The executor found a side's agent dead: its node is down, for this unit and the run. */
+static void unit_side_gone(struct rq_unit *x, size_t s, void *arg)
 {
-	int nside = u->two ? 2 : 1;
-	int64_t now = now_ms();
+	struct unit *u = arg;
+	struct rq_agent *ag = u->nd[s]->ag;
 
-	for (int s = 0; s < nside; s++) {
-		struct rq_agent *ag = u->nd[s]->ag;
-		json_t *a;
+	cluster_node_down(u->cl, u->nd[s], "gone: %s", ag ? ag->dead_why : "no agent");
+	side_why_down(u, s);
+}
 
-		if (!u->id[s])
-			continue;
-		if ((a = rq_agent_take(ag, u->id[s]))) {
-			u->ans[s] = a;
-			u->id[s] = 0;
-			/* The other side is done soon, or has nothing to wait for: a short grace. */
-			int64_t grace = now + scaled_ms(json_is_true(json_object_get(a, "ok")) ? 10000 : 3000);
+static void unit_start(struct cluster *cl, struct unit *u)
+{
+	size_t nside = u->two ? 2 : 1;
+	int port = 20000 + (int)(((unsigned)getpid() % 1000u) * 20u + cl->port_seq++ * 2u) % 20000;
 
-			if (grace < u->deadline)
-				u->deadline = grace;
-		} else if (ag->dead) {
-			cluster_node_down(cl, u->nd[s], "gone: %s", ag->dead_why);
-			snprintf(u->why[s], sizeof(u->why[s]), "%s%s %s", s ? "peer " : "",
-				 u->nd[s]->name, u->nd[s]->down_why);
-			u->gone[s] = true;
-			u->id[s] = 0;
+	u->cl = cl;
+	rq_unit_init(&u->x, u->c, nside);
+	u->x.gone = unit_side_gone;
+	u->x.arg = u;
+	u->x.start = now_ms();
+	for (size_t s = 0; s < nside; s++)
+		if (u->nd[s]->down) {
+			u->x.side[s].gone = true;
+			side_why_down(u, s);
+			return;
 		}
+	for (size_t s = 0; s < nside; s++) {
+		struct rq_unit_side *sd = &u->x.side[s];
+
+		sd->ag = u->nd[s]->ag;
+		sd->req = build_req(cl, u, (int)s, port);
+		/* a pair's client reports; its server explains a failure */
+		sd->label = u->two ? (s ? "server" : "client") : NULL;
+		sd->reports = !u->two || s == 0;
 	}
-	/* A side whose node is gone: the other side's work is pointless now. */
-	for (int s = 0; s < nside; s++)
-		if (u->gone[!s] && nside == 2 && u->id[s]) {
-			rq_agent_cancel(u->nd[s]->ag, u->id[s]);
-			u->id[s] = 0;
-		}
-	if (now >= u->deadline)
-		for (int s = 0; s < nside; s++)
-			if (u->id[s]) {
-				rq_agent_cancel(u->nd[s]->ag, u->id[s]);
-				snprintf(u->why[s], sizeof(u->why[s]), "timed out after %.1f s on node %s",
-					 scaled_ms(u->c->timeout_ms) / 1000.0, u->nd[s]->name);
-				u->id[s] = 0;
-			}
-	return !u->id[0] && !u->id[1];
+	if (rq_unit_start(&u->x))
+		cl->units++;
 }
 
 /* Work through units, at most fanout in flight; calls done() as each ends. */
@@ -395,7 +243,7 @@ static void run_units(struct cluster *cl, struct unit *u, size_t n,
 			struct unit *x = &u[next++];
 
 			unit_start(cl, x);
-			if (x->running)
+			if (x->x.running)
 				run[live++] = (size_t)(x - u);
 			else
 				done(cl, x, arg);
@@ -410,29 +258,26 @@ static void run_units(struct cluster *cl, struct unit *u, size_t n,
 		for (size_t i = 0; i < live; i++) {
 			struct unit *x = &u[run[i]];
 
-			for (int s = 0; s < 2; s++)
-				if (x->id[s] && x->nd[s]->poll_epoch != cl->poll_epoch) {
+			for (size_t s = 0; s < x->x.nsides; s++)
+				if (x->x.side[s].id && x->nd[s]->poll_epoch != cl->poll_epoch) {
 					x->nd[s]->poll_epoch = cl->poll_epoch;
 					ags[na++] = x->nd[s]->ag;
 				}
-			if (x->deadline < dl)
-				dl = x->deadline;
+			if (x->x.deadline < dl)
+				dl = x->x.deadline;
 		}
 		int r = rq_agent_poll(ags, na, dl);
 
 		for (size_t i = 0; i < live;) {
 			struct unit *x = &u[run[i]];
 
-			if (r == -2)
-				for (int s = 0; s < 2; s++)
-					if (x->id[s]) {
-						rq_agent_cancel(x->nd[s]->ag, x->id[s]);
-						snprintf(x->why[s], sizeof(x->why[s]),
-							 "interrupted by signal %d", (int)rq_interrupted);
-						x->id[s] = 0;
-					}
-			if (unit_poll(cl, x)) {
-				x->running = false;
+			if (r == -2) {
+				char why[64];
+
+				snprintf(why, sizeof(why), "interrupted by signal %d", (int)rq_interrupted);
+				rq_unit_cancel(&x->x, why);
+			}
+			if (!x->x.running || rq_unit_poll(&x->x)) {
 				done(cl, x, arg);
 				run[i] = run[--live];
 			} else {
@@ -504,7 +349,7 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 	free(u->rows.v);
 	u->rows.v = NULL;
 	u->rows.n = 0;
-	if (!u->gone[0] && !u->gone[1])
+	if (!unit_gone(u))
 		cluster_journal_unit(cl, u->key, e->out, first);
 }
 
@@ -533,8 +378,7 @@ static bool resumed(struct cluster *cl, const struct rq_case *c, const char *key
 
 static void unit_free(struct unit *u)
 {
-	json_decref(u->ans[0]);
-	json_decref(u->ans[1]);
+	rq_unit_release(&u->x);
 	rq_results_release(&u->rows);
 	free(u->key);
 }
@@ -557,17 +401,12 @@ static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
 			continue;
 		}
 		if (nd->root && !lists_target(c, "sysroot")) {
-			struct rq_result *r = verdict_row(c->name, RQ_SKIP, "%s does not run on a "
+			struct rq_result *r = rq_verdict_row(c->name, RQ_SKIP, "%s does not run on a "
 							  "captured tree (targets: sysroot not listed)",
 							  c->name);
-			struct unit tmp = { .c = c, .nd = { nd, NULL }, .rail = -1, .start = now_ms() };
-			struct sb nolog = SB_INIT;
-
-			rq_results_add(&tmp.rows, r);
-			finish_rows(cl, &tmp, &nolog);
+			lab_stamp(cl, c, nd, NULL, -1, NULL, &r, 1, NULL, 0);
 			rq_results_add(out, r);
 			sink->row(sink->arg, r);
-			free(tmp.rows.v);
 			free(key);
 			continue;
 		}
@@ -669,9 +508,11 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 	char perr[300];
 
 	if (cluster_case_rounds(cl, c, &rr, perr, sizeof(perr))) {
-		struct rq_result *r = verdict_row(c->name, RQ_ERROR, "%s", perr);
+		struct rq_result *r = rq_verdict_row(c->name, RQ_ERROR, "%s", perr);
 
+		free(r->kind);
 		r->kind = xstrdup(c->kind->name);
+		free(r->file);
 		r->file = xstrdup(c->file ? c->file : "");
 		rq_results_add(out, r);
 		sink->row(sink->arg, r);
@@ -718,26 +559,21 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
 
 				if (!resumed(cl, c, key, out, sink, NULL, (long)pi)) {
-					struct unit t = { .c = c, .nd = { a, b }, .two = true, .rail = -1,
-							  .start = now_ms(), .pair = pi };
-					struct sb nolog = SB_INIT;
 					struct rq_result *r;
 
 					if (x->down)
-						r = verdict_row(c->name, RQ_ERROR, "%s%s %s", x == b ? "peer " : "",
+						r = rq_verdict_row(c->name, RQ_ERROR, "%s%s %s", x == b ? "peer " : "",
 								x->name, x->down_why);
 					else
-						r = verdict_row(c->name, RQ_SKIP, "%s does not run between "
+						r = rq_verdict_row(c->name, RQ_SKIP, "%s does not run between "
 								"captured trees (targets: sysroot not listed)",
 								c->name);
 
-					rq_results_add(&t.rows, r);
-					finish_rows(cl, &t, &nolog);	/* names it case[A->B] */
-					note_pair(cl, pi, t.rows.v, t.rows.n);
+					lab_stamp(cl, c, a, b, -1, NULL, &r, 1, NULL, 0);	/* case[A->B] */
+					note_pair(cl, pi, &r, 1);
 					rq_results_add(out, r);
 					sink->row(sink->arg, r);
 					cluster_journal_unit(cl, key, out, out->n - 1);
-					free(t.rows.v);
 				}
 				free(key);
 				continue;
@@ -752,22 +588,16 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 				}
 				if (i >= a->nrails || i >= b->nrails) {
 					struct cnode *x = i >= a->nrails ? a : b;
-					struct rq_result *r = verdict_row(c->name, RQ_FAIL,
+					struct rq_result *r = rq_verdict_row(c->name, RQ_FAIL,
 						"node %s has no rail %zu (it has %zu; rails pair by position)",
 						x->name, i + 1, x->nrails);
 					struct rail *other = i >= a->nrails ? &b->rails[i] : &a->rails[i];
+					char *id = xasprintf("%s[%s:%s->%s:%s/%d]", c->name, a->name,
+							     x == a ? "none" : other->dev, b->name,
+							     x == b ? "none" : other->dev, other->port);
 
-					free(r->id);
-					r->id = xasprintf("%s[%s:%s->%s:%s/%d]", c->name, a->name,
-							  x == a ? "none" : other->dev, b->name,
-							  x == b ? "none" : other->dev, other->port);
-					r->node = xstrdup(a->name);
-					r->peer_node = xstrdup(b->name);
-					r->target = xstrdup(a->target);
-					r->kind = xstrdup(c->kind->name);
-					r->file = xstrdup(c->file ? c->file : "");
-					r->target_why = xasprintf("lab run: node %s via %s", a->name,
-								  launcher_name(cl));
+					lab_stamp(cl, c, a, b, -1, id, &r, 1, NULL, 0);
+					free(id);
 					cl->pairs[pi].verdict = RQ_FAIL;
 					free(cl->pairs[pi].what);
 					cl->pairs[pi].what = xasprintf("%s FAIL: %s", r->id, r->reason);

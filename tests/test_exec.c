@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The unit executor (harness/exec/unit.c) against fake agents: a child
+ * process on the far end of a socketpair that speaks the agent protocol
+ * and answers each run request as its script says (rows, a failure, a
+ * malformed row, nothing, or dies).  Checks the rows and reasons that come
+ * out, the grace rule, a server's failure explaining its client, N sides,
+ * and the ids a lab run's rows get.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "agent/agent.h"
+#include "core/kind.h"
+#include "core/proc.h"
+#include "core/util.h"
+#include "exec/unit.h"
+#include "check_main.h"
+
+enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS };
+
+/* The child: answer every run request as the script says. */
+static void fake_agent(int fd, enum script how, const char *reason)
+{
+	FILE *in = fdopen(fd, "r");
+	char line[65536];
+
+	while (in && fgets(line, sizeof(line), in)) {
+		json_t *req = json_loads(line, 0, NULL), *ans;
+		json_int_t id = json_integer_value(json_object_get(req, "id"));
+		const char *op = json_string_value(json_object_get(req, "op"));
+		struct rq_result *r;
+
+		if (op && !strcmp(op, "cancel")) {
+			json_decref(req);
+			continue;
+		}
+		json_decref(req);
+		ans = json_pack("{s:i, s:I, s:s}", "v", RQ_AGENT_PROTO, "id", id, "log", "agent log\n");
+		switch (how) {
+		case DIE:
+			_exit(0);
+		case SILENT:
+			json_decref(ans);
+			continue;
+		case SLOW_PASS:
+			usleep(400 * 1000);
+			/* fall through */
+		case PASS:
+		case FAIL:
+			r = rq_result_new("t.case", NULL, 0);
+			rq_result_set(r, how == FAIL ? RQ_FAIL : RQ_PASS, "%s", reason ? reason : "ok");
+			json_object_set_new(ans, "ok", json_true());
+			json_object_set_new(ans, "rows", json_pack("[o]", rq_result_to_json(r, false)));
+			rq_result_free(r);
+			break;
+		case TIMED_OUT:
+			json_object_set_new(ans, "ok", json_false());
+			json_object_set_new(ans, "error", json_string("timed out"));
+			break;
+		case MALFORMED:
+			json_object_set_new(ans, "ok", json_true());
+			json_object_set_new(ans, "rows", json_pack("[{s:i}]", "verdict", 42));
+			break;
+		case NO_ROWS:
+			json_object_set_new(ans, "ok", json_true());
+			json_object_set_new(ans, "rows", json_array());
+			break;
+		}
+		char *t = json_dumps(ans, JSON_COMPACT);
+
+		json_decref(ans);
+		if (write_full(fd, t, strlen(t)) || write_full(fd, "\n", 1))
+			_exit(1);
+		free(t);
+	}
+	_exit(0);
+}
+
+static struct rq_agent *fake(const char *label, enum script how, const char *reason)
+{
+	int sv[2];
+	pid_t pid;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		/* only its own end: an inherited end of another fake would keep that one from EOF */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != sv[1])
+				close(fd);
+		fake_agent(sv[1], how, reason);
+	}
+	close(sv[1]);
+	return rq_agent_attach(sv[0], sv[0], pid, label);
+}
+
+static struct rq_case tcase_of(int64_t timeout_ms)
+{
+	return (struct rq_case){ .name = (char *)"t.case", .kind = rq_kind_find("command"),
+				 .file = (char *)"cases/t.yaml", .timeout_ms = timeout_ms };
+}
+
+static void set_side(struct rq_unit *u, size_t s, struct rq_agent *a, const char *label,
+		     bool reports)
+{
+	u->side[s].ag = a;
+	u->side[s].req = json_pack("{s:s}", "op", "run");
+	u->side[s].label = label;
+	u->side[s].reports = reports;
+}
+
+/* Run u, its rows into rows (the case log into log). */
+static void run(struct rq_unit *u, struct rq_results *rows, struct sb *log)
+{
+	rq_unit_run(u, NULL, NULL);
+	rq_unit_rows(u, rows, log);
+}
+
+static void setup(void)
+{
+	/* 10 s of "late" becomes 1 s, a 3 s grace 0.3 s */
+	rq_timeout_mul = 0.1;
+}
+
+START_TEST(one_side_rows_stamped)
+{
+	struct rq_case c = tcase_of(5000);
+	struct rq_agent *a = fake("fake", PASS, NULL);
+	struct rq_results rows = { 0 };
+	struct sb log = SB_INIT;
+	struct rq_unit u;
+
+	sb_adds(&log, "# case log\n");
+	rq_unit_init(&u, &c, 1);
+	set_side(&u, 0, a, NULL, true);
+	run(&u, &rows, &log);
+	ck_assert_uint_eq(rows.n, 1);
+	struct rq_stamp st = { .target = "local", .target_why = "listed", .log = &log,
+			       .duration_s = 2.0 };
+
+	rq_rows_stamp(rows.v, rows.n, &c, &st);
+	ck_assert_int_eq(rows.v[0]->verdict, RQ_PASS);
+	ck_assert_str_eq(rows.v[0]->id, "t.case");
+	ck_assert_str_eq(rows.v[0]->target, "local");
+	ck_assert_str_eq(rows.v[0]->target_why, "listed");
+	ck_assert_str_eq(rows.v[0]->kind, "command");
+	ck_assert_str_eq(rows.v[0]->file, "cases/t.yaml");
+	ck_assert_ptr_null(rows.v[0]->node);
+	/* the case log, then the agent's */
+	ck_assert_str_eq(rows.v[0]->log.buf, "# case log\nagent log\n");
+	ck_assert(rows.v[0]->duration_s > 0);
+	rq_unit_release(&u);
+	rq_results_release(&rows);
+	sb_release(&log);
+	rq_agent_close(a);
+}
+END_TEST
+
+START_TEST(no_answer_times_out)
+{
+	struct rq_case c = tcase_of(200);
+	struct rq_agent *a = fake("fake", SILENT, NULL);
+	struct rq_results rows = { 0 };
+	struct sb log = SB_INIT;
+	struct rq_unit u;
+	int64_t t0 = now_ms();
+
+	rq_unit_init(&u, &c, 1);
+	set_side(&u, 0, a, NULL, true);
+	run(&u, &rows, &log);
+	/* the timeout (20 ms) and 1 s "late": not sooner, and not much later */
+	ck_assert_int_ge(now_ms() - t0, 1000);
+	ck_assert_int_lt(now_ms() - t0, 3000);
+	ck_assert_uint_eq(rows.n, 1);
+	ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+	ck_assert_msg(str_starts(rows.v[0]->reason, "timed out after 1.0 s: agent fake did not answer"),
+		      "%s", rows.v[0]->reason);
+	rq_unit_release(&u);
+	rq_results_release(&rows);
+	sb_release(&log);
+	rq_agent_close(a);
+}
+END_TEST
+
+/* The agent's own timeout reads the same in a plain and in a lab run. */
+START_TEST(timeout_reason_plain_and_lab)
+{
+	struct rq_case c = tcase_of(5000);
+	char *reason[2];
+
+	for (int lab = 0; lab < 2; lab++) {
+		struct rq_agent *a = fake(lab ? "node01" : "local", TIMED_OUT, NULL);
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+		struct rq_stamp st = { .target = "local", .target_why = "w",
+				       .node = lab ? "node01" : NULL };
+
+		rq_unit_init(&u, &c, 1);
+		set_side(&u, 0, a, NULL, true);
+		run(&u, &rows, &log);
+		rq_rows_stamp(rows.v, rows.n, &c, &st);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+		reason[lab] = xstrdup(rows.v[0]->reason);
+		ck_assert_str_eq(rows.v[0]->id, lab ? "t.case[node01]" : "t.case");
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		rq_agent_close(a);
+	}
+	ck_assert_str_eq(reason[0], "timed out after 0.5 s");
+	ck_assert_str_eq(reason[1], reason[0]);
+	free(reason[0]);
+	free(reason[1]);
+}
+END_TEST
+
+START_TEST(malformed_and_empty_answers)
+{
+	struct rq_case c = tcase_of(5000);
+	static const enum script how[] = { MALFORMED, NO_ROWS };
+	static const char *const want[] = { "agent sent a malformed row: ",
+					    "agent answered without rows" };
+
+	for (int i = 0; i < 2; i++) {
+		struct rq_agent *a = fake("fake", how[i], NULL);
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+
+		rq_unit_init(&u, &c, 1);
+		set_side(&u, 0, a, NULL, true);
+		run(&u, &rows, &log);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+		ck_assert_msg(str_starts(rows.v[0]->reason, want[i]), "%s", rows.v[0]->reason);
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		rq_agent_close(a);
+	}
+}
+END_TEST
+
+/* A server that failed explains its client: PASS becomes FAIL, a failure gets the why. */
+START_TEST(server_failure_explains_client)
+{
+	struct rq_case c = tcase_of(5000);
+	static const enum script client[] = { PASS, FAIL };
+	static const char *const want[] = { "server side: device rxe9 not found",
+					    "no reply (server side: device rxe9 not found)" };
+
+	for (int i = 0; i < 2; i++) {
+		struct rq_agent *cl = fake("cl", client[i], "no reply");
+		struct rq_agent *sv = fake("sv", FAIL, "device rxe9 not found");
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+
+		rq_unit_init(&u, &c, 2);
+		set_side(&u, 0, cl, "client", true);
+		set_side(&u, 1, sv, "server", false);
+		run(&u, &rows, &log);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_int_eq(rows.v[0]->verdict, RQ_FAIL);
+		ck_assert_str_eq(rows.v[0]->reason, want[i]);
+		/* the server's log under its own header */
+		ck_assert_ptr_nonnull(strstr(log.buf, "agent log\n\n----- server side -----\nagent log\n"));
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		rq_agent_close(cl);
+		rq_agent_close(sv);
+	}
+}
+END_TEST
+
+/*
+ * A side that ends leaves the other a grace (10 s after an answer, 3 s after
+ * a failure to run), then it is cancelled and says so.
+ */
+START_TEST(grace_after_a_side_ends)
+{
+	struct rq_case c = tcase_of(60000);
+	static const enum script server[] = { FAIL, TIMED_OUT };
+	static const int64_t grace[] = { 1000, 300 };
+	static const char *const want[] = {
+		"cancelled 1.0 s after the server side finished (server side: bind failed)",
+		"cancelled 0.3 s after the server side failed (server side: timed out after 6.0 s)",
+	};
+
+	for (int i = 0; i < 2; i++) {
+		struct rq_agent *cl = fake("cl", SILENT, NULL);
+		struct rq_agent *sv = fake("sv", server[i], "bind failed");
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+		int64_t t0 = now_ms();
+
+		rq_unit_init(&u, &c, 2);
+		set_side(&u, 0, cl, "client", true);
+		set_side(&u, 1, sv, "server", false);
+		run(&u, &rows, &log);
+		/* the grace (scaled), not the 60 s timeout */
+		ck_assert_int_ge(now_ms() - t0, grace[i]);
+		ck_assert_int_lt(now_ms() - t0, grace[i] + 1500);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+		ck_assert_str_eq(rows.v[0]->reason, want[i]);
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		rq_agent_close(cl);
+		rq_agent_close(sv);
+	}
+}
+END_TEST
+
+static int gone_calls;
+
+static void on_gone(struct rq_unit *u, size_t side, void *arg)
+{
+	gone_calls++;
+	snprintf(u->side[side].why, sizeof(u->side[side].why), "%s gone", (const char *)arg);
+}
+
+/* An agent that dies: every row ERROR with the hook's why, the partner cancelled. */
+START_TEST(agent_gone)
+{
+	struct rq_case c = tcase_of(60000);
+	struct rq_agent *cl = fake("cl", SILENT, NULL);
+	struct rq_agent *sv = fake("sv", DIE, NULL);
+	struct rq_results rows = { 0 };
+	struct sb log = SB_INIT;
+	struct rq_unit u;
+	int64_t t0 = now_ms();
+
+	gone_calls = 0;
+	rq_unit_init(&u, &c, 2);
+	u.gone = on_gone;
+	u.arg = (void *)"node02";
+	set_side(&u, 0, cl, "client", true);
+	set_side(&u, 1, sv, "server", false);
+	run(&u, &rows, &log);
+	ck_assert_int_lt(now_ms() - t0, 2000);
+	ck_assert_int_eq(gone_calls, 1);
+	ck_assert(u.side[1].gone);
+	ck_assert(!u.side[0].gone);
+	ck_assert_str_eq(u.side[0].why, "cancelled: the server side's agent is gone");
+	ck_assert_uint_eq(rows.n, 1);
+	ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+	ck_assert_str_eq(rows.v[0]->reason, "node02 gone");
+	rq_unit_release(&u);
+	rq_results_release(&rows);
+	sb_release(&log);
+	rq_agent_close(cl);
+	rq_agent_close(sv);
+}
+END_TEST
+
+/* N sides, all reporting (a collective's ranks): a row each, each log under its rank. */
+START_TEST(n_sides)
+{
+	struct rq_case c = tcase_of(5000);
+	struct rq_agent *a[3];
+	static const char *const label[] = { "rank 0", "rank 1", "rank 2" };
+	struct rq_results rows = { 0 };
+	struct sb log = SB_INIT;
+	struct rq_unit u;
+
+	rq_unit_init(&u, &c, 3);
+	for (int i = 0; i < 3; i++) {
+		a[i] = fake(label[i], i == 2 ? SLOW_PASS : PASS, NULL);
+		set_side(&u, (size_t)i, a[i], label[i], true);
+	}
+	run(&u, &rows, &log);
+	ck_assert_uint_eq(rows.n, 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(rows.v[i]->verdict, RQ_PASS);
+	ck_assert_str_eq(log.buf, "agent log\n\n----- rank 1 side -----\nagent log\n"
+			 "\n----- rank 2 side -----\nagent log\n");
+	rq_unit_release(&u);
+	rq_results_release(&rows);
+	sb_release(&log);
+	for (int i = 0; i < 3; i++)
+		rq_agent_close(a[i]);
+}
+END_TEST
+
+/* A lab run's ids: the node goes into the kind's id; a pair's id replaces it. */
+START_TEST(lab_ids)
+{
+	struct rq_case c = tcase_of(5000);
+	struct rq_result *r[3] = { rq_result_new("t.case", NULL, 0),
+				   rq_result_new("t.case", "mlx5_0", 1),
+				   rq_result_new("t.case", NULL, 0) };
+
+	for (int i = 0; i < 3; i++)
+		rq_result_set(r[i], RQ_PASS, "ok");
+	struct rq_stamp node = { .target = "hca", .target_why = "lab run: node node01 via ssh",
+				 .node = "node01", .hostname = "h1" };
+	struct rq_stamp pair = { .target = "hca", .target_why = "w", .node = "node01",
+				 .peer_node = "node02", .id = "t.case[node01->node02]" };
+
+	rq_rows_stamp(r, 2, &c, &node);
+	rq_rows_stamp(r + 2, 1, &c, &pair);
+	ck_assert_str_eq(r[0]->id, "t.case[node01]");
+	ck_assert_str_eq(r[1]->id, "t.case[node01:mlx5_0/1]");
+	ck_assert_str_eq(r[0]->node, "node01");
+	ck_assert_uint_eq(r[0]->nfacts, 1);
+	ck_assert_str_eq(r[0]->facts[0].key, "node.hostname");
+	ck_assert_str_eq(r[0]->facts[0].value, "h1");
+	ck_assert_str_eq(r[2]->id, "t.case[node01->node02]");
+	ck_assert_str_eq(r[2]->peer_node, "node02");
+	ck_assert_ptr_null(r[0]->peer_node);
+	for (int i = 0; i < 3; i++)
+		rq_result_free(r[i]);
+}
+END_TEST
+
+static void add_tests(Suite *s, TCase *tc)
+{
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, one_side_rows_stamped);
+	tcase_add_test(tc, no_answer_times_out);
+	tcase_add_test(tc, timeout_reason_plain_and_lab);
+	tcase_add_test(tc, malformed_and_empty_answers);
+	tcase_add_test(tc, server_failure_explains_client);
+	tcase_add_test(tc, grace_after_a_side_ends);
+	tcase_add_test(tc, agent_gone);
+	tcase_add_test(tc, n_sides);
+	tcase_add_test(tc, lab_ids);
+}
+
+RQ_CHECK_MAIN("exec", add_tests)
