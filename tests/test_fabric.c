@@ -13,8 +13,19 @@
 
 #include "parsers/fabgen.h"
 #include "parsers/ibnet.h"
+#include "parsers/parse_fabric.h"
+#include "rdma/routing.h"
 #include "core/util.h"
+#include "real_outputs.h"
 #include "check_main.h"
+
+static void own(const char *name, struct sb *out)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "fixtures/tool-output/ibsim/%s", name);
+	ck_assert_msg(read_file(path, out, 0) == 0, "cannot read %s", path);
+}
 
 static void gen_ok(const char *spec, struct fabgen *g, struct ibnet *sim, struct ibnet *plan)
 {
@@ -242,8 +253,339 @@ START_TEST(import_round_trip)
 }
 END_TEST
 
+/* ---- parsers, against the published samples and our own ibsim captures ---- */
+
+START_TEST(lfts_real_and_own)
+{
+	struct sb text = SB_INIT;
+	struct ib_lfts l;
+	char err[256];
+
+	if (real_sample("ib-fabric/ibroute-switch-lid1-ibsim.txt", &text)) {
+		ck_assert_msg(lfts_parse(text.buf, text.len, &l, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(l.nsw, 1);
+		ck_assert_uint_eq(l.sw[0].lid, 1);
+		ck_assert_uint_eq(l.sw[0].guid, 0x200000);
+		ck_assert_str_eq(l.sw[0].name, "Switch1");
+		ck_assert_uint_eq(l.sw[0].hi, 5);
+		ck_assert_uint_eq(l.sw[0].n, 4);
+		/* 0x0001->000, 0x0002->001, 0x0003->003, 0x0005->003 */
+		ck_assert_uint_eq(l.e[1].lid, 2);
+		ck_assert_uint_eq(l.e[1].port, 1);
+		ck_assert_uint_eq(l.e[3].lid, 5);
+		ck_assert_uint_eq(l.e[3].port, 3);
+		ib_lfts_release(&l);
+	}
+	sb_reset(&text);
+	own("dump_fts-ft4x2x4-ftree.txt", &text);
+	ck_assert_msg(lfts_parse(text.buf, text.len, &l, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(l.nsw, 6);
+	ck_assert_uint_eq(l.sw[0].lid, 0);	/* dump_fts names switches by DR path */
+	/* 16 CAs + 6 switches in the leaves' tables; ftree gives a spine no route to the other spine */
+	ck_assert_uint_eq(l.ne, 4 * 22 + 2 * 21);
+	ib_lfts_release(&l);
+	/* a cut output: the count line does not match */
+	char *cut = xstrdup(text.buf), *last = strstr(cut, "\n0x");
+
+	ck_assert_ptr_nonnull(last);
+	memmove(last + 1, strchr(last + 1, '\n') + 1, strlen(strchr(last + 1, '\n') + 1) + 1);
+	ck_assert_int_eq(lfts_parse(cut, strlen(cut), &l, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "valid lids dumped, 21 lines read (output cut?)"), "%s", err);
+	free(cut);
+	ck_assert_int_eq(lfts_parse("Port info: nothing\n", 19, &l, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "line 1: not a forwarding-table line"), "%s", err);
+	sb_release(&text);
+}
+END_TEST
+
+START_TEST(sl2vl_vlarb_real_and_own)
+{
+	struct sb text = SB_INIT;
+	struct ib_sl2vl t;
+	struct ib_vlarb v;
+	char err[256];
+	static const uint8_t qos[16] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2 };
+
+	if (real_sample("ib-fabric/smpquery-sl2vl-switch-after-qos-ibsim.txt", &text)) {
+		ck_assert_msg(sl2vl_parse(text.buf, text.len, &t, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(t.lid, 1);
+		ck_assert_uint_eq(t.n, 9);
+		for (size_t i = 0; i < t.n; i++) {
+			ck_assert_int_eq(t.rows[i].in, (int)i);
+			ck_assert_int_eq(t.rows[i].out, 1);
+			ck_assert_mem_eq(t.rows[i].vl, qos, 16);
+		}
+		ib_sl2vl_release(&t);
+	}
+	sb_reset(&text);
+	if (real_sample("ib-fabric/smpquery-sl2vl-switch-default-sl15-vl7-ibsim.txt", &text)) {
+		ck_assert_int_eq(sl2vl_parse(text.buf, text.len, &t, err, sizeof(err)), 0);
+		ck_assert_int_eq(t.rows[8].vl[14], 14);
+		ck_assert_int_eq(t.rows[8].vl[15], 7);
+		ib_sl2vl_release(&t);
+	}
+	sb_reset(&text);
+	if (real_sample("ib-fabric/smpquery-vlarb-hca-after-qos-ibsim.txt", &text)) {
+		ck_assert_msg(vlarb_parse(text.buf, text.len, &v, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(v.lid, 2);
+		ck_assert_int_eq(v.port, 1);
+		ck_assert_uint_eq(v.low_cap, 8);
+		ck_assert_uint_eq(v.high_cap, 8);
+		ck_assert_uint_eq(v.low.n, 8);
+		ck_assert_int_eq(v.low.vl[0], 1);
+		ck_assert_int_eq(v.low.weight[0], 0x1c);
+		ck_assert_int_eq(v.low.vl[1], 2);
+		ck_assert_int_eq(v.low.weight[1], 4);
+		ck_assert_int_eq(v.high.weight[0], 4);
+		ck_assert_int_eq(v.high.weight[1], 0);
+	}
+	sb_reset(&text);
+	own("smpquery-vlarb-ft4x2x4-h01.txt", &text);
+	ck_assert_int_eq(vlarb_parse(text.buf, text.len, &v, err, sizeof(err)), 0);
+	ck_assert_int_eq(v.low.weight[1], 4);
+	ck_assert_int_eq(v.low.vl[7], 7);
+	sb_reset(&text);
+	own("smpquery-sl2vl-ft4x2x4-leaf01.txt", &text);
+	ck_assert_int_eq(sl2vl_parse(text.buf, text.len, &t, err, sizeof(err)), 0);
+	ck_assert_uint_eq(t.n, 37);	/* in ports 0..36 of a 36-port leaf */
+	ck_assert_int_eq(t.rows[0].out, 5);
+	ib_sl2vl_release(&t);
+	ck_assert_int_eq(sl2vl_parse("# SL2VL table: Lid 1\nports: in  0, out  1: | 0| 1|\n", 52, &t, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(strstr(err, "line 2: expected 16 VLs"), "%s", err);
+	ck_assert_int_eq(vlarb_parse("VL    : |0x1 |\n", 15, &v, err, sizeof(err)), -EINVAL);
+	sb_release(&text);
+}
+END_TEST
+
+START_TEST(ibqueryerrors_and_saquery_own)
+{
+	struct sb text = SB_INIT;
+	struct ib_qerrs q;
+	struct ib_sa_records r;
+	char err[256];
+
+	own("ibqueryerrors-2sw2path4hca-errors.txt", &text);
+	ck_assert_msg(ibqueryerrors_parse(text.buf, text.len, &q, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(q.n, 1);
+	ck_assert_str_eq(q.v[0].node, "Hca2");
+	ck_assert_uint_eq(q.v[0].guid, 0x100004);
+	ck_assert_int_eq(q.v[0].port, 1);
+	ck_assert_uint_eq(q.v[0].nc, 2);
+	ck_assert_str_eq(q.v[0].c[0].name, "SymbolErrorCounter");
+	ck_assert_uint_eq(q.v[0].c[0].value, 57);
+	ck_assert_uint_eq(q.v[0].c[1].value, 3);
+	ck_assert_uint_eq(q.nodes_checked, 6);
+	ck_assert_uint_eq(q.bad_ports, 1);
+	ib_qerrs_release(&q);
+	sb_reset(&text);
+	own("ibqueryerrors-ft4x2x4.txt", &text);
+	ck_assert_int_eq(ibqueryerrors_parse(text.buf, text.len, &q, err, sizeof(err)), 0);
+	ck_assert_uint_eq(q.n, 0);
+	ck_assert_uint_eq(q.nodes_checked, 22);
+	ib_qerrs_release(&q);
+	/* cut before its summary: refused */
+	ck_assert_int_eq(ibqueryerrors_parse("Errors for \"Hca2\"\n", 18, &q, err, sizeof(err)), -EINVAL);
+	sb_reset(&text);
+	own("saquery-ft4x2x4.txt", &text);
+	ck_assert_msg(saquery_parse(text.buf, text.len, &r, err, sizeof(err)) == 0, "%s", err);
+	/* ibsim answers an SA query with its first record only (no RMPP through umad2sim) */
+	ck_assert_uint_eq(r.n, 1);
+	ck_assert_str_eq(r.v[0].type, "NodeRecord");
+	ck_assert_str_eq(ib_sa_get(&r.v[0], "node_type"), "Channel Adapter");
+	ck_assert_ptr_nonnull(ib_sa_get(&r.v[0], "NodeDescription"));
+	ib_sa_records_release(&r);
+	sb_release(&text);
+}
+END_TEST
+
+/* ---- routing: our captures as they are, then with one route planted wrong ---- */
+
+static void load_routes(const char *topo, const char *fts, struct ibnet *t, struct ib_lfts *l, struct sb *ftext)
+{
+	struct sb tt = SB_INIT;
+	char err[256];
+
+	own(topo, &tt);
+	own(fts, ftext);
+	ck_assert_msg(ibnet_parse(tt.buf, tt.len, topo, t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(lfts_parse(ftext->buf, ftext->len, l, err, sizeof(err)) == 0, "%s", err);
+	sb_release(&tt);
+}
+
+/* The table entry of switch name for lid. */
+static struct ib_lft_entry *entry(struct ib_lfts *l, const char *sw, unsigned lid)
+{
+	for (size_t i = 0; i < l->nsw; i++)
+		if (!strcmp(l->sw[i].name, sw))
+			for (size_t j = 0; j < l->sw[i].n; j++)
+				if (l->e[l->sw[i].first + j].lid == lid)
+					return &l->e[l->sw[i].first + j];
+	return NULL;
+}
+
+/* The LID of a CA port, by description. */
+static unsigned ca_lid(const struct ibnet *t, const char *desc)
+{
+	int n = ibnet_find_node(t, desc), peer, pp;
+	const struct ibnet_link *k = ibnet_link_at(t, n, 1, &peer, &pp);
+
+	return k->a == n ? k->alid : k->blid;
+}
+
+START_TEST(routing_fat_tree_ftree)
+{
+	struct ibnet t;
+	struct ib_lfts l;
+	struct sb f = SB_INIT;
+	struct rt_report r;
+	char err[256];
+
+	load_routes("ibnetdiscover-ft4x2x4.txt", "dump_fts-ft4x2x4-ftree.txt", &t, &l, &f);
+	ck_assert_msg(rt_analyze(&t, &l, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.switches, 6);
+	ck_assert_uint_eq(r.sources, 16);
+	ck_assert_uint_eq(r.dest_lids, 16);
+	ck_assert_uint_eq(r.routes, 16 * 15);
+	ck_assert_uint_eq(r.unreachable, 0);
+	ck_assert_uint_eq(r.nproblems, 0);
+	ck_assert_uint_eq(r.max_hops, 3);
+	ck_assert(!r.credit_loop);
+	ck_assert_uint_eq(r.channels, 16);
+	/* ftree: 12 remote destinations a leaf, 6 on each of its 2 uplinks */
+	ck_assert_uint_eq(r.nbal, 4);
+	for (size_t i = 0; i < r.nbal; i++) {
+		ck_assert_uint_eq(r.bal[i].uplinks, 2);
+		ck_assert_uint_eq(r.bal[i].max, 6);
+		ck_assert_uint_eq(r.bal[i].min, 6);
+	}
+	rt_report_release(&r);
+
+	/* a hole: leaf02 loses its entry for h01 */
+	unsigned h01 = ca_lid(&t, "h01 HCA-1");
+	struct ib_lft_entry *e = entry(&l, "leaf02", h01), saved = *e;
+
+	e->lid = 0xbfff;
+	ck_assert_int_eq(rt_analyze(&t, &l, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.unreachable, 4);	/* the four hosts of leaf02 */
+	ck_assert_uint_eq(r.nproblems, 1);
+	ck_assert_msg(strstr(r.problem[0], "hole: leaf02 has no route to h01 HCA-1 port 1"), "%s", r.problem[0]);
+	rt_report_release(&r);
+	*e = saved;
+
+	/* a dead end: out of a port that is not cabled */
+	e->port = 30;
+	ck_assert_int_eq(rt_analyze(&t, &l, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.unreachable, 4);
+	ck_assert_msg(strstr(r.problem[0], "dead end: leaf02 routes h01 HCA-1 port 1"), "%s", r.problem[0]);
+	ck_assert_msg(strstr(r.problem[0], "out of port 30, which is not cabled"), "%s", r.problem[0]);
+	rt_report_release(&r);
+
+	/* a misdelivery: out of leaf02's port 1, to h05 */
+	e->port = 1;
+	ck_assert_int_eq(rt_analyze(&t, &l, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.unreachable, 4);	/* h05's own traffic to h01 comes back to h05 */
+	ck_assert_msg(strstr(r.problem[0], "misroute: leaf02 port 1 delivers h01 HCA-1 port 1"), "%s", r.problem[0]);
+	rt_report_release(&r);
+	*e = saved;
+
+	/* a loop: the spine leaf02 sends h01 to sends it back to leaf02 */
+	int l2 = ibnet_find_node(&t, "leaf02"), sp, spp;
+
+	ibnet_link_at(&t, l2, saved.port, &sp, &spp);
+	struct ib_lft_entry *back = entry(&l, t.nodes[sp].desc, h01), bsaved = *back;
+
+	back->port = (uint8_t)spp;
+	ck_assert_int_eq(rt_analyze(&t, &l, &r, err, sizeof(err)), 0);
+	ck_assert_uint_ge(r.unreachable, 4);
+	ck_assert_msg(strstr(r.problem[0], "loop: traffic to h01 HCA-1 port 1"), "%s", r.problem[0]);
+	rt_report_release(&r);
+	*back = bsaved;
+
+	/* imbalance: leaf01 sends every remote destination up its first uplink */
+	unsigned moved = 0;
+
+	for (size_t i = 0; i < l.nsw; i++)
+		if (!strcmp(l.sw[i].name, "leaf01"))
+			for (size_t j = 0; j < l.sw[i].n; j++)
+				if (l.e[l.sw[i].first + j].port == 6) {
+					l.e[l.sw[i].first + j].port = 5;
+					moved++;
+				}
+	ck_assert_uint_ge(moved, 6);
+	ck_assert_int_eq(rt_analyze(&t, &l, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.unreachable, 0);
+	bool seen = false;
+
+	for (size_t i = 0; i < r.nbal; i++)
+		if (!strcmp(t.nodes[r.bal[i].sw].desc, "leaf01")) {
+			ck_assert_uint_eq(r.bal[i].min, 0);
+			ck_assert_uint_eq(r.bal[i].min_port, 6);
+			ck_assert_uint_eq(r.bal[i].max_port, 5);
+			seen = true;
+		}
+	ck_assert(seen);
+	rt_report_release(&r);
+	ib_lfts_release(&l);
+	ibnet_release(&t);
+	sb_release(&f);
+}
+END_TEST
+
+START_TEST(routing_ring_credit_loop)
+{
+	struct ibnet t;
+	struct ib_lfts l;
+	struct sb f = SB_INIT;
+	struct rt_report r;
+	char err[256];
+
+	load_routes("ibnetdiscover-ring5.txt", "dump_fts-ring5-minhop.txt", &t, &l, &f);
+	ck_assert_msg(rt_analyze(&t, &l, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.unreachable, 0);
+	ck_assert_uint_eq(r.channels, 10);
+	ck_assert(r.credit_loop);
+	/* five channels round the ring, one way */
+	unsigned arrows = 0;
+
+	for (const char *p = r.cycle; (p = strstr(p, " -> ")); p++)
+		arrows++;
+	ck_assert_msg(arrows == 5, "%s", r.cycle);
+	ck_assert_msg(strstr(r.cycle, "(closed by the routes to h"), "%s", r.cycle);
+	ck_assert_uint_eq(r.nbal, 0);	/* a ring has no uplinks */
+	rt_report_release(&r);
+	ib_lfts_release(&l);
+	ibnet_release(&t);
+	sb_release(&f);
+}
+END_TEST
+
+/* A topology without LIDs (no SM ran): nothing to route, said so. */
+START_TEST(routing_refuses_no_lids)
+{
+	struct fabgen g;
+	struct ibnet plan;
+	struct ib_lfts l = { 0 };
+	struct rt_report r;
+	char err[256];
+
+	ck_assert_int_eq(fabgen_build("fat-tree:leaves=2,spines=1,hosts-per-leaf=2", &g, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibnet_parse(g.planned.buf, g.planned.len, "plan", &plan, err, sizeof(err)), 0);
+	ck_assert_int_eq(rt_analyze(&plan, &l, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "no CA port with a LID"), "%s", err);
+	ibnet_release(&plan);
+	fabgen_release(&g);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
+	tcase_add_test(tc, lfts_real_and_own);
+	tcase_add_test(tc, sl2vl_vlarb_real_and_own);
+	tcase_add_test(tc, ibqueryerrors_and_saquery_own);
+	tcase_add_test(tc, routing_fat_tree_ftree);
+	tcase_add_test(tc, routing_ring_credit_loop);
+	tcase_add_test(tc, routing_refuses_no_lids);
 	tcase_add_test(tc, fat_tree_648);
 	tcase_add_test(tc, rail_layout);
 	tcase_add_test(tc, faults_where_documented);

@@ -54,7 +54,7 @@ static const char *const fault_names[] = { "missing", "swapped", "1x", "slow", "
 
 bool fabgen_is_spec(const char *s)
 {
-	return s && (str_starts(s, "fat-tree:") || str_starts(s, "rail:"));
+	return s && (str_starts(s, "fat-tree:") || str_starts(s, "rail:") || str_starts(s, "ring:"));
 }
 
 static int bad(char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -83,10 +83,10 @@ static int parse_spec(const char *text, struct spec *s, char *err, size_t errsz)
 	s->speed = 7;
 	s->leaves = s->spines = s->hpl = s->hosts = -1;
 	if (!colon || (size_t)(colon - text) >= sizeof(s->type))
-		return bad(err, errsz, "\"%s\" is not TYPE:key=value,... (fat-tree, rail)", text);
+		return bad(err, errsz, "\"%s\" is not TYPE:key=value,... (fat-tree, rail, ring)", text);
 	memcpy(s->type, text, (size_t)(colon - text));
-	if (strcmp(s->type, "fat-tree") && strcmp(s->type, "rail"))
-		return bad(err, errsz, "unknown fabric type \"%s\" (fat-tree, rail)", s->type);
+	if (strcmp(s->type, "fat-tree") && strcmp(s->type, "rail") && strcmp(s->type, "ring"))
+		return bad(err, errsz, "unknown fabric type \"%s\" (fat-tree, rail, ring)", s->type);
 	copy = xstrdup(colon + 1);
 	for (char *kv = strtok_r(copy, ",", &save); kv && !ret; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '='), *end;
@@ -143,9 +143,14 @@ static int parse_spec(const char *text, struct spec *s, char *err, size_t errsz)
 			s->hosts = (int)v;
 		else if (!strcmp(kv, "rails") && !strcmp(s->type, "rail"))
 			s->rails = (int)v;
+		else if (!strcmp(kv, "switches") && !strcmp(s->type, "ring"))
+			s->leaves = (int)v;
+		else if (!strcmp(kv, "hosts-per-switch") && !strcmp(s->type, "ring"))
+			s->hpl = (int)v;
 		else
 			ret = bad(err, errsz, "unknown key \"%s\" for %s (%s, ports, speed, fault)", kv, s->type,
-				  strcmp(s->type, "rail") ? "leaves, spines, hosts-per-leaf, links" : "hosts, rails, spines");
+				  !strcmp(s->type, "rail") ? "hosts, rails, spines" :
+				  !strcmp(s->type, "ring") ? "switches, hosts-per-switch" : "leaves, spines, hosts-per-leaf, links");
 	}
 	free(copy);
 	return ret;
@@ -289,6 +294,37 @@ static int build_rail(const struct spec *s, struct model *m, char *err, size_t e
 			for (int k = 0; k < links; k++)
 				add_cable(m, (int)l, (int)(down + p * links + k + 1), (int)(leaves + p),
 					  (int)(l * links + k + 1));
+	return 0;
+}
+
+/* Switches in a ring, each with its hosts: a topology shortest paths deadlock on. */
+static int build_ring(const struct spec *s, struct model *m, char *err, size_t errsz)
+{
+	char id[32], desc[40];
+	int ret, w;
+
+	if (s->leaves < 3 || s->hpl < 1)
+		return bad(err, errsz, "ring needs switches>=3 and hosts-per-switch>=1");
+	if (s->hpl + 2 > s->ports)
+		return bad(err, errsz, "a ring switch needs %d ports (%d hosts + 2 neighbours), it has %d",
+			   s->hpl + 2, s->hpl, s->ports);
+	ret = check_limits(s->leaves, s->leaves * s->hpl, s->ports, err, errsz);
+	if (ret)
+		return ret;
+	m->n = xcalloc((size_t)(s->leaves + s->leaves * s->hpl), sizeof(*m->n));
+	w = digits(s->leaves * s->hpl);
+	for (int i = 0; i < s->leaves; i++) {
+		snprintf(id, sizeof(id), "sw%0*d", digits(s->leaves) & 7, i + 1);
+		add_node(m, true, s->ports, id, id);
+	}
+	for (int i = 0; i < s->leaves; i++)
+		for (int h = 0; h < s->hpl; h++) {
+			snprintf(id, sizeof(id), "h%0*d", w & 7, i * s->hpl + h + 1);
+			snprintf(desc, sizeof(desc), "%s HCA-1", id);
+			add_cable(m, add_node(m, false, 1, id, desc), 1, i, h + 1);
+		}
+	for (int i = 0; i < s->leaves; i++)
+		add_cable(m, i, s->hpl + 1, (i + 1) % s->leaves, s->hpl + 2);
 	return 0;
 }
 
@@ -463,7 +499,8 @@ int fabgen_build(const char *spec, struct fabgen *g, char *err, size_t errsz)
 	if (!ret && (s.ports < 4 || s.ports > 64))
 		ret = bad(err, errsz, "ports=%d: a switch has 4 to 64 ports", s.ports);
 	if (!ret)
-		ret = !strcmp(s.type, "fat-tree") ? build_fat_tree(&s, &m, err, errsz) : build_rail(&s, &m, err, errsz);
+		ret = !strcmp(s.type, "fat-tree") ? build_fat_tree(&s, &m, err, errsz) :
+		      !strcmp(s.type, "ring") ? build_ring(&s, &m, err, errsz) : build_rail(&s, &m, err, errsz);
 	if (ret)
 		goto out;
 	m.speed = s.speed;

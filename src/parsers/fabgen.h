@@ -4,6 +4,7 @@
  *
  *   fat-tree:leaves=36,spines=18,hosts-per-leaf=18[,ports=36][,links=1][,speed=QDR]
  *   rail:hosts=64,rails=4,spines=4[,ports=36][,speed=QDR]
+ *   ring:switches=5,hosts-per-switch=2[,ports=36][,speed=QDR]
  *   ... ,fault=missing,fault=swapped,fault=1x,fault=slow,fault=dup-guid,fault=dup-desc
  *
  * A two-level fat tree: every leaf has hosts-per-leaf single-port HCAs
@@ -11,6 +12,9 @@
  * next.  Rail-optimized: every host has `rails` HCAs ("h001 HCA-1" ...
  * "h001 HCA-R"), HCA r of every host on the leaves of rail r (ports/2 hosts
  * a leaf), every leaf with ports/2 uplinks spread evenly over the spines.
+ * A ring: switches cabled in a cycle, each with its hosts; shortest-path
+ * routing on a ring of five or more has a credit loop, which is what it is
+ * for (a fabric-routing check that must fail).
  *
  * Two texts come out: the fabric simulated, with the planted faults, and
  * the plan (the same fabric healthy), which is what the fabric is judged
@@ -50,7 +54,7 @@ struct fabgen {
 	bool sm_blocked;		/* a fault keeps any SM from bringing the subnet up */
 };
 
-/* Is s a spec ("fat-tree:..." or "rail:...") rather than a file name? */
+/* Is s a spec ("fat-tree:...", "rail:...", "ring:...") rather than a file name? */
 bool fabgen_is_spec(const char *s);
 /* 0, or -EINVAL with "fabric spec: what" in err (unknown key, beyond a limit, ...). */
 int fabgen_build(const char *spec, struct fabgen *g, char *err, size_t errsz);

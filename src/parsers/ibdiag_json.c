@@ -239,6 +239,10 @@ static int opensm_adapter(const char *text, size_t len, json_t **out, char *err,
 			 "master", s.master, "standby", s.standby, "subnet_up", (int)s.subnet_up,
 			 "exiting", s.exiting, "bind_failed", s.bind_failed, "last_state", rq_json_text(s.last_state),
 			 "nerrors", (int)s.nerrs, "errors", e, "summary", rq_json_text(why));
+	if (s.routing[0])
+		json_object_set_new(*out, "routing_engine", rq_json_text(s.routing));
+	if (s.routing_failure[0])
+		json_object_set_new(*out, "routing_failure", rq_json_text(s.routing_failure));
 	osm_summary_release(&s);
 	return 0;
 }

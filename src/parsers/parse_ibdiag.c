@@ -852,6 +852,17 @@ int opensm_log_parse(const char *text, size_t len, struct osm_summary *o)
 		}
 		if (strstr(m, "SUBNET UP"))
 			o->subnet_up++;
+		/* "osm_ucast_mgr_process: ftree tables configured on all switches": the engine that routed */
+		if ((p = strstr(m, " tables configured on all switches"))) {
+			const char *b = p;
+
+			while (b > m && !isspace((unsigned char)b[-1]))
+				b--;
+			snprintf(o->routing, sizeof(o->routing), "%.*s", (int)(p - b), b);
+		}
+		if ((p = strstr(m, "cannot build lid matrices")) || (p = strstr(m, "disabling UPDN algorithm")) ||
+		    ((p = strstr(m, "routing engine")) && strstr(m, "fail")))
+			snprintf(o->routing_failure, sizeof(o->routing_failure), "%s", m);
 		if (strstr(m, "Exiting SM"))
 			o->exiting = true;
 		if (strstr(m, "Error from osm_opensm_bind") || strstr(m, "bind failed"))

@@ -201,6 +201,8 @@ struct osm_summary {
 	char *errs[OSM_MAX_ERRS];	/* "ERR 2E10: SM MAD Controller bind failed (IB_ERROR)" */
 	size_t nerrs;		/* counted beyond OSM_MAX_ERRS too */
 	char last_state[24];	/* "MASTER" of the last "Entering X state" */
+	char routing[32];	/* the engine of the last "X tables configured on all switches" */
+	char routing_failure[160];	/* the last line saying an engine could not route */
 };
 
 /* Lenient by design: a log is free text; unknown lines are skipped. */

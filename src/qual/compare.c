@@ -137,7 +137,8 @@ static enum cmp_dir unit_direction(const char *unit)
 static enum cmp_dir name_direction(const char *name)
 {
 	static const char *const higher[] = { "bw", "bandwidth", "throughput", "rate", "iops" };
-	static const char *const lower[] = { "lat", "latency" };
+	/* fabric-routing: a skew, a hop count, routes that do not arrive */
+	static const char *const lower[] = { "lat", "latency", "skew", "hops", "unreachable" };
 	bool hi = false, lo = false;
 	const char *p = name;
 

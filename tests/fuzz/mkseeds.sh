@@ -50,7 +50,12 @@ for f in "$t"/perfquery-*.txt; do seed perfquery "$f"; done
 for f in "$t"/ibnetdiscover-*.txt; do seed ibnetdiscover "$f"; done
 for f in "$t"/ibstat-*.txt; do seed ibstat "$f"; done
 for f in "$t"/smpquery-*.txt; do seed smpquery "$f"; done
-for f in "$t"/saquery-*.txt; do seed saquery_sm "$f"; done
+for f in "$t"/saquery-s-*.txt; do seed saquery_sm "$f"; done
+for f in "$t"/dump_fts-*.txt; do seed dump_fts "$f"; done
+for f in "$t"/smpquery-sl2vl-*.txt; do seed sl2vl "$f"; done
+for f in "$t"/smpquery-vlarb-*.txt; do seed vlarb "$f"; done
+for f in "$t"/ibqueryerrors-*.txt; do seed ibqueryerrors "$f"; done
+for f in "$t"/saquery-ft*.txt; do seed saquery "$f"; done
 for f in "$t"/opensm-*.txt; do seed opensm_log "$f"; done
 for f in fixtures/tool-output/mpi/rdmaqual-coll-*.txt; do seed rdmaqual_coll "$f"; done
 t=fixtures/tool-output/testresults

@@ -2,7 +2,10 @@
 # Fabrics of real size on ibsim (fabric: fat-tree:... specs): a generated
 # fabric passes as planned; each planted fault FAILs the row of its link
 # with both ends named (a swapped pair named as one swap, not two missing
-# links); a fabric beyond a switch's radix is an ERROR naming it.  Nothing
+# links); a fabric beyond a switch's radix is an ERROR naming it.  Routing:
+# fat trees (minhop, ftree) and a rail layout pass reachability, credit
+# loops and balance; minhop round a ring FAILs with its credit loop named;
+# an engine opensm fell back from FAILs saying so.  Nothing
 # of ours is left running (ibsim, opensm) and no scratch dir is left.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -32,6 +35,21 @@ expect_true "1X link named" sh -c "echo '$(r 'gen.links_faults[leaf04/4]')' | gr
 expect_true "swap named as a swap with all four ends" sh -c "echo '$(r 'gen.links_faults[leaf02/1]')' | grep -q 'swapped cables: leaf02 port 1 has the cable of h06 HCA-1 port 1, leaf02 port 2 the cable of h05 HCA-1 port 1'"
 expect_eq "too big: ERROR" ERROR "$(v gen.too_big)"
 expect_true "too big: the reason names the limit" sh -c "echo '$(r gen.too_big)' | grep -q 'a spine needs 40 ports (40 leaves x 1 links), it has 36'"
+
+"$RQ" run --state-dir "$T/state" --report-dir "$T/rr" tests/integration/fabric-cases/routing.yaml >"$T/rout" 2>&1
+expect_eq "routing run exit status" 1 $?
+R="$T/rr/latest/results.json"
+for c in route.ft_minhop route.ft_ftree route.rail_ftree; do
+	expect_eq "$c: every row passes" 0 "$(jq --arg p "$c" '[.results[] | select((.id | startswith($p)) and .verdict != "PASS")] | length' "$R")"
+	expect_eq "$c: reachability, credit loops and balance judged" 3 "$(jq --arg p "${c}[" '[.results[] | select(.id | startswith($p))] | length' "$R")"
+done
+expect_eq "fat tree: 240 routes followed" 240 "$(jq '.results[] | select(.id == "route.ft_ftree") | .figures[] | select(.name == "routes") | .value' "$R")"
+expect_eq "ftree: skew 0" 0 "$(jq '.results[] | select(.id == "route.ft_ftree[balance]") | .figures[] | select(.name == "uplink_skew") | .value' "$R")"
+expect_eq "ring: every host still reachable" PASS "$(v 'route.ring_minhop[reachability]')"
+expect_eq "ring: credit loop FAILs" FAIL "$(v 'route.ring_minhop[credit_loops]')"
+expect_true "ring: the loop named channel by channel" sh -c "echo '$(r 'route.ring_minhop[credit_loops]')' | grep -Eq 'credit loop in the channel dependency graph: (sw0[1-5]/[0-9] -> ){5}sw0[1-5]/[0-9] \(closed by the routes to h'"
+expect_eq "updn fallback FAILs the case" FAIL "$(v route.ring_updn_fallback)"
+expect_true "updn fallback: opensm's reason quoted" sh -c "echo '$(r route.ring_updn_fallback)' | grep -q 'routing_engine updn requested, opensm routed with minhop (ucast_mgr_route: updn: cannot build lid matrices)'"
 
 expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
 expect_eq "no scratch dir left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
