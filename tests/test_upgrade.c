@@ -229,6 +229,22 @@ START_TEST(baseline)
 	rq_result_free(other);
 	rq_baseline_release(&b);
 
+	/* A top-level tolerance is checked as the per-glob ones are. */
+	{
+		static const char *const badtol[] = { "-50", "1e308", "\"5\"" };
+
+		for (size_t k = 0; k < 3; k++) {
+			json_t *v = json_loads(badtol[k], JSON_DECODE_ANY, NULL);
+			json_t *bt = json_deep_copy(bl);
+
+			json_object_set_new(bt, "tolerance_pct", v);
+			ck_assert_int_eq(json_dump_file(bt, path, 0), 0);
+			ck_assert_int_lt(rq_baseline_load(&b, path, err, sizeof(err)), 0);
+			ck_assert_ptr_nonnull(strstr(err, "tolerance_pct"));
+			json_decref(bt);
+		}
+	}
+
 	/* Not a baseline: the file is named with what is wrong. */
 	ck_assert_int_eq(json_dump_file(d, path, 0), 0);
 	ck_assert_int_lt(rq_baseline_load(&b, path, err, sizeof(err)), 0);

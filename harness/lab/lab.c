@@ -64,6 +64,23 @@ struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_o
 	}
 	if (rq_nodes_resolve(co->nodes, &cl->hosts, err, errsz))
 		goto fail;
+	/*
+	 * A name is an argument to ssh or srun, a {peer_host} in a case's
+	 * argv and a dir under a sysroot: one starting with '-' would be an
+	 * option (-oProxyCommand=...), one with '/' a path.  Every launcher.
+	 */
+	for (size_t i = 0; i < cl->hosts.n; i++) {
+		const char *h = cl->hosts.v[i];
+
+		if (!rq_ssh_host_ok(h) || strchr(h, '/') || !strcmp(h, ".") || !strcmp(h, "..")) {
+			char *t = term_safe(h);
+
+			snprintf(err, errsz, "--nodes: \"%s\" is not a node name (no leading '-', no "
+				 "'/', blanks or quotes)", t);
+			free(t);
+			goto fail;
+		}
+	}
 	cl->policy_text = co->pairs ? co->pairs : "ring";
 	if (rq_pairs_parse(cl->policy_text, &cl->hosts, &cl->policy, err, errsz))
 		goto fail;

@@ -135,6 +135,15 @@ int rq_pairs_parse(const char *text, const struct rq_hosts *nodes, struct rq_pai
 	if (rq_pairs_syntax(text, err, errsz))
 		return -1;
 	if (!strcmp(text, "ring") || !strcmp(text, "all")) {
+		uint64_t n = nodes->n, np = text[0] == 'a' ? n * (n ? n - 1 : 0) / 2 : n;
+
+		if (np > RQ_PAIRS_MAX) {
+			snprintf(err, errsz, "--pairs %s of %llu nodes is %llu pairs per two-sided "
+				 "case, over the limit of %u (all pairs of 1448 nodes): use ring, "
+				 "or list the pairs", text, (unsigned long long)n,
+				 (unsigned long long)np, RQ_PAIRS_MAX);
+			return -1;
+		}
 		p->kind = text[0] == 'r' ? RQ_PAIRS_RING : RQ_PAIRS_ALL;
 		return 0;
 	}
@@ -152,6 +161,11 @@ int rq_pairs_parse(const char *text, const struct rq_hosts *nodes, struct rq_pai
 		free(a);
 		free(b);
 		if (bad) {
+			rq_pairs_release(p);
+			return -1;
+		}
+		if (p->nlist >= RQ_PAIRS_MAX) {
+			snprintf(err, errsz, "--pairs lists over %u pairs, the limit", RQ_PAIRS_MAX);
 			rq_pairs_release(p);
 			return -1;
 		}

@@ -213,8 +213,21 @@ int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t 
 				}
 		}
 	}
-	if (json_is_number(json_object_get(doc, "tolerance_pct")))
-		b->tol.tol_pct = json_number_value(json_object_get(doc, "tolerance_pct"));
+	json_t *tp = json_object_get(doc, "tolerance_pct");
+
+	/* checked as the per-glob ones are: -50 or 1e308 would judge nothing */
+	if (tp) {
+		char arg[64], e2[200];
+
+		snprintf(arg, sizeof(arg), "%.17g", json_number_value(tp));
+		if (!json_is_number(tp) || cmp_opts_tolerance(&b->tol, arg, e2, sizeof(e2))) {
+			snprintf(err, errsz, "%s: tolerance_pct: %s", path, json_is_number(tp) ? e2 :
+				 "not a number");
+			json_decref(doc);
+			cmp_opts_release(&b->tol);
+			return -EINVAL;
+		}
+	}
 	json_array_foreach(json_object_get(doc, "tolerances"), i, t) {
 		char arg[300], e2[200];
 

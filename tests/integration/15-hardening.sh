@@ -334,4 +334,19 @@ for mode in plain lab; do
 	expect_grep "$mode run: and could not open /dev/tty" 'no tty: No such device' \
 		"$T/tty-$mode/latest/junit.xml"
 done
+# 12. Node names and plan sizes: a name starting with '-' reaches ssh,
+# srun and {peer_host} as an option; all pairs of 20,000 nodes took 81 s
+# and 1.6 GB to print.
+echo "-- --nodes names and plan sizes"
+for l in local slurm ssh; do
+	"$RQ" run --nodes 'n1,-oProxyCommand' --launcher $l --dry-run \
+		tests/integration/lab-cases/node.yaml >"$T/dash.out" 2>&1
+	expect_eq "launcher $l: a node name starting with '-' is a usage error" 2 $?
+	expect_grep "launcher $l: naming it" '"-oProxyCommand" is not a node name' "$T/dash.out"
+done
+"$RQ" run --nodes 'n[1-20000]' --launcher local --pairs all --dry-run \
+	tests/integration/lab-cases/pairs.yaml >"$T/big.out" 2>&1
+expect_eq "all pairs of 20,000 nodes is refused up front" 2 $?
+expect_grep "with its count and the limit" '199990000 pairs per two-sided case, over the limit of 1048576' \
+	"$T/big.out"
 finish
