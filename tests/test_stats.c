@@ -209,6 +209,29 @@ START_TEST(rank_test_gates_small_samples)
 }
 END_TEST
 
+START_TEST(outliers)
+{
+	/* A matrix of pairs that agree: one 10 % lower is out, 3 % is not. */
+	double m[] = { 42, 42.3, 41.8, 42.1, 41.9, 37.8 };
+	double z;
+
+	ck_assert(rq_outlier_worse(m, 6, 37.8, 1, 5, &z));
+	ck_assert(z > 3.5);
+	ck_assert(!rq_outlier_worse(m, 6, 40.8, 1, 5, NULL));
+	ck_assert(!rq_outlier_worse(m, 6, 46.2, 1, 5, NULL));	/* faster is not slow */
+	ck_assert(rq_outlier_worse(m, 6, 46.2, -1, 5, NULL));	/* ... unless lower is better */
+	/* A noisy matrix (TCG): half the median is within its noise. */
+	double t[] = { 0.08, 0.03, 0.06, 0.1, 0.025, 0.045 };
+
+	ck_assert(!rq_outlier_worse(t, 6, 0.025, 1, 5, NULL));
+	/* All equal but one: MAD 0, beyond the tolerance is enough. */
+	double e[] = { 42, 42, 42, 4.2 };
+
+	ck_assert(rq_outlier_worse(e, 4, 4.2, 1, 5, &z) && isinf(z));
+	ck_assert(!rq_outlier_worse(e, 2, 4.2, 1, 5, NULL));	/* too few to tell */
+}
+END_TEST
+
 START_TEST(bad_samples)
 {
 	double nan_[] = { 1, NAN, 3 }, inf_[] = { 1, INFINITY }, neg[] = { 2, -1, 3 }, ok[] = { 1, 2 };
@@ -302,6 +325,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, reproducible);
 	tcase_add_test(tc, mann_whitney);
 	tcase_add_test(tc, rank_test_gates_small_samples);
+	tcase_add_test(tc, outliers);
 	tcase_add_test(tc, bad_samples);
 	tcase_add_test(tc, zero_before);
 	tcase_add_test(tc, median_by_selection);

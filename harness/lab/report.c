@@ -12,65 +12,63 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/suspects.h"
+#include "qual/compare.h"
+#include "qual/stats.h"
 #include "lab/lab_int.h"
 #include "report/html.h"
 
 /* A pair far worse than its case's median is as suspect as one that failed. */
-#define SLOW_FRACTION 0.5
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double case_median(const struct cluster *cl, const struct rq_case *c, size_t *n)
-{
-	double *v = xcalloc(cl->npairs + 1, sizeof(*v)), m = 0;
-
-	*n = 0;
-	for (size_t i = 0; i < cl->npairs; i++)
-		if (cl->pairs[i].c == c && cl->pairs[i].has_fig && cl->pairs[i].verdict == RQ_PASS)
-			v[(*n)++] = cl->pairs[i].fig;
-	if (*n) {
-		qsort(v, *n, sizeof(*v), cmp_double);
-		m = *n % 2 ? v[*n / 2] : (v[*n / 2 - 1] + v[*n / 2]) / 2;
-	}
-	free(v);
-	return m;
-}
-
-/* Mark pairs far below their case's median (only with a few to compare). */
+/*
+ * Mark pairs slow beyond the noise of their case's matrix: worse than the
+ * median of the passing pairs by more than compare's tolerance and by more
+ * than 3.5 robust standard deviations (qual/stats.h, rq_outlier_worse), so
+ * a quiet rack of ConnectX names a pair 10 % down, and a noisy TCG matrix
+ * does not name one that is merely unlucky.  Three pairs at least.
+ */
 static void mark_slow(struct cluster *cl, bool *slow)
 {
+	double *v = xcalloc(cl->npairs + 1, sizeof(*v));
+
 	for (size_t k = 0; k < cl->npair_cases; k++) {
 		const struct rq_case *c = cl->pair_cases[k];
-		size_t n;
-		double med = case_median(cl, c, &n);
+		size_t n = 0;
 
-		if (n < 3 || med <= 0)
+		for (size_t i = 0; i < cl->npairs; i++)
+			if (cl->pairs[i].c == c && cl->pairs[i].has_fig && cl->pairs[i].verdict == RQ_PASS)
+				v[n++] = cl->pairs[i].fig;
+		if (n < 3)
 			continue;
+		double med = rq_stats_median(v, n);
+
 		for (size_t i = 0; i < cl->npairs; i++) {
 			struct cpair *p = &cl->pairs[i];
-
 			bool hb = cluster_higher_better(p->unit);
+			double z;
 
-			if (p->c == c && p->has_fig && p->verdict == RQ_PASS &&
-			    (hb ? p->fig < SLOW_FRACTION * med : p->fig > med / SLOW_FRACTION)) {
-				slow[i] = true;
-				/* what is "ID PASS" for a pair that passed: the ID is what counts */
-				size_t idlen = p->what ? strcspn(p->what, " ") : 0;
-				char *w = xasprintf("%.*s at %.4g %s, %s the median %.4g %s of %zu pairs",
-						    (int)(idlen ? idlen : strlen(c->name)),
-						    idlen ? p->what : c->name, p->fig, p->unit,
-						    hb ? "under half" : "over twice", med, p->unit, n);
+			if (p->c != c || !p->has_fig || p->verdict != RQ_PASS ||
+			    !rq_outlier_worse(v, n, p->fig, hb ? 1 : -1, RQ_COMPARE_DEFAULT_TOL, &z))
+				continue;
+			slow[i] = true;
+			/* what is "ID PASS" for a pair that passed: the ID is what counts */
+			size_t idlen = p->what ? strcspn(p->what, " ") : 0;
+			char zs[32];
 
-				free(p->what);
-				p->what = w;
-			}
+			if (isinf(z))
+				snprintf(zs, sizeof(zs), "the other pairs agree");
+			else
+				snprintf(zs, sizeof(zs), "robust z %.1f", z);
+			char *w = xasprintf("%.*s at %.4g %s, %.0f%% %s the median %.4g %s of %zu pairs, beyond "
+					    "the matrix's noise (%s)", (int)(idlen ? idlen : strlen(c->name)),
+					    idlen ? p->what : c->name, p->fig, p->unit,
+					    fabs(p->fig - med) / fabs(med) * 100, hb ? "below" : "above", med, p->unit,
+					    n, zs);
+
+			free(p->what);
+			p->what = w;
 		}
 	}
+	free(v);
 }
 
 static void console_matrix(const struct cluster *cl, const struct rq_case *c)

@@ -245,6 +245,30 @@ double rq_mann_whitney_p(const double *x, size_t n1, const double *y, size_t n2)
 	return erfc(z / sqrt(2));
 }
 
+bool rq_outlier_worse(const double *v, size_t n, double x, int dir, double tol_pct, double *z)
+{
+	double med, mad, *d, score;
+
+	if (z)
+		*z = NAN;
+	if (n < 3 || !isfinite(x))
+		return false;
+	med = rq_stats_median(v, n);
+	d = xcalloc(n, sizeof(*d));
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(v[i] - med);
+	mad = rq_stats_median(d, n);
+	free(d);
+	double worse = -(double)dir * (x - med);	/* > 0: worse */
+
+	score = mad > 0 ? 0.6745 * worse / mad : worse > 0 ? INFINITY : worse < 0 ? -INFINITY : 0;
+	if (z)
+		*z = score;
+	if (med == 0)
+		return false;
+	return worse / fabs(med) * 100 > tol_pct && score > RQ_OUTLIER_Z;
+}
+
 unsigned rq_mann_whitney_min_n(double alpha)
 {
 	/* The smallest two-sided exact p at n a side is 2 / C(2n, n). */

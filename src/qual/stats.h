@@ -100,6 +100,18 @@ double rq_stats_median(const double *v, size_t n);
  */
 double rq_mann_whitney_p(const double *x, size_t n1, const double *y, size_t n2);
 
+/*
+ * Is x worse than the rest of v[0..n-1] (n >= 3) beyond their noise?  The
+ * lab pair matrix's "slow pair": x differs from the median, for the worse
+ * (dir as in rq_judge_opts), by more than tol_pct and by more than
+ * RQ_OUTLIER_Z robust standard deviations: the modified z-score of
+ * Iglewicz and Hoaglin, 0.6745 (x - median) / MAD, MAD being the median
+ * absolute deviation (a matrix whose pairs all agree has MAD 0: then any
+ * pair beyond the tolerance is out).  *z gets the score (may be NULL).
+ */
+#define RQ_OUTLIER_Z 3.5
+bool rq_outlier_worse(const double *v, size_t n, double x, int dir, double tol_pct, double *z);
+
 /* The fewest samples a side at which the exact test can give p < alpha (no ties). */
 unsigned rq_mann_whitney_min_n(double alpha);
 
