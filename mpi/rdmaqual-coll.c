@@ -163,7 +163,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				die_usage("--inject-delay RANK:US");
 			*colon = '\0';
 			o->delay_rank = (int)parse_uint(optarg, 0, INT_MAX, "--inject-delay's rank");
-			o->delay_us = parse_uint(colon + 1, 0, 10000000, "--inject-delay's US");
+			o->delay_us = parse_uint(colon + 1, 0, 1000000000, "--inject-delay's US");
 			break;
 		}
 		default:
@@ -426,7 +426,8 @@ int main(int argc, char **argv)
 		size_t count = count_for(&o, bytes);
 		bool last = o.op == OP_BARRIER || bytes * o.factor > o.max_bytes || !bytes;
 
-		if (count != prev || o.op == OP_BARRIER) {
+		/* a block op's size below one element per rank has nothing to move */
+		if ((count || o.op == OP_BARRIER) && (count != prev || o.op == OP_BARRIER)) {
 			double t = time_op(&o, count);
 			struct wrong w = { 0 };
 

@@ -111,52 +111,36 @@ trap teardown EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Throwaway keys: one host key for all guests, one client key.
+# Throwaway keys made for this rig (vm/guest-ssh.sh, shared with the rxe-vm
+# target): one host key for all guests, one client key, which the host's
+# client below and root's client in every guest use.
 mkdir "$D/guest"
-ssh-keygen -q -t ed25519 -N '' -C rq-lab-host -f "$D/guest/host_key" || exit 1
-ssh-keygen -q -t ed25519 -N '' -C rq-lab-client -f "$D/id" || exit 1
-cp "$D/id.pub" "$D/guest/authorized_keys"
-cat >"$D/guest/sshd_config" <<CFG
-Port 22
-HostKey /run/rq-lab/host_key
-AuthorizedKeysFile /run/rq-lab/authorized_keys
-PidFile /run/rq-lab/sshd.pid
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-UseDNS no
-MaxStartups 64
-CFG
-hostpub=$(cut -d' ' -f1,2 "$D/guest/host_key.pub")
-: >"$D/known_hosts"
+guests=
 : >"$D/ssh_config"
 hosts=
 i=0
 while [ $i -lt "$n" ]; do
 	ipa=10.77.1.$((i + 1))
 	hosts="$hosts${hosts:+,}vm$i@$ipa"
-	echo "vm$i,$ipa $hostpub" >>"$D/known_hosts"
+	guests="$guests vm$i@$ipa"
 	printf 'Host vm%d\n\tHostName %s\n' "$i" "$ipa" >>"$D/ssh_config"
 	i=$((i + 1))
 done
+# shellcheck disable=SC2086 # one word per guest
+vm/guest-ssh.sh "$D/guest" $guests || exit 1
 cat >>"$D/ssh_config" <<CFG
 Host *
 	User root
-	IdentityFile $D/id
+	IdentityFile $D/guest/id
 	IdentitiesOnly yes
-	UserKnownHostsFile $D/known_hosts
+	UserKnownHostsFile $D/guest/known_hosts
 	StrictHostKeyChecking yes
 	LogLevel ERROR
 CFG
 chmod 700 "$D"
 
-ip netns add "$ns" || exit 1
-ip -n "$ns" link set lo up
-ip -n "$ns" link add br0 type bridge || exit 1
-ip -n "$ns" addr add 10.77.1.254/24 dev br0
-ip -n "$ns" link set br0 up
+# The segment (vm/l2-segment.sh, shared with the rxe-vm target's vmN).
+vm/l2-segment.sh up "$ns" "$n" 10.77.1.254/24 || exit 1
 
 accel=${RQ_LAB_ACCEL:-tcg}
 cpu="-cpu max"
@@ -169,8 +153,6 @@ append_tsc=
 i=0
 while [ $i -lt "$n" ]; do
 	tap=rqtap$i
-	ip -n "$ns" tuntap add dev "$tap" mode tap || exit 1
-	ip -n "$ns" link set "$tap" master br0 up || exit 1
 	mac=$(printf '52:54:00:77:01:%02x' $((i + 1)))
 	# $cpu is two words on purpose.
 	# shellcheck disable=SC2086

@@ -76,7 +76,7 @@ static void qualify_usage(FILE *fp)
 "      --allow-new-skips    PASS -> SKIP is reported but is not a regression\n"
 "      --report-dir DIR     write under DIR/<qualify-id>/ (default reports)\n"
 "      --timeout-mul X      scale every deadline (both sides)\n"
-"      --vm-topology T      vm1 or vm2 (default vm2)\n"
+"      --vm-topology T      vm1, vm2 (default) or vm3..vm8\n"
 "      --accel A            kvm, tcg or auto (default auto)\n"
 "      --state-dir DIR      run-state and lock directory\n"
 "Exit status: 0 no regression, 1 regression(s), 2 usage or a side without a report.\n",

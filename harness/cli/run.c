@@ -68,7 +68,7 @@ static void run_usage(FILE *fp)
 "      --fail-on-skip       a skipped case fails the run\n"
 "      --dry-run            print each case's target, why, and its requirements\n"
 "      --peer HOST          second node for two-sided cases on hca (ssh)\n"
-"      --vm-topology T      vm1 or vm2 (default: vm2)\n"
+"      --vm-topology T      vm1, vm2 (default) or vm3..vm8 (N guests on a bridge; root)\n"
 "      --accel A            kvm, tcg or auto (default auto)\n"
 "      --kernel SPEC        guest kernel for rxe-vm: debian:SUITE, debian:PKG=VERSION,\n"
 "                           or PATH with --modules DIR\n"
@@ -399,8 +399,8 @@ static int run_main(int argc, char **argv, const char *resume)
 			o.peer = optarg;
 			break;
 		case 8:
-			if (strcmp(optarg, "vm1") && strcmp(optarg, "vm2"))
-				return usage_error("run", "--vm-topology is vm1 or vm2, not \"%s\"", optarg);
+			if (rq_vm_topology_guests(optarg) < 0)
+				return usage_error("run", "--vm-topology is vm1, vm2, ... vm8, not \"%s\"", optarg);
 			o.topology = optarg;
 			break;
 		case 9:

@@ -2,7 +2,7 @@
 /*
  * Subcommands for people (and the guest init) around the rxe-vm target:
  *
- *   rdmaqual vm boot [--topology vm1|vm2] [--accel A] [--kernel P --modules D]
+ *   rdmaqual vm boot [--topology vmN] [--accel A] [--kernel P --modules D]
  *       boot the guests the way a run does, print where they are, then pass
  *       agent-protocol lines between this terminal and the guests until EOF
  *       or Ctrl-C, and stop them.
@@ -37,10 +37,10 @@ extern const struct rq_target_ops rq_target_rxevm;
 static void vm_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: rdmaqual vm boot [--topology vm1|vm2] [--accel kvm|tcg|auto]\n"
+		"usage: rdmaqual vm boot [--topology vmN] [--accel kvm|tcg|auto]\n"
 		"                        [--kernel SPEC] [--state-dir DIR]\n"
 		"       rdmaqual vm image [--kernel SPEC]\n"
-		"       rdmaqual vm bench [--topology vm1|vm2] [--accel A] [--n N]\n"
+		"       rdmaqual vm bench [--topology vmN] [--accel A] [--n N]\n"
 		"Boots the rxe-vm guests as a run does (see docs/vm.md).  After boot, lines\n"
 		"typed here go to vm0's agent (prefix a line with \"vm1 \" for the second\n"
 		"guest), e.g. {\"v\":1,\"id\":1,\"op\":\"exec\",\"argv\":[\"ibv_devinfo\"],\"timeout_ms\":5000}\n"
@@ -167,8 +167,8 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (strcmp(optarg, "vm1") && strcmp(optarg, "vm2"))
-				return usage_error("vm", "--topology is vm1 or vm2, not \"%s\"", optarg);
+			if (rq_vm_topology_guests(optarg) < 0)
+				return usage_error("vm", "--topology is vm1, vm2, ... vm8, not \"%s\"", optarg);
 			o.topology = optarg;
 			break;
 		case 'a':

@@ -28,7 +28,7 @@ struct rq_run_opts {
 	const char *target;		/* --target (NULL/"auto") */
 	const char *require_target;	/* --require-target */
 	const char *peer;		/* --peer HOST */
-	const char *topology;		/* --vm-topology vm1|vm2 */
+	const char *topology;		/* --vm-topology vm1, vm2, ... vm8 */
 	const char *accel;		/* --accel kvm|tcg|auto */
 	const char *kernel, *modules;	/* --kernel --modules */
 	const char *kernel_cmdline;	/* --kernel-cmdline: words added to the guests' command line */

@@ -20,12 +20,17 @@ const char *const app_ph_names[PH_COUNT] = {
 	[PH_GID_INDEX] = "gid_index",
 	[PH_NETDEV] = "netdev",
 	[PH_IP] = "ip",
+	[PH_HOSTS] = "hosts",
+	[PH_HOSTFILE] = "hostfile",
+	[PH_NNODES] = "nnodes",
+	[PH_NP] = "np",
 };
 
-static int ph_lookup(const char *name, size_t len)
+static int ph_lookup(const char *name, size_t len, unsigned allowed)
 {
 	for (int i = 0; i < PH_COUNT; i++)
-		if (strlen(app_ph_names[i]) == len && !strncmp(app_ph_names[i], name, len))
+		if ((allowed & (1u << i)) && strlen(app_ph_names[i]) == len &&
+		    !strncmp(app_ph_names[i], name, len))
 			return i;
 	return -1;
 }
@@ -34,7 +39,7 @@ static int ph_lookup(const char *name, size_t len)
  * Walk s: literal text goes to out (when given), each placeholder to cb.
  * One walker for scanning and expanding, so they cannot disagree.
  */
-static int ph_walk(const char *s, struct sb *out, const char *const *val,
+static int ph_walk(const char *s, unsigned allowed, struct sb *out, const char *const *val,
 		   const char *const *why, unsigned *used, char *err, size_t errsz)
 {
 	for (const char *p = s; *p; p++) {
@@ -54,16 +59,21 @@ static int ph_walk(const char *s, struct sb *out, const char *const *val,
 			continue;
 		}
 		const char *end = strchr(p + 1, '}');
-		int k = end ? ph_lookup(p + 1, (size_t)(end - p - 1)) : -1;
+		int k = end ? ph_lookup(p + 1, (size_t)(end - p - 1), allowed) : -1;
 
 		if (!end) {
 			snprintf(err, errsz, "a \"{\" without its \"}\" in \"%s\" (write \"{{\" for a brace)", s);
 			return -1;
 		}
 		if (k < 0) {
-			snprintf(err, errsz, "unknown placeholder {%.*s} (expected one of {peer_ip} "
-				 "{peer_host} {dev} {port} {gid_index} {netdev} {ip})",
-				 (int)(end - p - 1), p + 1);
+			struct sb names = SB_INIT;
+
+			for (int i = 0; i < PH_COUNT; i++)
+				if (allowed & (1u << i))
+					sb_addf(&names, "%s{%s}", names.len ? " " : "", app_ph_names[i]);
+			snprintf(err, errsz, "unknown placeholder {%.*s} (expected one of %s)",
+				 (int)(end - p - 1), p + 1, names.buf ? names.buf : "none");
+			sb_release(&names);
 			return -1;
 		}
 		if (used)
@@ -83,7 +93,12 @@ static int ph_walk(const char *s, struct sb *out, const char *const *val,
 
 int app_ph_scan(const char *s, unsigned *used, char *err, size_t errsz)
 {
-	return ph_walk(s, NULL, NULL, NULL, used, err, errsz);
+	return ph_walk(s, PH_PAIR_SET, NULL, NULL, NULL, used, err, errsz);
+}
+
+int app_ph_scan_in(const char *s, unsigned allowed, unsigned *used, char *err, size_t errsz)
+{
+	return ph_walk(s, allowed, NULL, NULL, NULL, used, err, errsz);
 }
 
 char *app_ph_expand(const char *s, const char *const val[PH_COUNT],
@@ -91,7 +106,7 @@ char *app_ph_expand(const char *s, const char *const val[PH_COUNT],
 {
 	struct sb out = SB_INIT;
 
-	if (ph_walk(s, &out, val, why, NULL, err, errsz) < 0) {
+	if (ph_walk(s, (1u << PH_COUNT) - 1, &out, val, why, NULL, err, errsz) < 0) {
 		sb_release(&out);
 		return NULL;
 	}

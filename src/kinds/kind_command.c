@@ -4,10 +4,18 @@
  * and output.  This is the null engine of rdmaqual, as fio has one: it lets
  * the harness itself be tested (every verdict, timeouts, reports) without
  * RDMA, and lets a lab wrap a site-specific check it already has.
+ *
+ * It runs once, where the target places one-sided cases (on rxe-vm: vm0,
+ * which reaches every guest over ssh), so an MPI launch for all nodes is a
+ * command: {hosts}, {hostfile}, {nnodes} and {np} name them (app_nodes.h),
+ * {dev}, {netdev} and {ip} this node's RDMA side.  An unknown placeholder
+ * is a case-file error.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/kind.h"
+#include "kinds/app_nodes.h"
 #include "kinds/app_results.h"
 #include "kinds/app_text.h"
 
@@ -26,7 +34,9 @@ struct command_cfg {
 static const struct key_def command_keys[] = {
 	{ .name = "argv", .type = KEY_LIST, .elem = KEY_STR, .required = true,
 	  .offset = offsetof(struct command_cfg, argv),
-	  .help = "the command and its arguments; argv[0] is looked up in PATH, no shell" },
+	  .help = "the command and its arguments; argv[0] is looked up in PATH, no shell; "
+		  "placeholders {hosts} (vm0,vm1,...), {hostfile} (one line a node: NAME slots=N), "
+		  "{nnodes}, {np} (nodes x slots), {dev}, {netdev}, {ip}; {{ for a brace" },
 	{ .name = "exit", .type = KEY_INT, .def = "0", .min = 0, .max = 255,
 	  .offset = offsetof(struct command_cfg, exit),
 	  .help = "the exit status that passes" },
@@ -38,7 +48,7 @@ static const struct key_def command_keys[] = {
 	  .help = "text that standard error must contain" },
 	{ .name = "env", .type = KEY_LIST, .elem = KEY_STR,
 	  .offset = offsetof(struct command_cfg, env),
-	  .help = "extra environment entries, each NAME=VALUE" },
+	  .help = "extra environment entries, each NAME=VALUE (placeholders filled)" },
 	{ .name = "memlock", .type = KEY_STR,
 	  .offset = offsetof(struct command_cfg, memlock),
 	  .help = "RLIMIT_MEMLOCK of the command: a size or unlimited (default: what the agent has; rxe-vm guests: unlimited)" },
@@ -56,9 +66,22 @@ static int command_validate(const struct rq_case *c, char *err, size_t errsz)
 {
 	const struct command_cfg *cfg = c->cfg;
 
-	for (size_t i = 0; i < cfg->env.n; i++)
+	unsigned used = 0;
+	char e[400];
+
+	for (size_t i = 0; i < cfg->env.n; i++) {
 		if (!strchr(cfg->env.str[i], '=') || cfg->env.str[i][0] == '=') {
 			snprintf(err, errsz, "env entry \"%s\" is not NAME=VALUE", cfg->env.str[i]);
+			return -1;
+		}
+		if (app_ph_scan_in(cfg->env.str[i], PH_NODES_SET, &used, e, sizeof(e)) < 0) {
+			snprintf(err, errsz, "env: %s", e);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < cfg->argv.n; i++)
+		if (app_ph_scan_in(cfg->argv.str[i], PH_NODES_SET, &used, e, sizeof(e)) < 0) {
+			snprintf(err, errsz, "argv: %s", e);
 			return -1;
 		}
 	if (cfg->argv.n == 0) {
@@ -77,36 +100,86 @@ static int command_validate(const struct rq_case *c, char *err, size_t errsz)
 	return 0;
 }
 
+/* What the placeholders the case uses stand for here; 0, or -1 with err. */
+static int fill(struct rq_ctx *ctx, const struct command_cfg *cfg, struct app_nodes *nd,
+		struct app_dev *dv, char *nnodes, char *np, const char *val[PH_COUNT],
+		const char *why[PH_COUNT], char *err, size_t errsz)
+{
+	unsigned used = 0;
+	char e[8];
+
+	for (size_t i = 0; i < cfg->argv.n; i++)
+		app_ph_scan_in(cfg->argv.str[i], PH_NODES_SET, &used, e, sizeof(e));
+	for (size_t i = 0; i < cfg->env.n; i++)
+		app_ph_scan_in(cfg->env.str[i], PH_NODES_SET, &used, e, sizeof(e));
+	if (!used)
+		return 0;
+	if (app_nodes_get(ctx, nd, err, errsz) < 0)
+		return -1;
+	if ((used & (1u << PH_HOSTFILE)) && app_nodes_hostfile(ctx, nd, err, errsz) < 0)
+		return -1;
+	snprintf(nnodes, 16, "%zu", nd->n);
+	snprintf(np, 16, "%zu", nd->n * (size_t)nd->slots);
+	val[PH_HOSTS] = nd->hosts;
+	val[PH_HOSTFILE] = nd->hostfile;
+	val[PH_NNODES] = nnodes;
+	val[PH_NP] = np;
+	val[PH_IP] = ctx->local_addr && *ctx->local_addr ? ctx->local_addr : NULL;
+	why[PH_IP] = "the target gave no address for this node";
+	if (used & ((1u << PH_DEV) | (1u << PH_NETDEV))) {
+		app_dev_find(ctx, dv);
+		val[PH_DEV] = dv->dev[0] ? dv->dev : NULL;
+		why[PH_DEV] = "no RDMA device with an ACTIVE port is selected on this node";
+		val[PH_NETDEV] = dv->netdev[0] ? dv->netdev : NULL;
+		why[PH_NETDEV] = "the device has no network device (InfiniBand without IPoIB?)";
+	}
+	return 0;
+}
+
 static void command_run(struct rq_ctx *ctx, const void *p)
 {
 	const struct command_cfg *cfg = p;
-	const char **argv = xcalloc(cfg->argv.n + 1, sizeof(*argv));
-	const char **env = xcalloc(cfg->env.n + 1, sizeof(*env));
+	char **argv = xcalloc(cfg->argv.n + 1, sizeof(*argv));
+	char **env = xcalloc(cfg->env.n + 1, sizeof(*env));
 	const char *const *saved_env = ctx->tool_env;
 	struct proc_result r;
 	struct rq_result *row = ctx->main;
+	struct app_nodes nd = { 0 };
+	struct app_dev dv;
+	const char *val[PH_COUNT] = { 0 }, *why[PH_COUNT] = { 0 };
+	char nnodes[16], np[16], err[512] = "";
 
+	if (fill(ctx, cfg, &nd, &dv, nnodes, np, val, why, err, sizeof(err)) < 0) {
+		rq_result_set(row, RQ_ERROR, "%s", err);
+		goto out;
+	}
 	for (size_t i = 0; i < cfg->argv.n; i++)
-		argv[i] = cfg->argv.str[i];
+		if (!(argv[i] = app_ph_expand(cfg->argv.str[i], val, why, err, sizeof(err)))) {
+			rq_result_set(row, RQ_ERROR, "argv: %s", err);
+			goto out;
+		}
 	for (size_t i = 0; i < cfg->env.n; i++)
-		env[i] = cfg->env.str[i];
+		if (!(env[i] = app_ph_expand(cfg->env.str[i], val, why, err, sizeof(err)))) {
+			rq_result_set(row, RQ_ERROR, "env: %s", err);
+			goto out;
+		}
+	if (nd.n)
+		rq_log(ctx, "# nodes: %s (%zu, %d slots each)%s%s", nd.hosts, nd.n, nd.slots,
+		       nd.hostfile[0] ? "; hostfile " : "", nd.hostfile);
 	if (cfg->env.n)
-		ctx->tool_env = env;
+		ctx->tool_env = (const char *const *)env;
 	proc_result_init(&r);
 	if (cfg->memlock) {
-		char err[256];
-
 		if (app_memlock_apply(ctx, cfg->memlock, err, sizeof(err)) < 0) {
 			rq_result_set(row, RQ_ERROR, "%s", err);
 			ctx->tool_env = saved_env;
-			free(argv);
-			free(env);
-			return;
+			goto out;
 		}
 	}
 	int64_t started = app_results_clock();
 	/* The case's whole remaining time is the command's deadline. */
-	int ret = rq_tool(ctx, argv, (int64_t)(rq_ctx_left_ms(ctx) / rq_timeout_mul), &r);
+	int ret = rq_tool(ctx, (const char *const *)argv,
+			  (int64_t)(rq_ctx_left_ms(ctx) / rq_timeout_mul), &r);
 
 	ctx->tool_env = saved_env;
 	rq_figure_add(row, "elapsed", r.elapsed_ms / 1000.0, "s");
@@ -152,8 +225,14 @@ static void command_run(struct rq_ctx *ctx, const void *p)
 		}
 	}
 	proc_result_release(&r);
+out:
+	for (size_t i = 0; i < cfg->argv.n; i++)
+		free(argv[i]);
+	for (size_t i = 0; i < cfg->env.n; i++)
+		free(env[i]);
 	free(argv);
 	free(env);
+	app_nodes_release(&nd);
 }
 
 const struct rq_kind rq_kind_command = {

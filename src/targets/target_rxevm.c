@@ -4,8 +4,15 @@
  * hardware.  Topologies:
  *   vm1  one guest; both roles of a two-sided case run in it, over rxe0's
  *        loopback (10.77.0.1 to itself)
- *   vm2  two guests joined by a datagram netdev; the client runs in vm0
+ *   vm2  two guests joined by a stream netdev; the client runs in vm0
  *        (10.77.0.1), the server in vm1 (10.77.0.2); one-sided cases run in vm0
+ *   vmN  N guests (3..8) on one L2 segment, a bridge in a network namespace
+ *        of the boot's own (vm/l2-segment.sh, shared with vm/lab-rig.sh; needs
+ *        root); two-sided cases between vm0 and vm1, one-sided cases in vm0,
+ *        which sees every guest: a case's {hosts}, {hostfile}, {nnodes}
+ * Guests of vm2 and vmN run sshd with keys made for the boot
+ * (vm/guest-ssh.sh), and root in each has an ssh client that reaches every
+ * other guest by name, so MPI launchers (mpirun --host, a hostfile) work there.
  * Every guest runs the host's own binaries (/ over 9p) and `rdmaqual agent`
  * on a virtio-serial port; cases reach it through the agent protocol.
  *
@@ -29,17 +36,22 @@
 #include "vm/vm.h"
 
 #define QEMU_BIN "qemu-system-x86_64"
+#define RXEVM_MAX RQ_VM_GUESTS_MAX
 
 struct rxevm {
 	struct rq_vm_image img;
 	enum rq_accel accel;
 	char accel_why[160];
-	bool vm2;
+	int nguests;			/* the topology: vm1, vm2, ... vm8 */
+	bool vm2;			/* two guests or more: two-sided cases span vm0 and vm1 */
+	bool ssh;			/* the guests run sshd (vm/guest-ssh.sh's files) */
+	char ns[64];			/* vmN's segment namespace, "" when none is up */
+	char vmdir[1024];		/* vm/ (its scripts) */
 	int cpus, mem_mb;		/* the run's: $RQ_VM_CPUS, $RQ_VM_MEM_MB */
 	int boot_cpus, boot_mem_mb;	/* what the guests now up were booted with */
 	int want_cpus, want_mem_mb;	/* what the next boot uses (the case's, or the run's) */
 	const char *init_mode;
-	struct rq_vm vm[2];
+	struct rq_vm vm[RXEVM_MAX];
 	int nvm;
 	bool up, broken;
 	bool used;			/* a case ran in the guests now up (fresh_guest) */
@@ -93,10 +105,52 @@ static bool rxevm_available(const struct rq_run_opts *o, const char *arg, char *
 	return true;
 }
 
+/* Run one of vm/'s scripts (argv, bounded); 0, or -1 with err holding its words. */
+static int vm_script(struct rxevm *x, const char *const *args, char *err, size_t errsz)
+{
+	const char *argv[16];
+	char path[1100];
+	size_t n = 0;
+	struct proc_result r;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", x->vmdir, args[0]);
+	argv[n++] = path;
+	for (size_t i = 1; args[i] && n < ARRAY_SIZE(argv) - 1; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	struct proc_opts o = { .argv = argv, .timeout_ms = scaled_ms(30000), .log_fd = -1 };
+
+	proc_result_init(&r);
+	rc = proc_run(&o, &r);
+	if (rc == 0 && (r.exit_code || r.signal || r.exec_failed || r.timed_out)) {
+		char how[160];
+
+		proc_describe(&r, args[0], how, sizeof(how));
+		sb_rtrim(&r.err);
+		snprintf(err, errsz, "%s: %s%s%.300s", args[0], how, r.err.len ? ": " : "",
+			 r.err.len ? r.err.buf : "");
+		rc = -1;
+	} else if (rc) {
+		snprintf(err, errsz, "cannot run %s: %s", path, strerror(-rc));
+		rc = -1;
+	}
+	proc_result_release(&r);
+	return rc;
+}
+
 static void stop_all(struct rxevm *x)
 {
 	for (int i = 0; i < x->nvm; i++)
 		rq_vm_stop(&x->vm[i], scaled_ms(3000));
+	if (*x->ns) {
+		const char *down[] = { "l2-segment.sh", "down", x->ns, NULL };
+		char err[256];
+
+		if (vm_script(x, down, err, sizeof(err)) < 0)
+			fprintf(stderr, "rxe-vm: %s\n", err);
+		*x->ns = '\0';
+	}
 	if (*x->dir) {
 		rm_rf(x->dir);
 		rq_vm_state_forget(x->state_dir, x->dir);
@@ -128,7 +182,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 {
 	struct rxevm *x = t->priv;
 	const struct rq_run_opts *o = t->opts;
-	struct rq_vm *vms[2];
+	struct rq_vm *vms[RXEVM_MAX];
 	int rc;
 
 	x->gen++;
@@ -153,14 +207,18 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		*x->dir = '\0';
 		return rc;
 	}
-	x->nvm = x->vm2 ? 2 : 1;
+	x->nvm = x->nguests;
 	/* Every guest's /etc/hosts names all guests: "vm0@10.77.0.1,vm1@10.77.0.2". */
-	char hosts[128] = "";
+	char hosts[RXEVM_MAX * 24] = "", ssh_dir[160] = "";
+	const char *guests[RXEVM_MAX + 3] = { "guest-ssh.sh", ssh_dir };
+	char gname[RXEVM_MAX][32];
 
 	for (int i = 0; i < x->nvm; i++) {
 		size_t l = strlen(hosts);
 
 		snprintf(hosts + l, sizeof(hosts) - l, "%svm%d@10.77.0.%d", i ? "," : "", i, i + 1);
+		snprintf(gname[i], sizeof(gname[i]), "vm%d@10.77.0.%d", i, i + 1);
+		guests[2 + i] = gname[i];
 	}
 	for (int i = 0; i < x->nvm; i++) {
 		struct rq_vm *vm = &x->vm[i];
@@ -172,9 +230,37 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		snprintf(vm->agent_sock, sizeof(vm->agent_sock), "%s/%s.agent", x->dir, vm->name);
 		snprintf(vm->console, sizeof(vm->console), "%s/%s.console", x->dir, vm->name);
 		snprintf(vm->qemu_log, sizeof(vm->qemu_log), "%s/%s.qemu", x->dir, vm->name);
-		if (x->vm2)
+		if (x->nguests == 2)
 			snprintf(vm->net_sock, sizeof(vm->net_sock), "%s/%s.net", x->dir, vm->name);
 		vms[i] = vm;
+	}
+	/* sshd in every guest, keys made here for this boot (never the host's) */
+	if (x->ssh) {
+		snprintf(ssh_dir, sizeof(ssh_dir), "%s/ssh", x->dir);
+		if (mkdir(ssh_dir, 0700) < 0) {
+			rc = -errno;
+			snprintf(err, errsz, "cannot create %s: %s", ssh_dir, strerror(-rc));
+			goto fail;
+		}
+		if (vm_script(x, guests, err, errsz) < 0) {
+			rc = -EIO;
+			goto fail;
+		}
+	}
+	/* vmN: the segment, a namespace named after this boot's dir */
+	if (x->nguests > 2) {
+		char n[8];
+		char ns[64];
+
+		rq_vm_netns_name(x->dir, ns, sizeof(ns));
+		snprintf(n, sizeof(n), "%d", x->nguests);
+		const char *up[] = { "l2-segment.sh", "up", ns, n, "10.77.0.254/24", NULL };
+
+		if (vm_script(x, up, err, errsz) < 0) {
+			rc = -EIO;
+			goto fail;
+		}
+		snprintf(x->ns, sizeof(x->ns), "%s", ns);
 	}
 	int64_t start = now_ms();
 	/*
@@ -194,7 +280,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 
 	for (int i = 0; i < x->nvm; i++) {
 		struct rq_vm *vm = &x->vm[i];
-		char ipn[40], mac[24], tag[32];
+		char ipn[40], mac[24], tag[32], tap[16];
 		struct rq_vm_spec spec = {
 			.qemu = QEMU_BIN,
 			.accel = a,
@@ -210,12 +296,17 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.modroot = x->img.modroot,
 			.console_path = vm->console,
 			.agent_sock = vm->agent_sock,
-			.net_local = x->vm2 && !stream ? vm->net_sock : NULL,
-			.net_remote = x->vm2 && !stream ? x->vm[1 - i].net_sock : NULL,
-			.net_stream = x->vm2 && stream ? x->vm[0].net_sock : NULL,
+			.net_local = x->nguests == 2 && !stream ? vm->net_sock : NULL,
+			.net_remote = x->nguests == 2 && !stream ? x->vm[1 - i].net_sock : NULL,
+			.net_stream = x->nguests == 2 && stream ? x->vm[0].net_sock : NULL,
 			.net_server = i == 0,
 			.cmdline = o->kernel_cmdline,
+			.netns = *x->ns ? x->ns : NULL,
+			.tap = tap,
+			.ssh_dir = x->ssh ? ssh_dir : NULL,
 		};
+
+		snprintf(tap, sizeof(tap), "rqtap%d", i);
 
 		snprintf(ipn, sizeof(ipn), "%s/24", vm->ip);
 		snprintf(mac, sizeof(mac), "52:54:00:77:00:%02x", i + 1);
@@ -229,7 +320,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		if (rc < 0)
 			goto fail;
 		rq_vm_state_record(x->state_dir, x->dir, vm->pid);
-		if (x->vm2 && stream && i == 0) {
+		if (x->nguests == 2 && stream && i == 0) {
 			/* QEMU 7.2's stream client does not retry: let vm0 listen first. */
 			int64_t until = now_ms() + scaled_ms(10000);
 			struct stat st;
@@ -320,11 +411,21 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	const struct rq_run_opts *o = t->opts;
 	struct rxevm *x;
 	const char *topo = o->topology && *o->topology ? o->topology : "vm2";
-	int rc;
+	int rc, n = rq_vm_topology_guests(topo);
 
-	if (strcmp(topo, "vm1") && strcmp(topo, "vm2")) {
-		snprintf(err, errsz, "--vm-topology %s: expected vm1 or vm2", topo);
+	if (n < 0) {
+		snprintf(err, errsz, "--vm-topology %s: expected vm1, vm2, ... vm%d", topo, RXEVM_MAX);
 		return -EINVAL;
+	}
+	if (n > 2 && geteuid() != 0) {
+		snprintf(err, errsz, "--vm-topology %s: %d guests share a bridge in a network "
+			 "namespace, which needs root", topo, n);
+		return -EPERM;
+	}
+	if (n > 2 && !cmd_exists("ip")) {
+		snprintf(err, errsz, "--vm-topology %s: ip not installed (Debian package iproute2)",
+			 topo);
+		return -ENOENT;
 	}
 	if (!o->self_exe || o->self_exe[0] != '/') {
 		snprintf(err, errsz, "rxe-vm needs the absolute path of rdmaqual (self_exe)");
@@ -342,7 +443,14 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	}
 	x = xcalloc(1, sizeof(*x));
 	t->priv = x;
-	x->vm2 = !strcmp(topo, "vm2");
+	x->nguests = n;
+	x->vm2 = n >= 2;
+	if (rq_vm_dir(o->self_exe, x->vmdir, sizeof(x->vmdir)) < 0) {
+		snprintf(err, errsz, "the vm/ scripts are not next to rdmaqual (set RQ_VM_DIR)");
+		return -ENOENT;
+	}
+	/* MPI launchers need sshd in the guests: the host's, when installed */
+	x->ssh = n >= 2 && cmd_exists("ssh-keygen") && !access("/usr/sbin/sshd", X_OK);
 	x->cpus = env_int("RQ_VM_CPUS", 1, 1, 64);
 	x->mem_mb = env_int("RQ_VM_MEM_MB", 512, 128, 65536);
 	x->want_cpus = x->cpus;
@@ -434,10 +542,28 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	p->root = "";
 	/* What kinds may want to know about the place: the rxe device and its netdev. */
 	/* hosts: each side's hostname, client first (the {peer_host} of a command pair). */
-	p->param = json_pack("{s:s,s:s,s:s,s:s,s:[s,s],s:i,s:i}", "topology", x->vm2 ? "vm2" : "vm1",
+	char topo[8];
+
+	snprintf(topo, sizeof(topo), "vm%d", x->nguests);
+	p->param = json_pack("{s:s,s:s,s:s,s:s,s:[s,s],s:i,s:i}", "topology", topo,
 			     "rdma_dev", "rxe0", "netdev", "eth0", "accel", rq_accel_name(x->accel),
 			     "hosts", x->vm[0].name, two && x->vm2 ? x->vm[1].name : x->vm[0].name,
 			     "vm_cpus", x->boot_cpus, "vm_memory_mb", x->boot_mem_mb);
+	/*
+	 * nodes: every guest, for a case that runs once on the first node for
+	 * all of them (an MPI launch: {hosts}, {hostfile}, {nnodes}, {np});
+	 * slots: each one's CPUs.  Reached over ssh from vm0 when ssh is up.
+	 */
+	json_t *nodes = json_array(), *addrs = json_array();
+
+	for (int i = 0; i < x->nvm; i++) {
+		json_array_append_new(nodes, json_string(x->vm[i].name));
+		json_array_append_new(addrs, json_string(x->vm[i].ip));
+	}
+	json_object_set_new(p->param, "nodes", nodes);
+	json_object_set_new(p->param, "node_addrs", addrs);
+	json_object_set_new(p->param, "slots", json_integer(x->boot_cpus));
+	json_object_set_new(p->param, "ssh", json_boolean(x->ssh));
 	return 0;
 }
 
@@ -562,14 +688,20 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 	}
 	if (*x->img.kcache)
 		rq_fact_add(sink, "vm.kernel_cache", x->img.kcache);
-	rq_fact_add(sink, "vm.topology", x->vm2 ? "vm2" : "vm1");
+	snprintf(buf, sizeof(buf), "vm%d", x->nguests);
+	rq_fact_add(sink, "vm.topology", buf);
 	if (t->opts->kernel_cmdline && *t->opts->kernel_cmdline)
 		rq_fact_add(sink, "vm.kernel_cmdline", t->opts->kernel_cmdline);
-	if (x->vm2) {
+	if (x->nguests > 2) {
+		rq_fact_add(sink, "vm.link", "bridge in a network namespace (vm/l2-segment.sh)");
+	} else if (x->vm2) {
 		const char *link = getenv("RQ_VM_LINK");
 
 		rq_fact_add(sink, "vm.link", link && !strcmp(link, "dgram") ? "unix dgram" : "unix stream");
 	}
+	if (x->vm2)
+		rq_fact_add(sink, "vm.ssh", x->ssh ? "sshd in every guest, keys made per boot"
+			    : "no sshd in the guests (openssh-server or ssh-keygen not installed)");
 	if (x->boots) {
 		rq_fact_add(sink, "vm.accel", rq_accel_name(x->accel));
 		rq_fact_add(sink, "vm.accel_why", x->accel_why);
@@ -624,7 +756,8 @@ static int rxevm_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 
 const struct rq_target_ops rq_target_rxevm = {
 	.name = "rxe-vm",
-	.help = "soft-RoCE (rdma_rxe) in QEMU guests: vm1 (loopback) or vm2 (two guests)",
+	.help = "soft-RoCE (rdma_rxe) in QEMU guests: vm1 (loopback), vm2 (two guests) or "
+		"vm3..vm8 (N guests on one bridge; root)",
 	.in_guest = true,
 	.auto_rank = rxevm_auto_rank,
 	.available = rxevm_available,

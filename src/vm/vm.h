@@ -81,6 +81,9 @@ struct rq_vm_spec {
 	/* Or a stream link over one unix socket: vm0 listens (server), vm1 connects. */
 	const char *net_stream;
 	bool net_server;
+	/* Or a tap on an L2 segment (vm/l2-segment.sh): QEMU runs in netns. */
+	const char *netns, *tap;
+	const char *ssh_dir;		/* rq.ssh= (vm/guest-ssh.sh's files) or NULL */
 	const char *tag;		/* a unique word in the argv (cleanup matches it) */
 	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
 	const char *cmdline;		/* the user's words (rq_kernel_cmdline_check'd), or NULL */
@@ -88,6 +91,15 @@ struct rq_vm_spec {
 
 /* argv (NULL-terminated, each element and the array malloc'd). */
 char **rq_vm_argv(const struct rq_vm_spec *s);
+/*
+ * The network namespace of the L2 segment of a run dir ("/tmp/rq-12-1.AbC"
+ * -> "rqvm-12-1.AbC"): derived from the dir, so that cleanup after a killed
+ * run finds it from the recorded dir alone.
+ */
+void rq_vm_netns_name(const char *dir, char *buf, size_t size);
+/* The guests of a topology, "vm1" .. "vm8" (RQ_VM_GUESTS_MAX), or -1. */
+#define RQ_VM_GUESTS_MAX 8
+int rq_vm_topology_guests(const char *topo);
 void rq_argv_free(char **argv);
 /* The host TSC rate in kHz, measured over 20 ms (0 when not x86). */
 long rq_host_tsc_khz(void);

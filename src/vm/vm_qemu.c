@@ -65,6 +65,13 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	struct argv_b a = { 0 };
 	struct sb app = SB_INIT;
 
+	if (s->netns) {
+		/* the taps of the segment are the namespace's */
+		add(&a, "ip");
+		add(&a, "netns");
+		add(&a, "exec");
+		add(&a, s->netns);
+	}
 	add(&a, s->qemu ? s->qemu : "qemu-system-x86_64");
 	addf(&a, "-name");
 	addf(&a, "rdmaqual,process=rq-%s", s->tag ? s->tag : "vm");
@@ -130,6 +137,8 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	/* a word of the command line: a path with a blank cannot be one */
 	if (s->modroot && *s->modroot && !strpbrk(s->modroot, " \t\n"))
 		sb_addf(&app, " rq.modroot=%s", s->modroot);
+	if (s->ssh_dir && *s->ssh_dir)
+		sb_addf(&app, " rq.ssh=%s", s->ssh_dir);
 	add(&a, "-append");
 	add(&a, app.buf);
 	sb_release(&app);
@@ -140,7 +149,9 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	add(&a, "-device");
 	add(&a, "virtio-9p-pci,fsdev=fs0,mount_tag=hostroot");
 	add(&a, "-netdev");
-	if (s->net_stream)
+	if (s->netns && s->tap)
+		addf(&a, "tap,id=n0,ifname=%s,script=no,downscript=no", s->tap);
+	else if (s->net_stream)
 		addf(&a, "stream,id=n0,server=%s,addr.type=unix,addr.path=%s",
 		     s->net_server ? "on" : "off", s->net_stream);
 	else if (s->net_local && s->net_remote)
@@ -184,6 +195,24 @@ long rq_host_tsc_khz(void)
 #else
 	return 0;
 #endif
+}
+
+int rq_vm_topology_guests(const char *topo)
+{
+	if (!topo || topo[0] != 'v' || topo[1] != 'm' || topo[2] < '1' ||
+	    topo[2] > '0' + RQ_VM_GUESTS_MAX || topo[3])
+		return -1;
+	return topo[2] - '0';
+}
+
+void rq_vm_netns_name(const char *dir, char *buf, size_t size)
+{
+	const char *b = strrchr(dir, '/');
+
+	b = b ? b + 1 : dir;
+	if (!strncmp(b, "rq-", 3))
+		b += 3;
+	snprintf(buf, size, "rqvm-%s", b);
 }
 
 void rq_argv_free(char **argv)

@@ -153,6 +153,26 @@ static int kill_qemus_of(const char *dir, struct sb *msgs)
 
 static const char *const scratch_prefixes[] = { "/tmp/rq-", "/run/rq-", NULL };
 
+/* The L2 segment of an N-guest boot (vm/l2-segment.sh), named after its dir. */
+static void netns_remove(const char *dir, struct sb *msgs)
+{
+	char ns[160], path[256];
+	struct stat st;
+
+	rq_vm_netns_name(dir, ns, sizeof(ns));
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if (lstat(path, &st) < 0)
+		return;
+	const char *argv[] = { "ip", "netns", "del", ns, NULL };
+	struct proc_opts o = { .argv = argv, .timeout_ms = 10000, .log_fd = -1 };
+	struct proc_result r;
+
+	proc_result_init(&r);
+	if (proc_run(&o, &r) == 0 && !r.exit_code && msgs)
+		sb_addf(msgs, "removed network namespace %s\n", ns);
+	proc_result_release(&r);
+}
+
 int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 {
 	DIR *d = opendir(state_dir);
@@ -190,6 +210,7 @@ int rq_vm_cleanup_stale(const char *state_dir, struct sb *msgs)
 					continue;
 				snprintf(last, sizeof(last), "%s", dir);
 				killed += kill_qemus_of(dir, msgs);
+				netns_remove(dir, msgs);
 				int rc = rm_rf_scratch(dir, scratch_prefixes);
 
 				if (msgs && rc == 0)

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* Nodes, hostfile and device of a case that runs once for all nodes (app_nodes.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "core/ctx.h"
+#include "core/util.h"
+#include "kinds/app_nodes.h"
+#include "rdma/rdmadev.h"
+
+static bool name_ok(const char *s)
+{
+	/* a host name: it goes into argv and a hostfile, never through a shell */
+	if (!*s || *s == '-' || strlen(s) > 253)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
+			return false;
+	return true;
+}
+
+int app_nodes_get(struct rq_ctx *ctx, struct app_nodes *nd, char *err, size_t errsz)
+{
+	const json_t *nodes = ctx->param ? json_object_get(ctx->param, "nodes") : NULL;
+	const json_t *slots = ctx->param ? json_object_get(ctx->param, "slots") : NULL;
+
+	memset(nd, 0, sizeof(*nd));
+	nd->slots = json_is_integer(slots) && json_integer_value(slots) > 0 &&
+		    json_integer_value(slots) < 4096 ? (int)json_integer_value(slots) : 1;
+	if (json_is_array(nodes) && json_array_size(nodes)) {
+		nd->from_target = true;
+		nd->n = json_array_size(nodes);
+		nd->name = xcalloc(nd->n, sizeof(*nd->name));
+		for (size_t i = 0; i < nd->n; i++) {
+			const json_t *v = json_array_get(nodes, i);
+
+			if (!json_is_string(v) || !name_ok(json_string_value(v))) {
+				snprintf(err, errsz, "the target's node %zu is not a host name", i);
+				app_nodes_release(nd);
+				return -1;
+			}
+			nd->name[i] = xstrdup(json_string_value(v));
+		}
+	} else {
+		char h[256] = "localhost";
+
+		gethostname(h, sizeof(h) - 1);
+		nd->n = 1;
+		nd->name = xcalloc(1, sizeof(*nd->name));
+		nd->name[0] = xstrdup(h);
+	}
+	for (size_t i = 0; i < nd->n; i++) {
+		size_t l = strlen(nd->hosts);
+
+		if (l + strlen(nd->name[i]) + 2 > sizeof(nd->hosts)) {
+			snprintf(err, errsz, "%zu nodes: their names do not fit {hosts}", nd->n);
+			app_nodes_release(nd);
+			return -1;
+		}
+		snprintf(nd->hosts + l, sizeof(nd->hosts) - l, "%s%s", i ? "," : "", nd->name[i]);
+	}
+	return 0;
+}
+
+int app_nodes_hostfile(struct rq_ctx *ctx, struct app_nodes *nd, char *err, size_t errsz)
+{
+	struct sb s = SB_INIT;
+	int fd, rc = 0;
+
+	snprintf(nd->hostfile, sizeof(nd->hostfile), "%s/hostfile", ctx->scratch ? ctx->scratch : "/tmp");
+	for (size_t i = 0; i < nd->n; i++)
+		sb_addf(&s, "%s slots=%d\n", nd->name[i], nd->slots);
+	/* the case's own scratch dir: a new file, never one someone put there */
+	fd = open(nd->hostfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && !unlink(nd->hostfile))
+		fd = open(nd->hostfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || write_full(fd, s.buf, s.len) < 0) {
+		snprintf(err, errsz, "cannot write %s: %s", nd->hostfile, strerror(errno));
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	sb_release(&s);
+	return rc;
+}
+
+void app_nodes_release(struct app_nodes *nd)
+{
+	for (size_t i = 0; i < nd->n; i++)
+		free(nd->name[i]);
+	free(nd->name);
+	nd->name = NULL;
+	nd->n = 0;
+}
+
+int app_dev_find(struct rq_ctx *ctx, struct app_dev *d)
+{
+	const json_t *pj = ctx->param;
+	const json_t *v;
+	struct rdma_devs ds = { 0 };
+	int idx[16], n;
+
+	memset(d, 0, sizeof(*d));
+	if (pj && json_is_string(v = json_object_get(pj, "rdma_dev")))
+		snprintf(d->dev, sizeof(d->dev), "%s", json_string_value(v));
+	if (pj && json_is_string(v = json_object_get(pj, "netdev")))
+		snprintf(d->netdev, sizeof(d->netdev), "%s", json_string_value(v));
+	if (rdma_devs_scan(ctx, &ds) == 0 && (n = rdma_devs_select(ctx, &ds, idx, 16)) > 0) {
+		for (int i = 0; i < n && !d->port; i++) {
+			const struct rdma_dev *dv = &ds.v[idx[i]];
+
+			if (d->dev[0] && strcmp(dv->name, d->dev))
+				continue;
+			for (int k = 0; k < dv->nports && !d->port; k++) {
+				const struct rdma_port *pp = &dv->ports[k];
+
+				if (!rdma_port_selected(ctx, pp->num) || pp->state != PORT_ACTIVE)
+					continue;
+				d->port = pp->num;
+				d->rate_gbps = pp->data_gbps > 0 ? pp->data_gbps : pp->rate_gbps;
+				snprintf(d->dev, sizeof(d->dev), "%s", dv->name);
+				if (!d->netdev[0])
+					snprintf(d->netdev, sizeof(d->netdev), "%s", pp->netdev);
+			}
+		}
+	}
+	rdma_devs_release(&ds);
+	return d->port ? 0 : -1;
+}

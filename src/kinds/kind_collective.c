@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collective: an MPI collective across every node at once, launched once
+ * from the first node (mpirun with a hostfile over ssh, or srun --mpi=pmix
+ * inside a Slurm allocation), over a size sweep, every result checked.
+ * The benchmark is rdmaqual's own (mpi/rdmaqual-coll.c: allreduce,
+ * allgather, reduce_scatter, alltoall, bcast, barrier, and the fabric-wide
+ * ring and bisection patterns), or a site's OSU micro-benchmarks or
+ * nccl-tests binaries, read by their parsers.
+ *
+ * Figures per size: time avg/min/max over ranks, algbw, busbw (nccl-tests'
+ * definitions).  Judged: #wrong = 0 (FAIL naming the size and the rank),
+ * busbw at the largest size against min_busbw and min_line_rate (a
+ * fraction of this node's port data rate, as the bandwidth kinds do; not
+ * on rxe, whose rate is fictitious), the smallest size's time against
+ * max_latency_us, and, for ring and bisection, every link against the
+ * median link (min_link_fraction): the nodes of the slow links are named
+ * as suspects, and in a collective that falls short the rank the others
+ * waited for.  A node without MPI is a SKIP naming what is missing; a
+ * launcher that cannot start its ranks is an ERROR with its own words; at
+ * the deadline the launcher's whole process group is killed, and mpirun
+ * takes its remote daemons and ranks with it (their ssh sessions end).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/kind.h"
+#include "kinds/app_nodes.h"
+#include "parsers/parse_coll.h"
+#include "parsers/parse_nccl.h"
+#include "parsers/parse_osu.h"
+
+enum coll_op { OP_ALLREDUCE, OP_ALLGATHER, OP_REDUCE_SCATTER, OP_ALLTOALL, OP_BCAST,
+	       OP_BARRIER, OP_RING, OP_BISECTION };
+static const char *const coll_ops[] = { "allreduce", "allgather", "reduce_scatter", "alltoall",
+					"bcast", "barrier", "ring", "bisection", NULL };
+enum coll_tool { TOOL_OWN, TOOL_OSU, TOOL_NCCL };
+static const char *const coll_tools[] = { "rdmaqual-coll", "osu", "nccl-tests", NULL };
+enum coll_launcher { L_AUTO, L_MPIRUN, L_SRUN };
+static const char *const coll_launchers[] = { "auto", "mpirun", "srun", NULL };
+
+/* the binaries of the other suites, by op (NULL: the suite has none with sizes) */
+static const char *const osu_bins[] = { "osu_allreduce", "osu_allgather", "osu_reduce_scatter",
+					"osu_alltoall", "osu_bcast", NULL, NULL, NULL };
+static const char *const nccl_bins[] = { "all_reduce_perf", "all_gather_perf",
+					 "reduce_scatter_perf", "alltoall_perf", "broadcast_perf",
+					 NULL, NULL, NULL };
+
+struct coll_cfg {
+	int op, tool, launcher;
+	char *program;
+	uint64_t min_size, max_size;
+	long long factor, iters, warmup, ranks_per_node;
+	struct rq_list mpi_args, env, args;
+	double min_busbw, min_line_rate, max_latency_us, min_link_fraction;
+};
+
+static const struct key_def coll_keys[] = {
+	{ .name = "op", .type = KEY_ENUM, .choices = coll_ops, .def = "allreduce",
+	  .offset = offsetof(struct coll_cfg, op),
+	  .help = "the collective, or ring (every rank sends to its neighbour, all at once) or "
+		  "bisection (each rank of one half with its partner in the other, all at once)" },
+	{ .name = "tool", .type = KEY_ENUM, .choices = coll_tools, .def = "rdmaqual-coll",
+	  .offset = offsetof(struct coll_cfg, tool),
+	  .help = "the benchmark: rdmaqual's own (every result checked, per-rank times), or a "
+		  "site's OSU micro-benchmarks (osu_allreduce, ...) or nccl-tests (all_reduce_perf, ...)" },
+	{ .name = "program", .type = KEY_STR, .offset = offsetof(struct coll_cfg, program),
+	  .help = "the benchmark's path (default: rdmaqual-coll beside rdmaqual or in PATH; "
+		  "osu_OP / OP_perf in PATH)" },
+	{ .name = "launcher", .type = KEY_ENUM, .choices = coll_launchers, .def = "auto",
+	  .offset = offsetof(struct coll_cfg, launcher),
+	  .help = "auto: srun --mpi=pmix inside a Slurm allocation (SLURM_JOB_ID set), else "
+		  "mpirun with a hostfile of the target's nodes (over ssh)" },
+	{ .name = "min_size", .type = KEY_SIZE, .def = "8", .min = 0, .max = 1LL << 32,
+	  .offset = offsetof(struct coll_cfg, min_size),
+	  .help = "the smallest size, bytes per rank as nccl-tests counts them" },
+	{ .name = "max_size", .type = KEY_SIZE, .def = "1MiB", .min = 0, .max = 1LL << 32,
+	  .offset = offsetof(struct coll_cfg, max_size),
+	  .help = "the largest size" },
+	{ .name = "factor", .type = KEY_INT, .def = "2", .min = 2, .max = 1024,
+	  .offset = offsetof(struct coll_cfg, factor),
+	  .help = "each size is the one before times this" },
+	{ .name = "iters", .type = KEY_INT, .def = "20", .min = 1, .max = 1000000,
+	  .offset = offsetof(struct coll_cfg, iters),
+	  .help = "timed iterations per size" },
+	{ .name = "warmup", .type = KEY_INT, .def = "5", .min = 0, .max = 1000000,
+	  .offset = offsetof(struct coll_cfg, warmup),
+	  .help = "untimed iterations before them" },
+	{ .name = "ranks_per_node", .type = KEY_INT, .def = "0", .min = 0, .max = 4096,
+	  .offset = offsetof(struct coll_cfg, ranks_per_node),
+	  .help = "ranks on each node (0: the target's slots, a guest's CPUs; 1 on a host)" },
+	{ .name = "mpi_args", .type = KEY_LIST, .elem = KEY_STR,
+	  .offset = offsetof(struct coll_cfg, mpi_args),
+	  .help = "more launcher arguments, e.g. [--mca, pml, ucx] (argv, no shell)" },
+	{ .name = "args", .type = KEY_LIST, .elem = KEY_STR, .offset = offsetof(struct coll_cfg, args),
+	  .help = "more benchmark arguments after rdmaqual's (rdmaqual-coll's self-tests "
+		  "--inject-wrong RANK, --inject-delay RANK:US; OSU's -d cuda, ...)" },
+	{ .name = "env", .type = KEY_LIST, .elem = KEY_STR, .offset = offsetof(struct coll_cfg, env),
+	  .help = "NAME=VALUE for every rank (mpirun -x NAME; srun passes the environment)" },
+	{ .name = "min_busbw", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1e6,
+	  .offset = offsetof(struct coll_cfg, min_busbw),
+	  .help = "fail when busbw at the largest size is below this many GB/s (0: not judged)" },
+	{ .name = "min_line_rate", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1,
+	  .offset = offsetof(struct coll_cfg, min_line_rate),
+	  .help = "fail when busbw at the largest size is below this fraction of the port's "
+		  "data rate (not judged on rxe, whose rate is fictitious)" },
+	{ .name = "max_latency_us", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1e9,
+	  .offset = offsetof(struct coll_cfg, max_latency_us),
+	  .help = "fail when the smallest size's average time is above this (us; 0: not judged)" },
+	{ .name = "min_link_fraction", .type = KEY_DOUBLE, .def = "0.5", .dmin = 0, .dmax = 1,
+	  .offset = offsetof(struct coll_cfg, min_link_fraction),
+	  .help = "ring, bisection: fail a link below this fraction of the median link at the "
+		  "largest size, and name its nodes (0: not judged)" },
+	KEY_END
+};
+
+static int coll_validate(const struct rq_case *c, char *err, size_t errsz)
+{
+	const struct coll_cfg *cfg = c->cfg;
+
+	if (cfg->min_size > cfg->max_size) {
+		snprintf(err, errsz, "min_size is larger than max_size");
+		return -1;
+	}
+	if (cfg->tool == TOOL_OSU && !osu_bins[cfg->op]) {
+		snprintf(err, errsz, "op %s: the OSU micro-benchmarks print no sizes for it; use "
+			 "tool rdmaqual-coll", coll_ops[cfg->op]);
+		return -1;
+	}
+	if (cfg->tool == TOOL_NCCL && !nccl_bins[cfg->op]) {
+		snprintf(err, errsz, "op %s: nccl-tests has no such test; use tool rdmaqual-coll",
+			 coll_ops[cfg->op]);
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->env.n; i++)
+		if (!strchr(cfg->env.str[i], '=') || cfg->env.str[i][0] == '=') {
+			snprintf(err, errsz, "env entry \"%s\" is not NAME=VALUE", cfg->env.str[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* rdmaqual-coll beside this rdmaqual (a build tree, build/san/ in it, or an install), else in PATH */
+static void own_program(char *buf, size_t size)
+{
+	char dir[1024], *slash;
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+
+	snprintf(buf, size, "rdmaqual-coll");
+	if (n <= 0)
+		return;
+	dir[n] = '\0';
+	for (int up = 0; up < 3 && (slash = strrchr(dir, '/')) && slash != dir; up++) {
+		*slash = '\0';
+		static const char *const rel[] = { "build/rdmaqual-coll", "rdmaqual-coll" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+			char p[1100];
+
+			snprintf(p, sizeof(p), "%s/%s", dir, rel[i]);
+			if (!access(p, X_OK)) {
+				snprintf(buf, size, "%s", p);
+				return;
+			}
+		}
+	}
+}
+
+static const char *program_of(const struct coll_cfg *cfg, char *buf, size_t size)
+{
+	if (cfg->program)
+		return cfg->program;
+	if (cfg->tool == TOOL_OSU)
+		return osu_bins[cfg->op];
+	if (cfg->tool == TOOL_NCCL)
+		return nccl_bins[cfg->op];
+	own_program(buf, size);
+	return buf;
+}
+
+static bool use_srun(const struct coll_cfg *cfg)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+
+	return cfg->launcher == L_SRUN || (cfg->launcher == L_AUTO && job && *job);
+}
+
+static bool runnable(const char *prog)
+{
+	return strchr(prog, '/') ? access(prog, X_OK) == 0 : cmd_exists(prog);
+}
+
+static enum rq_verdict coll_check(struct rq_ctx *ctx, const void *p, char *why, size_t whysz)
+{
+	const struct coll_cfg *cfg = p;
+	const char *launcher = use_srun(cfg) ? "srun" : "mpirun";
+	char buf[1100];
+	const char *prog = program_of(cfg, buf, sizeof(buf));
+
+	if (ctx->replay) {
+		snprintf(why, whysz, "a capture runs no MPI job");
+		return RQ_SKIP;
+	}
+	if (!cmd_exists(launcher)) {
+		snprintf(why, whysz, "%s not found on this node (Debian package %s)", launcher,
+			 use_srun(cfg) ? "slurm-client" : "openmpi-bin");
+		return RQ_SKIP;
+	}
+	if (cfg->launcher == L_SRUN && !(getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID"))) {
+		snprintf(why, whysz, "launcher srun: not inside a Slurm allocation (no SLURM_JOB_ID)");
+		return RQ_SKIP;
+	}
+	if (!runnable(prog)) {
+		snprintf(why, whysz, "%s not found on this node (%s)", prog,
+			 cfg->tool == TOOL_OWN ? "make builds it where mpicc is: Debian package "
+						 "libopenmpi-dev" :
+			 cfg->tool == TOOL_OSU ? "the OSU micro-benchmarks are not installed" :
+						 "nccl-tests is not installed");
+		return RQ_SKIP;
+	}
+	return RQ_NONE;
+}
+
+/* One size's figures, whichever benchmark printed them. */
+struct crow {
+	uint64_t size;
+	double avg, min, max, algbw, busbw;	/* us; GB/s */
+	long long wrong;			/* -1 unknown */
+	int min_rank, max_rank;			/* -1 unknown */
+};
+
+static void size_name(uint64_t b, char *buf, size_t size)
+{
+	if (b >= (1ULL << 30) && !(b % (1ULL << 30)))
+		snprintf(buf, size, "%lluGiB", (unsigned long long)(b >> 30));
+	else if (b >= (1 << 20) && !(b % (1 << 20)))
+		snprintf(buf, size, "%lluMiB", (unsigned long long)(b >> 20));
+	else if (b >= 1024 && !(b % 1024))
+		snprintf(buf, size, "%lluKiB", (unsigned long long)(b >> 10));
+	else
+		snprintf(buf, size, "%lluB", (unsigned long long)b);
+}
+
+static double bus_factor(int op, double n)
+{
+	switch (op) {
+	case OP_ALLREDUCE: return 2 * (n - 1) / n;
+	case OP_ALLGATHER: case OP_REDUCE_SCATTER: case OP_ALLTOALL: return (n - 1) / n;
+	default: return 1;
+	}
+}
+
+/* OSU times per size: bytes per rank as nccl-tests counts them, algbw and busbw from them */
+static size_t from_osu(const struct osu_report *o, int op, size_t nranks, struct crow **out)
+{
+	int lat = osu_col_find(o, OSU_COL_LAT), mn = osu_col_find(o, OSU_COL_LAT_MIN);
+	int mx = osu_col_find(o, OSU_COL_LAT_MAX), val = osu_col_find(o, OSU_COL_VALID);
+	struct crow *v = xcalloc(o->nrows + 1, sizeof(*v));
+
+	for (size_t i = 0; lat >= 0 && i < o->nrows; i++) {
+		/* osu_alltoall and osu_allgather print the block one peer gets */
+		uint64_t sz = o->row[i].size * (op == OP_ALLTOALL || op == OP_ALLGATHER ? nranks : 1);
+		double t = o->row[i].v[lat];
+
+		v[i] = (struct crow){ sz, t, mn >= 0 ? o->row[i].v[mn] : t, mx >= 0 ? o->row[i].v[mx] : t,
+				      t > 0 ? sz / t / 1e3 : 0, 0, val >= 0 ? !o->row[i].v[val] : -1, -1, -1 };
+		v[i].busbw = v[i].algbw * bus_factor(op, (double)nranks);
+	}
+	*out = v;
+	return lat >= 0 ? o->nrows : 0;
+}
+
+struct coll_out {
+	struct crow *row;
+	size_t n;
+	struct coll_report own;		/* tool rdmaqual-coll */
+	bool have_own;
+};
+
+/* Parse the benchmark's output; 0, or -1 with err. */
+static int parse_out(const struct coll_cfg *cfg, const struct proc_result *r, size_t nranks,
+		     struct coll_out *co, char *err, size_t errsz)
+{
+	memset(co, 0, sizeof(*co));
+	if (cfg->tool == TOOL_OWN) {
+		if (coll_parse(r->out.buf, r->out.len, &co->own, err, errsz) < 0)
+			return -1;
+		co->have_own = true;
+		co->row = xcalloc(co->own.nrows + 1, sizeof(*co->row));
+		for (size_t i = 0; i < co->own.nrows; i++) {
+			const struct coll_row *w = &co->own.row[i];
+
+			co->row[i] = (struct crow){ w->size, w->avg_us, w->min_us, w->max_us, w->algbw,
+						    w->busbw, (long long)w->wrong, w->min_rank, w->max_rank };
+		}
+		co->n = co->own.nrows;
+	} else if (cfg->tool == TOOL_OSU) {
+		struct osu_report o;
+
+		if (osu_parse(r->out.buf, r->out.len, &o, err, errsz) < 0)
+			return -1;
+		co->n = from_osu(&o, cfg->op, nranks, &co->row);
+		osu_release(&o);
+	} else {
+		struct nccl_report nr;
+
+		if (nccl_parse(r->out.buf, r->out.len, &nr, err, errsz) < 0)
+			return -1;
+		co->row = xcalloc(nr.nrows + 1, sizeof(*co->row));
+		for (size_t i = 0; i < nr.nrows; i++) {
+			const struct nccl_row *w = &nr.row[i];
+
+			co->row[i] = (struct crow){ w->size, w->oop.time_us, w->oop.time_us, w->oop.time_us,
+						    w->oop.algbw, w->oop.busbw, w->oop.wrong, -1, -1 };
+		}
+		co->n = nr.nrows;
+		nccl_release(&nr);
+	}
+	return 0;
+}
+
+/* The launcher's argv: mpirun with the hostfile, or srun inside the allocation. */
+static char **launch_argv(const struct coll_cfg *cfg, const struct app_nodes *nd, int ppn,
+			  const char *prog)
+{
+	char **a = xcalloc(64 + cfg->mpi_args.n + 2 * cfg->env.n + cfg->args.n, sizeof(*a));
+	size_t n = 0;
+	char sz[32];
+
+	if (use_srun(cfg)) {
+		a[n++] = xstrdup("srun");
+		a[n++] = xstrdup("--mpi=pmix");
+		a[n++] = xasprintf("--ntasks-per-node=%d", ppn);
+		a[n++] = xstrdup("--kill-on-bad-exit=1");
+	} else {
+		a[n++] = xstrdup("mpirun");
+		a[n++] = xstrdup("--hostfile");
+		a[n++] = xstrdup(nd->hostfile);
+		a[n++] = xstrdup("-np");
+		a[n++] = xasprintf("%zu", nd->n * (size_t)ppn);
+		a[n++] = xstrdup("--map-by");
+		a[n++] = xstrdup("node");
+		for (size_t i = 0; i < cfg->env.n; i++) {
+			a[n++] = xstrdup("-x");
+			a[n++] = xstrndup(cfg->env.str[i], strcspn(cfg->env.str[i], "="));
+		}
+	}
+	for (size_t i = 0; i < cfg->mpi_args.n; i++)
+		a[n++] = xstrdup(cfg->mpi_args.str[i]);
+	a[n++] = xstrdup(prog);
+	if (cfg->tool == TOOL_OWN) {
+		a[n++] = xstrdup("-o");
+		a[n++] = xstrdup(coll_ops[cfg->op]);
+	}
+	if (cfg->tool == TOOL_OSU) {
+		/* -m MIN:MAX, -i, -x warm-up, -f full (min/max), -c validation */
+		a[n++] = xstrdup("-f");
+		a[n++] = xstrdup("-c");
+		a[n++] = xstrdup("-m");
+		a[n++] = xasprintf("%llu:%llu", (unsigned long long)cfg->min_size,
+				   (unsigned long long)cfg->max_size);
+		a[n++] = xstrdup("-i");
+		a[n++] = xasprintf("%lld", cfg->iters);
+		a[n++] = xstrdup("-x");
+		a[n++] = xasprintf("%lld", cfg->warmup);
+	} else {
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)cfg->min_size);
+		a[n++] = xstrdup("-b");
+		a[n++] = xstrdup(sz);
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)cfg->max_size);
+		a[n++] = xstrdup("-e");
+		a[n++] = xstrdup(sz);
+		a[n++] = xstrdup("-f");
+		a[n++] = xasprintf("%lld", cfg->factor);
+		a[n++] = xstrdup("-n");
+		a[n++] = xasprintf("%lld", cfg->iters);
+		a[n++] = xstrdup("-w");
+		a[n++] = xasprintf("%lld", cfg->warmup);
+		if (cfg->tool == TOOL_NCCL) {
+			a[n++] = xstrdup("-g");
+			a[n++] = xstrdup("1");
+			a[n++] = xstrdup("-c");
+			a[n++] = xstrdup("1");
+		}
+	}
+	for (size_t i = 0; i < cfg->args.n; i++)
+		a[n++] = xstrdup(cfg->args.str[i]);
+	a[n] = NULL;
+	return a;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The launcher's own words: the first lines of stderr that say what failed. */
+static void launcher_words(const struct proc_result *r, char *buf, size_t size)
+{
+	const char *s = r->err.len ? r->err.buf : r->out.buf ? r->out.buf : "";
+	struct sb w = SB_INIT;
+	int lines = 0;
+
+	for (const char *p = s; *p && lines < 3;) {
+		size_t l = strcspn(p, "\n");
+
+		/* skip Open MPI's banners of dashes and blank lines */
+		if (l && strspn(p, "- \t") < l) {
+			sb_addf(&w, "%s%.*s", w.len ? " / " : "", (int)(l > 200 ? 200 : l), p);
+			lines++;
+		}
+		p += l + (p[l] == '\n');
+	}
+	snprintf(buf, size, "%s", w.len ? w.buf : "no output");
+	sb_release(&w);
+}
+
+static const char *host_of(const struct coll_out *co, int rank)
+{
+	if (!co->have_own || rank < 0 || rank >= co->own.nranks)
+		return "?";
+	return co->own.host[rank][0] ? co->own.host[rank] : "?";
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ring, bisection: each link against the median link; the nodes of slow ones */
+static void judge_links(struct rq_ctx *ctx, const struct coll_cfg *cfg, const struct coll_out *co,
+			struct rq_result *row)
+{
+	const struct coll_row *w = co->own.nrows ? &co->own.row[co->own.nrows - 1] : NULL;
+	int n = co->own.nranks;
+	char sname[32];
+
+	if (!w || !w->pair_bw || n < 2)
+		return;
+	size_name(w->size, sname, sizeof(sname));
+	double *sorted = xcalloc((size_t)n, sizeof(double));
+	unsigned *slow_of = xcalloc((size_t)n, sizeof(unsigned));
+	struct sb slow = SB_INIT, sus = SB_INIT;
+
+	bool distinct = true;
+
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++)
+			if (!strcmp(host_of(co, a), host_of(co, b)))
+				distinct = false;
+	memcpy(sorted, w->pair_bw, (size_t)n * sizeof(double));
+	qsort(sorted, (size_t)n, sizeof(double), cmp_dbl);
+	double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+
+	rq_figure_add(row, "link_median", median, "GB/s");
+	rq_figure_add(row, "link_min", sorted[0], "GB/s");
+	if (w->has_aggregate)
+		rq_figure_add(row, "aggregate", w->aggregate, "GB/s");
+	for (int k = 0; k < n; k++) {
+		char fig[64];
+
+		/* by host where each rank has its own, else by rank */
+		if (distinct)
+			snprintf(fig, sizeof(fig), "link_%s_%s", host_of(co, k), host_of(co, w->pair_to[k]));
+		else
+			snprintf(fig, sizeof(fig), "link_r%d_r%d", k, w->pair_to[k]);
+		rq_figure_add(row, fig, w->pair_bw[k], "GB/s");
+		if (cfg->min_link_fraction > 0 && w->pair_bw[k] < cfg->min_link_fraction * median) {
+			sb_addf(&slow, "%s%s->%s %.3f", slow.len ? ", " : "", host_of(co, k),
+				host_of(co, w->pair_to[k]), w->pair_bw[k]);
+			slow_of[k]++;
+			slow_of[w->pair_to[k]]++;
+		}
+	}
+	/*
+	 * A ring link is one node's send and its neighbour's receive: a node
+	 * in both its slow links (in and out) is the suspect; a bisection pair
+	 * exchanges both ways, so a slow pair blames both ends and a node in
+	 * the slow pair's both directions is named.
+	 */
+	for (int k = 0; k < n; k++)
+		if (slow_of[k] >= 2)
+			sb_addf(&sus, "%s%s", sus.len ? " " : "", host_of(co, k));
+	if (slow.len) {
+		rq_judge(row, false, "%s %s: links below %.0f %% of the median %.3f GB/s: %s%s%s",
+			 coll_ops[cfg->op], sname, cfg->min_link_fraction * 100, median, slow.buf,
+			 sus.len ? "; suspect: " : "", sus.buf ? sus.buf : "");
+		if (sus.len)
+			rq_fact_add(row, "suspects", sus.buf);
+		rq_log(ctx, "# slow links at %s: %s", sname, slow.buf);
+	}
+	sb_release(&slow);
+	sb_release(&sus);
+	free(sorted);
+	free(slow_of);
+}
+
+static void coll_run(struct rq_ctx *ctx, const void *p)
+{
+	const struct coll_cfg *cfg = p;
+	struct rq_result *row = ctx->main;
+	struct app_nodes nd = { 0 };
+	struct app_dev dv;
+	struct proc_result r;
+	struct coll_out co = { 0 };
+	char err[512] = "", buf[1100], words[700];
+	const char *prog = program_of(cfg, buf, sizeof(buf));
+	char **argv = NULL, **env = NULL;
+	int ppn;
+
+	proc_result_init(&r);
+	if (app_nodes_get(ctx, &nd, err, sizeof(err)) < 0 ||
+	    (!use_srun(cfg) && app_nodes_hostfile(ctx, &nd, err, sizeof(err)) < 0)) {
+		rq_result_set(row, RQ_ERROR, "%s", err);
+		goto out;
+	}
+	ppn = cfg->ranks_per_node ? (int)cfg->ranks_per_node : nd.slots;
+	size_t nranks = nd.n * (size_t)ppn;
+
+	if (use_srun(cfg)) {
+		const char *nn = getenv("SLURM_NNODES");
+
+		nranks = (size_t)(nn && atoi(nn) > 0 ? atoi(nn) : 1) * (size_t)ppn;
+	}
+	if (cfg->op == OP_BISECTION && nranks % 2) {
+		rq_result_set(row, RQ_SKIP, "bisection needs an even number of ranks, this run "
+			      "has %zu", nranks);
+		goto out;
+	}
+	if (nranks < 2 && (cfg->op == OP_RING || cfg->op == OP_BISECTION)) {
+		rq_result_set(row, RQ_SKIP, "%s needs two ranks or more, this run has %zu",
+			      coll_ops[cfg->op], nranks);
+		goto out;
+	}
+	char nr[32];
+
+	rq_fact_add(row, "nodes", nd.hosts);
+	snprintf(nr, sizeof(nr), "%zu", nranks);
+	rq_fact_add(row, "ranks", nr);
+	rq_fact_add(row, "launcher", use_srun(cfg) ? "srun --mpi=pmix" : "mpirun (hostfile, ssh)");
+	rq_fact_add(row, "benchmark", prog);
+	argv = launch_argv(cfg, &nd, ppn, prog);
+	env = xcalloc(cfg->env.n + 1, sizeof(*env));
+	for (size_t i = 0; i < cfg->env.n; i++)
+		env[i] = cfg->env.str[i];
+	const char *const *saved_env = ctx->tool_env;
+
+	if (cfg->env.n)
+		ctx->tool_env = (const char *const *)env;
+	int64_t t0 = now_ms();
+	/* the whole case's time: at its end the launcher's group is killed */
+	int ret = rq_tool(ctx, (const char *const *)argv,
+			  (int64_t)(rq_ctx_left_ms(ctx) / rq_timeout_mul), &r);
+
+	ctx->tool_env = saved_env;
+	rq_figure_add(row, "elapsed", (now_ms() - t0) / 1000.0, "s");
+	launcher_words(&r, words, sizeof(words));
+	if (ret || r.exec_failed) {
+		rq_result_set(row, RQ_ERROR, "cannot run %s: %s", argv[0],
+			      strerror(ret ? -ret : r.exec_errno));
+		goto out;
+	}
+	if (r.timed_out) {
+		rq_result_set(row, RQ_ERROR, "%s did not finish within the case timeout (%.1f s): "
+			      "every rank was stopped with it", argv[0], r.elapsed_ms / 1000.0);
+		goto out;
+	}
+	if (parse_out(cfg, &r, nranks, &co, err, sizeof(err)) < 0 || !co.n) {
+		char how[160];
+
+		proc_describe(&r, argv[0], how, sizeof(how));
+		rq_result_set(row, RQ_ERROR, "%s, %s: %s", how,
+			      co.n || err[0] ? err : "no sizes in the output", words);
+		goto out;
+	}
+	/* figures per size */
+	for (size_t i = 0; i < co.n; i++) {
+		const struct crow *w = &co.row[i];
+		char sname[32], fig[64];
+
+		size_name(w->size, sname, sizeof(sname));
+		snprintf(fig, sizeof(fig), "time_%s", sname);
+		rq_figure_add(row, fig, w->avg, "us");
+		snprintf(fig, sizeof(fig), "time_max_%s", sname);
+		rq_figure_add(row, fig, w->max, "us");
+		if (cfg->op != OP_BARRIER) {
+			snprintf(fig, sizeof(fig), "algbw_%s", sname);
+			rq_figure_add(row, fig, w->algbw, "GB/s");
+			snprintf(fig, sizeof(fig), "busbw_%s", sname);
+			rq_figure_add(row, fig, w->busbw, "GB/s");
+		}
+		if (w->wrong > 0) {
+			bool named = false;
+
+			for (size_t k = 0; co.have_own && k < co.own.nwrong; k++) {
+				const struct coll_wrong *x = &co.own.wrong[k];
+
+				if (x->size != w->size)
+					continue;
+				rq_judge(row, false, "%s %s: rank %d on %s: %llu wrong element%s (first "
+					 "%llu: got %lld, expected %lld)", coll_ops[cfg->op], sname,
+					 x->rank, x->host, x->elements, x->elements == 1 ? "" : "s",
+					 (unsigned long long)x->first, x->got, x->expected);
+				named = true;
+			}
+			if (!named)
+				rq_judge(row, false, "%s %s: %lld wrong", coll_ops[cfg->op], sname, w->wrong);
+		}
+	}
+	const struct crow *lo = &co.row[0], *hi = &co.row[co.n - 1];
+	char hname[32], lname[32];
+
+	size_name(hi->size, hname, sizeof(hname));
+	size_name(lo->size, lname, sizeof(lname));
+	rq_figure_add(row, "busbw", hi->busbw, "GB/s");
+	rq_figure_add(row, "latency", lo->avg, "us");
+	if (cfg->max_latency_us > 0)
+		rq_judge(row, lo->avg <= cfg->max_latency_us, "%s %s: %.2f us, above max_latency_us %.2f",
+			 coll_ops[cfg->op], lname, lo->avg, cfg->max_latency_us);
+	bool short_bw = false;
+	char strag[256] = "";
+
+	/*
+	 * In a blocking collective the ranks that arrive early wait for the
+	 * last one: the rank with the least time at the largest size, when
+	 * the spread is wide, is the one the others waited for.
+	 */
+	if (co.have_own && hi->min_rank >= 0 && hi->min > 0 && hi->max / hi->min > 2 &&
+	    cfg->op != OP_RING && cfg->op != OP_BISECTION)
+		snprintf(strag, sizeof(strag), "; straggler: rank %d on %s (%.2f us against up to "
+			 "%.2f us: the others waited for it)", hi->min_rank, host_of(&co, hi->min_rank),
+			 hi->min, hi->max);
+	if (cfg->min_busbw > 0 && cfg->op != OP_BARRIER)
+		short_bw |= !rq_judge(row, hi->busbw >= cfg->min_busbw, "%s %s: busbw %.3f GB/s, below "
+				      "min_busbw %.3f%s", coll_ops[cfg->op], hname, hi->busbw,
+				      cfg->min_busbw, strag);
+	if (cfg->min_line_rate > 0 && cfg->op != OP_BARRIER) {
+		const char *no = app_dev_find(ctx, &dv) < 0 ? "no ACTIVE port selected here" :
+				 dv.rate_gbps <= 0 ? "port rate unknown" :
+				 !strncmp(dv.dev, "rxe", 3) || !strncmp(dv.dev, "siw", 3) ?
+				 "software device (rate fictitious)" : NULL;
+
+		if (no) {
+			char *f = xasprintf("not judged: %s", no);
+
+			rq_fact_add(row, "min_line_rate", f);
+			free(f);
+		} else {
+			double need = cfg->min_line_rate * dv.rate_gbps / 8;
+
+			short_bw |= !rq_judge(row, hi->busbw >= need, "%s %s: busbw %.3f GB/s, below "
+					      "%.0f %% of %s/%d's %.1f Gb/s data rate (%.3f GB/s)%s",
+					      coll_ops[cfg->op], hname, hi->busbw, cfg->min_line_rate * 100,
+					      dv.dev, dv.port, dv.rate_gbps, need, strag);
+		}
+	}
+	if (co.have_own && (cfg->op == OP_RING || cfg->op == OP_BISECTION))
+		judge_links(ctx, cfg, &co, row);
+	/* the rank the others waited for: the least time in a blocking collective */
+	if (strag[0]) {
+		rq_log(ctx, "#%s", strag + 1);
+		rq_fact_add(row, "waited_for", host_of(&co, hi->min_rank));
+		if (short_bw)
+			rq_fact_add(row, "suspects", host_of(&co, hi->min_rank));
+	}
+	if (co.have_own && !co.own.ended)
+		rq_judge(row, false, "%s: the benchmark stopped after %s: %s", argv[0], hname, words);
+	else if (co.have_own)
+		rq_judge(row, co.own.total_wrong == 0 || row->failed, "%s: %llu wrong elements",
+			 coll_ops[cfg->op], co.own.total_wrong);
+	else
+		rq_judge(row, true, "every size reported");
+	if (r.exit_code && !row->failed && !(co.have_own && !co.own.ended)) {
+		char how[160];
+
+		proc_describe(&r, argv[0], how, sizeof(how));
+		rq_result_set(row, RQ_ERROR, "%s: %s", how, words);
+	}
+out:
+	if (co.have_own)
+		coll_release(&co.own);
+	free(co.row);
+	proc_result_release(&r);
+	strv_free(argv);
+	free(env);
+	app_nodes_release(&nd);
+}
+
+const struct rq_kind rq_kind_collective = {
+	.name = "collective",
+	.summary = "an MPI collective (allreduce, alltoall, ...) or ring/bisection bandwidth across "
+		   "every node at once, each result checked",
+	.doc = "Launched once from the first node for all nodes: mpirun with a hostfile of the "
+	       "target's nodes over ssh (rxe-vm guests run sshd), or srun --mpi=pmix inside a "
+	       "Slurm allocation.  rdmaqual's own benchmark (rdmaqual-coll) checks every element "
+	       "of every rank and prints per-rank times; OSU micro-benchmarks and nccl-tests "
+	       "binaries are read by their parsers.  Figures per size: time, algbw and busbw "
+	       "with nccl-tests' definitions (allreduce x 2(n-1)/n; allgather, reduce_scatter, "
+	       "alltoall x (n-1)/n).  Judged: no wrong element (FAIL naming the size and the "
+	       "rank), busbw at the largest size (min_busbw, min_line_rate), the smallest "
+	       "size's time (max_latency_us), ring and bisection links against the median "
+	       "(their nodes named as suspects).",
+	.keys = coll_keys,
+	.cfg_size = sizeof(struct coll_cfg),
+	.default_targets = "hca,rxe-vm",
+	.validate = coll_validate,
+	.check = coll_check,
+	.run = coll_run,
+};
