@@ -16,8 +16,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/browser.sh
 
 if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "  SKIP: qemu-system-x86_64 not installed"
-	exit 0
+	skip "qemu-system-x86_64 not installed"
 fi
 RQ=${RQ_VM:-./rdmaqual}
 T=$(mktemp -d /tmp/rq-it-qualify.XXXXXX)
@@ -31,8 +30,7 @@ start=$(date +%s)
 for s in bookworm bookworm-backports; do
 	if ! "$RQ" vm image --kernel "debian:$s" >"$T/img-$s.out" 2>&1; then
 		sed 's/^/    | /' "$T/img-$s.out"
-		echo "  SKIP: debian:$s cannot be fetched here and is not cached"
-		exit 0
+		skip "debian:$s cannot be fetched here and is not cached"
 	fi
 done
 echo "    kernels ready in $(( $(date +%s) - start ))s"

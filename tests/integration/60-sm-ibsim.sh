@@ -20,7 +20,7 @@ ours() { pgrep -f -- "$1" | while read -r p; do grep -qa "$T\|rq-ibsim\|rq-agent
 before_ibsim=$(count /tmp/rq-ibsim-*)
 
 if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
-	echo "  skip: ibsim target unavailable here"; exit 0
+	skip "ibsim target unavailable here"
 fi
 
 # 1. the shipped suite

@@ -16,7 +16,7 @@ T=$(mktemp -d /tmp/rq-it-fab.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
 if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
-	echo "  skip: ibsim target unavailable here"; exit 0
+	skip "ibsim target unavailable here"
 fi
 before_ibsim=$(count /tmp/rq-ibsim-*)
 

@@ -13,8 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 RQ=${RQ:-build/san/rdmaqual}
 SSHD=/usr/sbin/sshd
 if [ ! -x "$SSHD" ] || [ "$(id -u)" -ne 0 ]; then
-	echo "  SKIP: needs root and openssh-server (make deps)"
-	exit 0
+	skip "needs root and openssh-server (make deps)"
 fi
 T=$(mktemp -d /tmp/rq-it-labssh.XXXXXX)
 port=$(( 30000 + ($$ + 7) % 20000 ))

@@ -14,8 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 RQ=${RQ:-build/san/rdmaqual}
 for b in slurmctld slurmd salloc srun munged mungekey unshare; do
 	if ! command -v $b >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
-		echo "  SKIP: needs root and slurmctld, slurmd, slurm-client, munge (make deps)"
-		exit 0
+		skip "needs root and slurmctld, slurmd, slurm-client, munge (make deps)"
 	fi
 done
 # Listeners on a private loopback only: the test runs in a network namespace
@@ -28,8 +27,7 @@ fi
 ip link set lo up
 if ! { ip link add rqlab0 type veth peer name rqlab1 && ip addr add 10.253.77.1/24 dev rqlab0 &&
 	ip link set rqlab0 up && ip link set rqlab1 up; }; then
-	echo "  SKIP: no veth in a network namespace"
-	exit 0
+	skip "no veth in a network namespace"
 fi
 T=$(mktemp -d /tmp/rq-it-slurm.XXXXXX)
 chmod 700 "$T"
@@ -48,7 +46,7 @@ mkdir -p "$T/state" "$T/spool" "$T/log"
 host=$(hostname)
 case "$(getent ahostsv4 "$host" | head -1 | cut -d' ' -f1)" in
 127.*) ;;
-*) echo "  SKIP: $host does not resolve to loopback (the daemons bind to it)"; exit 0 ;;
+*) skip "$host does not resolve to loopback (the daemons bind to it)" ;;
 esac
 pctl=$(( 36000 + $$ % 2000 * 2 ))
 mungekey -c -k "$T/munge.key" -b 1024

@@ -30,8 +30,7 @@ if [ "${1:-}" = --inside ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ] || [ ! -x /usr/sbin/sshd ]; then
-	echo "  SKIP: needs root and openssh-server (make deps)"
-	exit 0
+	skip "needs root and openssh-server (make deps)"
 fi
 vm_test_setup labvm
 start=$(date +%s)

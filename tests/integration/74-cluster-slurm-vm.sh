@@ -31,13 +31,11 @@ if [ "${1:-}" = --inside ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ] || [ ! -x /usr/sbin/sshd ]; then
-	echo "  SKIP: needs root and openssh-server (make deps)"
-	exit 0
+	skip "needs root and openssh-server (make deps)"
 fi
 for b in slurmctld slurmd salloc srun munged mungekey; do
 	if ! command -v $b >/dev/null 2>&1; then
-		echo "  SKIP: needs slurmctld, slurmd, slurm-client, munge (make deps)"
-		exit 0
+		skip "needs slurmctld, slurmd, slurm-client, munge (make deps)"
 	fi
 done
 vm_test_setup slurmvm

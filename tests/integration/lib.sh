@@ -26,14 +26,13 @@ wait_for() {
 count() { _n=0; for _p in "$@"; do [ -e "$_p" ] && _n=$((_n + 1)); done; echo "$_n"; }
 
 # vm_test_setup NAME: the start of every test that boots guests.  Without
-# QEMU it skips (exit 0).  RQ is the release build (the guest runs it too,
+# QEMU it skips (exit 4, see skip).  RQ is the release build (the guest runs it too,
 # over 9p, and ASan is slow under TCG; RQ_VM overrides), T a private temp
 # dir removed at exit, and the run state goes to a private dir under it.
 # shellcheck disable=SC2034 # RQ is for the test that calls this
 vm_test_setup() {
 	if ! command -v qemu-system-x86_64 >/dev/null; then
-		echo "  SKIP: qemu-system-x86_64 not installed"
-		exit 0
+		skip "qemu-system-x86_64 not installed"
 	fi
 	RQ=${RQ_VM:-./rdmaqual}
 	T=$(mktemp -d "/tmp/rq-it-$1.XXXXXX") || exit 1
@@ -63,4 +62,8 @@ vm_owner() {
 	echo "$_owner"
 }
 
+# skip WHY: the test cannot run here (a missing tool, module or privilege):
+# say why and exit 4, kselftest's KSFT_SKIP, which the runner reports as a
+# skip, not as a pass.
+skip() { echo "  SKIP: $1"; exit 4; }
 finish() { echo "  $_checks checks, $_fails failed"; [ "$_fails" -eq 0 ]; }
