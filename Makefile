@@ -118,12 +118,15 @@ layers: $(REL_OBJ) build/rel/harness/cli/main.o
 docs-check: rdmaqual
 	@./rdmaqual help --markdown | diff -u docs/kinds.md - >/dev/null || \
 		{ echo "docs/kinds.md is stale: run 'make docs'"; ./rdmaqual help --markdown | diff -u docs/kinds.md -; exit 1; }
+	@# every yaml example in README.md and docs/ is a case file lint takes
+	@tools/check-doc-yaml.sh ./rdmaqual
 
-# Fuzz targets tests/fuzz/fuzz_NAME.c: the code under test lives in src/
-# (harness/ needs main.c).  src/ is compiled once for all targets, with the
-# fuzzer's coverage; each target has its seeds in tests/fuzz/corpus-NAME
+# Fuzz targets tests/fuzz/fuzz_NAME.c: the code under test lives in src/,
+# harness/exec/ and harness/report/ (the rest of harness/ is the CLI, which
+# needs main.c).  They are compiled once for all targets, with the fuzzer's
+# coverage; each target has its seeds in tests/fuzz/corpus-NAME
 # (the loader's in tests/fuzz/corpus) and grows build/fuzz/corpus-NAME.
-FUZZ_SRC := $(SRC)
+FUZZ_SRC := $(SRC) $(sort $(wildcard harness/exec/*.c harness/report/*.c))
 FUZZ_OBJ := $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
 # UB must stop the run: by default UBSan only prints and libFuzzer goes on
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) \
@@ -149,17 +152,18 @@ build/fuzz/fuzz_inputs: FUZZ_LDFLAGS := -Wl,--wrap=kill,--wrap=rm_rf,--wrap=rm_r
 .SECONDARY: $(FUZZ_OBJ)
 
 FUZZ_BIN := build/fuzz/fuzz_loader build/fuzz/fuzz_parsers build/fuzz/fuzz_result \
-	build/fuzz/fuzz_inputs
+	build/fuzz/fuzz_inputs build/fuzz/fuzz_exec
 FUZZ_DIRS := build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result \
-	build/fuzz/corpus-inputs
+	build/fuzz/corpus-inputs build/fuzz/corpus-exec
 
-# make check: about 105 s in all (fuzz_inputs has 13 targets behind a selector byte).
+# make check: about 115 s in all (fuzz_inputs has 13 targets behind a selector byte).
 fuzz-brief: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIRS)
 	$(call FUZZ_RUN,loader,20,4096)
 	$(call FUZZ_RUN,parsers,15,16384)
 	$(call FUZZ_RUN,result,10,4096)
 	$(call FUZZ_RUN,inputs,60,8192)
+	$(call FUZZ_RUN,exec,10,8192)
 
 fuzz: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIRS)
@@ -167,6 +171,7 @@ fuzz: $(FUZZ_BIN)
 	$(call FUZZ_RUN,parsers,$${FUZZ_SECONDS:-600},16384)
 	$(call FUZZ_RUN,result,$${FUZZ_SECONDS:-600},8192)
 	$(call FUZZ_RUN,inputs,$${FUZZ_SECONDS:-600},16384)
+	$(call FUZZ_RUN,exec,$${FUZZ_SECONDS:-600},16384)
 
 # cases/apps (qperf, libfabric, UCX, rping between the guests) are left
 # out: under TCG they add ~40 s to a warm demo whose goal is 45 s.  Run them
