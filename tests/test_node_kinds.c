@@ -564,6 +564,34 @@ START_TEST(mtu_set_and_restore)
 		sb_release(&log);
 	}
 
+	/*
+	 * An earlier boot's record first, then this boot's 1500, 9000, 2000:
+	 * only the earlier boot's is dropped; this boot's first one (1500) is
+	 * applied.  Before, the old record counted as "the first" and every
+	 * record was dropped: the MTU stayed at 4000 and the journal emptied.
+	 */
+	{
+		struct rq_ctx c = { .root = tmp, .scratch = scratch };
+		struct sb log = SB_INIT;
+		char *rec = xasprintf("mtu\t%s\teth0\t1280\tboot=00000000-dead-beef-0000-000000000000\t"
+				      "ifindex=-,mac=52:54:00:12:34:56\t1700000000\n", tmp);
+
+		ck_assert_int_eq(netdev_set_mtu(tmp, "eth0", 1500), 0);
+		ck_assert_int_eq(write_file_atomic(want, rec, strlen(rec)), 0);
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "1500"), 0);
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "9000"), 0);
+		ck_assert_int_eq(undo_push(&c, "mtu", "eth0", "2000"), 0);
+		ck_assert_int_eq(netdev_set_mtu(tmp, "eth0", 4000), 0);
+		ck_assert_int_eq(undo_apply_pending(want, &log), 0);
+		ck_assert_int_eq(netdev_get_mtu(tmp, "eth0", &mtu), 0);
+		ck_assert_int_eq(mtu, 1500);
+		ck_assert_ptr_nonnull(strstr(log.buf, "1280: recorded during an earlier boot"));
+		ck_assert_ptr_nonnull(strstr(log.buf, "MTU of eth0 back to 1500"));
+		ck_assert_ptr_nonnull(strstr(log.buf, "a later record (value 9000) dropped"));
+		free(rec);
+		sb_release(&log);
+	}
+
 	/* Renamed since (eth0 is now eth9): the MTU goes back on that device, by its MAC. */
 	{
 		struct rq_ctx c = { .root = tmp, .scratch = scratch };

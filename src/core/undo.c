@@ -162,7 +162,8 @@ static void describe(char **f, char *buf, size_t size)
  * failures.  Per setting (type, root, what) only the first record counts:
  * it holds the value from before the first change; later ones (a setting
  * changed twice) are dropped.  Records from an earlier boot are dropped
- * unapplied: the reboot already reset what they undo.  A case's restore
+ * unapplied (the reboot already reset what they undo) and do not count as
+ * that first record.  A case's restore
  * (root set) logs each as its kind says it ("restore eth0 MTU 1500: ok")
  * and puts the first failure in why (may be NULL).
  */
@@ -209,7 +210,10 @@ static int apply_matching(const char *path, const char *type, const char *root, 
 				sb_addf(log, "undo %s %s: a later record (value %s) dropped; the first one "
 					"holds the value from before\n", f[0], f[2], f[3]);
 		} else if (n >= 5 && str_starts(f[4], "boot=") && strcmp(f[4] + 5, boot)) {
-			sb_add(&seen, key + 1, strlen(key + 1));
+			/*
+			 * Not "seen": this boot's first record of the setting still
+			 * holds the value from before this boot's first change.
+			 */
 			if (log)
 				sb_addf(log, "undo %s %s -> %s: recorded during an earlier boot (%s%s%s), when "
 					"the node restarted it lost that change; dropped, not applied\n",

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -231,12 +232,22 @@ static int run_watched(struct vp *s, const char *const *argv, struct watched *w)
 		sb_addf(&line, "%s%s", i ? " " : "", argv[i]);
 	rq_log(ctx, "$ %s", line.buf);
 	sb_release(&line);
-	snprintf(path, sizeof(path), "%s/perftest-%d.out", ctx->scratch ? ctx->scratch : "/tmp",
-		 (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * The tool's output goes to a file with no name anyone else could
+	 * reach: an unlinked one in the agent's own 0700 scratch dir, else an
+	 * anonymous one (a fixed /tmp/perftest-PID.out, O_TRUNC, was anyone's
+	 * to plant as a link).
+	 */
+	if (ctx->scratch) {
+		snprintf(path, sizeof(path), "%s/perftest-%d.out", ctx->scratch, (int)getpid());
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			unlink(path);
+	} else {
+		fd = memfd_create("perftest-out", MFD_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
-	unlink(path);
 	{
 		struct spawn_opts so = {
 			.argv = argv,

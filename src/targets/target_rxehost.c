@@ -96,9 +96,16 @@ out:
 	return ret ? -EIO : 0;
 }
 
-static void record_path(const struct rq_run_opts *o, char *buf, size_t size)
+/*
+ * The record lives in the run's state dir (checked: the euid's, 0700);
+ * there is no fallback: a fixed /tmp/rxe-host was anyone's to plant.
+ */
+static int record_path(const struct rq_run_opts *o, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/rxe-host", o->state_dir ? o->state_dir : "/tmp");
+	if (!o->state_dir || !*o->state_dir)
+		return -1;
+	snprintf(buf, size, "%s/rxe-host", o->state_dir);
+	return 0;
 }
 
 static void teardown(const struct rq_run_opts *o)
@@ -107,8 +114,8 @@ static void teardown(const struct rq_run_opts *o)
 
 	rq_rxe_del(RXEHOST_RDMA, scaled_ms(5000), err, sizeof(err));
 	dummy_link(false, err, sizeof(err));
-	record_path(o, rec, sizeof(rec));
-	unlink(rec);
+	if (!record_path(o, rec, sizeof(rec)))
+		unlink(rec);
 }
 
 static int rxehost_open(struct rq_target *t, char *err, size_t errsz)
@@ -129,7 +136,11 @@ static int rxehost_open(struct rq_target *t, char *err, size_t errsz)
 	}
 	proc_result_release(&r);
 	/* Undo first, then change: a crash in between leaves a record, not a mystery. */
-	record_path(t->opts, rec, sizeof(rec));
+	if (record_path(t->opts, rec, sizeof(rec))) {
+		snprintf(err, errsz, "rxe-host keeps its undo record in the run's state dir, "
+			 "and this run has none");
+		return -1;
+	}
 	if (write_file_atomic(rec, RXEHOST_NETDEV " " RXEHOST_RDMA "\n",
 			      strlen(RXEHOST_NETDEV " " RXEHOST_RDMA "\n"))) {
 		snprintf(err, errsz, "cannot write %s", rec);
@@ -166,8 +177,7 @@ static void rxehost_cleanup_stale(const struct rq_run_opts *o)
 {
 	char rec[4200];
 
-	record_path(o, rec, sizeof(rec));
-	if (!access(rec, F_OK))
+	if (!record_path(o, rec, sizeof(rec)) && !access(rec, F_OK))
 		teardown(o);
 }
 

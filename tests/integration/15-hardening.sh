@@ -349,4 +349,11 @@ done
 expect_eq "all pairs of 20,000 nodes is refused up front" 2 $?
 expect_grep "with its count and the limit" '199990000 pairs per two-sided case, over the limit of 1048576' \
 	"$T/big.out"
+# 13. No fixed name under /tmp: every /tmp path in the code is a mkdtemp
+# template (XXXXXX), the prefix that matches what one made, or the state
+# dir's /tmp/rdmaqual-UID (checked: the euid's, 0700).  kind_perftest fell
+# back to /tmp/perftest-PID.out (O_TRUNC) and rxe-host to /tmp/rxe-host.
+echo "-- no fixed /tmp names in the code"
+expect_eq "no source file builds a fixed /tmp name" "" \
+	"$(grep -rnE '"/tmp[/"]' src harness | grep -vE 'XXXXXX|rq-agent-|rdmaqual-peer\.|"/tmp/rq-"|rdmaqual-%u|rdmaqual-UID|opendir\("/tmp"\)|"/tmp/%s"|^[^:]*:[0-9]+:\s*/?\*')"
 finish

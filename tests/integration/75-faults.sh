@@ -307,11 +307,13 @@ elif [[ " $ROWS " = *" state "* ]]; then
 	printf 'pid %d 736c65657000\ndir %s/victim\n' "$decoy" "$T" >"$T/state/ibsm-$dead.run"
 	boot=$(cat /proc/sys/kernel/random/boot_id)
 	{
+		# one of another boot first: dropped, and not "the first record"
+		# (before, it was, and this boot's records were dropped after it)
+		printf 'mtu\t/\tlo\t1500\tboot=00000000-dead-beef-0000-000000000000\tifindex=1,mac=00:00:00:00:00:00\t1\n'
 		# lo's MTU from before the (killed) change, this boot
 		printf 'mtu\t/\tlo\t65536\tboot=%s\tifindex=1,mac=00:00:00:00:00:00\t%s\n' "$boot" "$(date +%s)"
-		# a later record of the same setting, and one of another boot: neither applies
+		# a later record of the same setting: it does not apply
 		printf 'mtu\t/\tlo\t1280\tboot=%s\tifindex=1,mac=00:00:00:00:00:00\t%s\n' "$boot" "$(date +%s)"
-		printf 'mtu\t/\tlo\t1500\tboot=00000000-dead-beef-0000-000000000000\tifindex=1,mac=00:00:00:00:00:00\t1\n'
 	} >"$T/state/undo.journal"
 	t0=$(ms)
 	unshare -n sh -c "ip link set lo mtu 9000 && '$RQ' cleanup >'$T/cleanup.out' 2>&1; ip -o link show lo" \
@@ -325,7 +327,7 @@ elif [[ " $ROWS " = *" state "* ]]; then
 	victim=removed
 	[ -d "$T/victim" ] && victim=kept
 	sed 's/^/    | /' "$T/cleanup.out"
-	row "stale forged records" "a dead run's records: a VM dir \`/tmp/rq-.../../victim\`, an SM pid of a live unrelated process, lo's MTU journaled three times (this boot twice, another boot)" \
+	row "stale forged records" "a dead run's records: a VM dir \`/tmp/rq-.../../victim\`, an SM pid of a live unrelated process, lo's MTU journaled three times (another boot, then this boot twice)" \
 		"mtu=65536 decoy=alive victim=kept" "mtu=$mtu decoy=$alive victim=$victim" "$took" 5 \
 		"$(left 'sleep 1000.6')" "$(earlier)"
 fi
