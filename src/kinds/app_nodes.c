@@ -72,7 +72,12 @@ int app_nodes_hostfile(struct rq_ctx *ctx, struct app_nodes *nd, char *err, size
 	struct sb s = SB_INIT;
 	int fd, rc = 0;
 
-	snprintf(nd->hostfile, sizeof(nd->hostfile), "%s/hostfile", ctx->scratch ? ctx->scratch : "/tmp");
+	/* never a fixed /tmp/hostfile: the unlink below would remove anyone's */
+	if (!ctx->scratch) {
+		snprintf(err, errsz, "no scratch dir for the hostfile (cases run under an agent)");
+		return -1;
+	}
+	snprintf(nd->hostfile, sizeof(nd->hostfile), "%s/hostfile", ctx->scratch);
 	for (size_t i = 0; i < nd->n; i++)
 		sb_addf(&s, "%s slots=%d\n", nd->name[i], nd->slots);
 	/* the case's own scratch dir: a new file, never one someone put there */
