@@ -376,6 +376,51 @@ START_TEST(html_run)
 }
 END_TEST
 
+/* qualify's page: each figure judged with repeats shows both samples, the band and the outcome. */
+START_TEST(html_noise)
+{
+	static const double b[6] = { 1.0, 1.01, 0.99, 1.02, 0.98, 1.0 }, a[6] = { 0.7, 0.71, 0.69, 0.7, 0.72, 0.68 };
+	json_t *db[6], *da[6], *mb, *ma, *cj;
+	struct cmp_opts o;
+	struct cmp_report rep;
+	struct sb out = SB_INIT;
+	char err[256];
+
+	for (int i = 0; i < 6; i++) {
+		char *rb = bwrow("PASS", b[i]), *ra = bwrow("PASS", a[i]);
+
+		db[i] = doc(rb);
+		da[i] = doc(ra);
+		free(rb);
+		free(ra);
+	}
+	mb = rq_repeat_merge(db, 6, err, sizeof(err));
+	ma = rq_repeat_merge(da, 6, err, sizeof(err));
+	cmp_opts_init(&o);
+	ck_assert_int_eq(cmp_compare(mb, ma, &o, &rep, err, sizeof(err)), 0);
+	cj = cmp_report_json(&rep, &o);
+	struct rq_html_side hb = { .label = "before", .doc = mb }, ha = { .label = "after", .doc = ma };
+
+	rq_html_compare(&out, "q", &hb, &ha, cj);
+	ck_assert_ptr_nonnull(strstr(out.buf, "<section id=\"noise\">"));
+	ck_assert_ptr_nonnull(strstr(out.buf, "<tr class=\"judged\" data-outcome=\"regression\">"));
+	ck_assert_uint_eq(count(out.buf, "<circle class=\"sample s0\""), 6);
+	ck_assert_uint_eq(count(out.buf, "<circle class=\"sample s1\""), 6);
+	ck_assert_uint_eq(count(out.buf, "<rect class=\"band\""), 1);
+	ck_assert_ptr_nonnull(strstr(out.buf, "worse by 30.0% (tolerance 5%)"));
+	sb_release(&out);
+	json_decref(cj);
+	cmp_report_release(&rep);
+	cmp_opts_release(&o);
+	for (int i = 0; i < 6; i++) {
+		json_decref(db[i]);
+		json_decref(da[i]);
+	}
+	json_decref(mb);
+	json_decref(ma);
+}
+END_TEST
+
 START_TEST(html_heatmap)
 {
 	const char *labels[] = { "node01", "node02", "<n3>" };
@@ -409,6 +454,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, baseline_distribution);
 	tcase_add_test(tc, baseline);
 	tcase_add_test(tc, html_run);
+	tcase_add_test(tc, html_noise);
 	tcase_add_test(tc, html_heatmap);
 	tcase_add_test(tc, html_escape);
 }
