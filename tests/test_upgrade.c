@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "core/result.h"
@@ -421,6 +422,53 @@ START_TEST(html_noise)
 }
 END_TEST
 
+/* A run's page shows each judged figure's trend over the earlier runs beside it. */
+START_TEST(html_trend)
+{
+	char top[] = "/tmp/rq-test-trend.XXXXXX", p[512];
+	struct sb out = SB_INIT;
+	json_t *d;
+
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	for (int i = 1; i <= 4; i++) {
+		char *r = bwrow("PASS", 10.0 + i);
+
+		d = doc(r);
+		free(r);
+		snprintf(p, sizeof(p), "2026-11-30T10:0%d:00Z", i);
+		json_object_set_new(json_object_get(d, "run"), "started", json_string(p));
+		snprintf(p, sizeof(p), "%s/run%d", top, i);
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+		if (i < 4) {
+			snprintf(p, sizeof(p), "%s/run%d/results.json", top, i);
+			ck_assert_int_eq(json_dump_file(d, p, 0), 0);
+			json_decref(d);
+		}
+	}
+	snprintf(p, sizeof(p), "%s/latest", top);
+	ck_assert_int_eq(symlink("run3", p), 0);	/* followed never, counted once */
+	snprintf(p, sizeof(p), "%s/run4", top);
+	rq_html_run(&out, d, p, NULL);
+	ck_assert_ptr_nonnull(strstr(out.buf, "<svg class=\"trend\" data-runs=\"3\""));
+	ck_assert_ptr_nonnull(strstr(out.buf, "3 earlier runs: 11 .. 14"));
+	sb_release(&out);
+	/* The first run of a directory has no trend. */
+	rq_html_run(&out, d, "/nonexistent/run", NULL);
+	ck_assert_ptr_null(strstr(out.buf, "class=\"trend\""));
+	sb_release(&out);
+	json_decref(d);
+	for (int i = 1; i <= 4; i++) {
+		snprintf(p, sizeof(p), "%s/run%d/results.json", top, i);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/run%d", top, i);
+		rmdir(p);
+	}
+	snprintf(p, sizeof(p), "%s/latest", top);
+	unlink(p);
+	rmdir(top);
+}
+END_TEST
+
 START_TEST(html_heatmap)
 {
 	const char *labels[] = { "node01", "node02", "<n3>" };
@@ -455,6 +503,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, baseline);
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_noise);
+	tcase_add_test(tc, html_trend);
 	tcase_add_test(tc, html_heatmap);
 	tcase_add_test(tc, html_escape);
 }

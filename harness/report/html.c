@@ -6,6 +6,7 @@
  * font or stylesheet from anywhere else (the CSP meta forbids it), so the
  * page looks the same on a CI server without network.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -262,6 +263,158 @@ static void figure_text(struct sb *out, json_t *f)
 }
 
 /*
+ * Trends: the earlier runs beside this one in its reports directory (the
+ * run directories next to run_dir, newest RQ_TREND_RUNS that started
+ * before it), indexed by row id, so each judged figure can show where it
+ * stands against its own history (`rdmaqual history` has the change points).
+ */
+#define RQ_TREND_RUNS 20
+#define RQ_TREND_MAX_FILE (64u << 20)
+
+struct trend {
+	json_t *idx[RQ_TREND_RUNS];	/* row id -> row, oldest first */
+	char *started[RQ_TREND_RUNS];
+	size_t n;
+};
+
+static int str_pcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void trend_load(struct trend *t, const char *run_dir, json_t *self)
+{
+	const char *mine = jstr(json_object_get(self, "run"), "started"), *slash;
+	char *parent, **names = NULL;
+	size_t nn = 0;
+	DIR *d;
+	struct dirent *e;
+
+	memset(t, 0, sizeof(*t));
+	if (!run_dir || !mine || !(slash = strrchr(run_dir, '/')))
+		return;
+	parent = xstrndup(run_dir, (size_t)(slash - run_dir));
+	d = opendir(parent);
+	while (d && (e = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, slash + 1))
+			continue;
+		p = xasprintf("%s/%s/results.json", parent, e->d_name);
+		/* Run dirs only: no symlink (latest), no file that is not a plain one. */
+		char *dirp = xasprintf("%s/%s", parent, e->d_name);
+
+		if (!lstat(dirp, &st) && S_ISDIR(st.st_mode) && !lstat(p, &st) && S_ISREG(st.st_mode) &&
+		    st.st_size < RQ_TREND_MAX_FILE) {
+			names = xrealloc(names, (nn + 1) * sizeof(*names));
+			names[nn++] = p;
+		} else {
+			free(p);
+		}
+		free(dirp);
+	}
+	if (d)
+		closedir(d);
+	free(parent);
+	/* Run ids start with the time: the newest by name, then checked by "started". */
+	if (nn)
+		qsort(names, nn, sizeof(*names), str_pcmp);
+	for (size_t i = nn > 3 * RQ_TREND_RUNS ? nn - 3 * RQ_TREND_RUNS : 0; i < nn; i++) {
+		json_t *doc = json_load_file(names[i], 0, NULL), *idx, *r;
+		const char *st = doc ? jstr(json_object_get(doc, "run"), "started") : NULL;
+		size_t k;
+
+		if (!st || strcmp(st, mine) >= 0 || !json_is_array(json_object_get(doc, "results"))) {
+			json_decref(doc);
+			continue;
+		}
+		char *started = xstrdup(st);	/* doc's strings go with it */
+
+		idx = json_object();
+		json_array_foreach(json_object_get(doc, "results"), k, r)
+			if (jstr(r, "id") && !json_object_get(idx, jstr(r, "id")))
+				json_object_set(idx, jstr(r, "id"), r);
+		json_decref(doc);
+		if (t->n == RQ_TREND_RUNS) {	/* keep the newest */
+			json_decref(t->idx[0]);
+			free(t->started[0]);
+			memmove(t->idx, t->idx + 1, (RQ_TREND_RUNS - 1) * sizeof(*t->idx));
+			memmove(t->started, t->started + 1, (RQ_TREND_RUNS - 1) * sizeof(*t->started));
+			t->n--;
+		}
+		t->idx[t->n] = idx;
+		t->started[t->n++] = started;
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	/* Oldest first by start time (names sort so already, but a clock may disagree). */
+	for (size_t i = 1; i < t->n; i++)
+		for (size_t j = i; j > 0 && strcmp(t->started[j - 1], t->started[j]) > 0; j--) {
+			json_t *x = t->idx[j];
+			char *s = t->started[j];
+
+			t->idx[j] = t->idx[j - 1];
+			t->started[j] = t->started[j - 1];
+			t->idx[j - 1] = x;
+			t->started[j - 1] = s;
+		}
+}
+
+static void trend_release(struct trend *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		json_decref(t->idx[i]);
+		free(t->started[i]);
+	}
+	t->n = 0;
+}
+
+/* A sparkline of the figure's earlier values and this one (the last dot, larger). */
+static void trend_svg(struct sb *out, const struct trend *t, const char *row, json_t *f)
+{
+	double v[RQ_TREND_RUNS + 1], lo, hi;
+	size_t n = 0;
+	const char *name = jstr(f, "name"), *unit = jstr(f, "unit") ? jstr(f, "unit") : "";
+
+	if (!t || !t->n || !row || !name || !json_is_number(json_object_get(f, "value")))
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		json_t *r = json_object_get(t->idx[i], row), *g;
+		size_t k;
+
+		json_array_foreach(r ? json_object_get(r, "figures") : NULL, k, g)
+			if (jstr(g, "name") && !strcmp(jstr(g, "name"), name) &&
+			    !strcmp(jstr(g, "unit") ? jstr(g, "unit") : "", unit) &&
+			    json_is_number(json_object_get(g, "value"))) {
+				v[n++] = json_number_value(json_object_get(g, "value"));
+				break;
+			}
+	}
+	if (n < 2)
+		return;		/* no history to speak of */
+	v[n++] = json_number_value(json_object_get(f, "value"));
+	lo = hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = fmin(lo, v[i]);
+		hi = fmax(hi, v[i]);
+	}
+	if (hi == lo)
+		hi = lo + 1;
+	const double W = 80, H = 16;
+
+	sb_addf(out, " <svg class=\"trend\" data-runs=\"%zu\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
+		"role=\"img\"><title>%zu earlier runs: %.4g .. %.4g</title><polyline fill=\"none\" "
+		"stroke=\"#777\" points=\"", n - 1, W, H, W, H, n - 1, lo, hi);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(out, "%s%.1f,%.1f", i ? " " : "", 2 + (double)i * (W - 6) / (double)(n - 1),
+			H - 2 - (v[i] - lo) / (hi - lo) * (H - 4));
+	sb_addf(out, "\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#1565c0\"/></svg>", W - 4,
+		H - 2 - (v[n - 1] - lo) / (hi - lo) * (H - 4));
+}
+
+/*
  * A row's figures: all of them when few; else the judged ones (their
  * direction is known) and the rest folded, so a link-health row's thirty
  * counters do not make the table unreadable.
@@ -273,7 +426,7 @@ static bool judged_fig(json_t *f)
 	return cmp_direction(jstr(f, "name"), jstr(f, "unit")) != CMP_DIR_UNKNOWN;
 }
 
-static void row_figures(struct sb *out, json_t *figs)
+static void row_figures(struct sb *out, json_t *figs, const struct trend *t, const char *row)
 {
 	size_t j, n = json_array_size(figs), shown = 0, folded = 0;
 	json_t *f;
@@ -283,6 +436,8 @@ static void row_figures(struct sb *out, json_t *figs)
 			if (j)
 				sb_adds(out, "<br>");
 			figure_text(out, f);
+			if (judged_fig(f))
+				trend_svg(out, t, row, f);
 		}
 		return;
 	}
@@ -291,6 +446,7 @@ static void row_figures(struct sb *out, json_t *figs)
 			if (shown++)
 				sb_adds(out, "<br>");
 			figure_text(out, f);
+			trend_svg(out, t, row, f);
 		}
 	sb_addf(out, "<details class=\"figs\"><summary>%zu more figure%s</summary>", n - shown,
 		n - shown == 1 ? "" : "s");
@@ -427,7 +583,7 @@ static void filter_buttons(struct sb *out)
 }
 
 /* Every row: failures first (FAIL, ERROR, SKIP, PASS), then file order. */
-static void rows_table(struct sb *out, json_t *doc)
+static void rows_table(struct sb *out, json_t *doc, const struct trend *t)
 {
 	size_t i;
 	json_t *r;
@@ -449,7 +605,7 @@ static void rows_table(struct sb *out, json_t *doc)
 			sb_addf(out, "</td><td>%.2f s</td><td>", json_number_value(json_object_get(r, "duration_s")));
 			esc(out, jstr(r, "reason"));
 			sb_adds(out, "</td><td>");
-			row_figures(out, json_object_get(r, "figures"));
+			row_figures(out, json_object_get(r, "figures"), t, jstr(r, "id"));
 			sb_adds(out, "</td></tr>\n");
 		}
 	sb_adds(out, "</table></section>\n");
@@ -828,7 +984,11 @@ void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *e
 	summary(out, doc, "summary");
 	verdict_grid(out, doc);
 	failures(out, doc, run_dir, NULL);
-	rows_table(out, doc);
+	struct trend t;
+
+	trend_load(&t, run_dir, doc);
+	rows_table(out, doc, &t);
+	trend_release(&t);
 	charts(out, &doc, lab, 1);
 	if (extra_html)
 		sb_adds(out, extra_html);
