@@ -602,15 +602,14 @@ int cmd_qualify(int argc, char **argv)
 		case 'b': sb_.spec = optarg; break;
 		case 'a': sa.spec = optarg; break;
 		case 'n': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			long long v;
 
 			if (!strcmp(optarg, "auto")) {
 				autorep = true;
 				repeat = 0;
 				break;
 			}
-			if (end == optarg || *end || v < 1 || v > MAX_REPEAT) {
+			if (parse_ll(optarg, &v) || v < 1 || v > MAX_REPEAT) {
 				usage_error("qualify", "--repeat wants auto or 1 to %d, not \"%s\"", MAX_REPEAT, optarg);
 				goto out;
 			}
@@ -619,10 +618,9 @@ int cmd_qualify(int argc, char **argv)
 			break;
 		}
 		case 7: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			long long v;
 
-			if (end == optarg || *end || v < 1 || v > MAX_REPEAT) {
+			if (parse_ll(optarg, &v) || v < 1 || v > MAX_REPEAT) {
 				usage_error("qualify", "--max-repeat wants 1 to %d, not \"%s\"", MAX_REPEAT, optarg);
 				goto out;
 			}

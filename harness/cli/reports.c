@@ -135,11 +135,11 @@ int cmd_reports(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "n:d:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'n': {
-			char *end;
+			long long k;
 
-			keep = strtol(optarg, &end, 10);
-			if (*end || keep < 1 || keep > 1000000)
+			if (parse_ll(optarg, &k) || k < 1 || k > 1000000)
 				return usage_error("reports", "--keep wants a count of 1 or more, not \"%s\"", optarg);
+			keep = (long)k;
 			break;
 		}
 		case 'd': dir = optarg; break;

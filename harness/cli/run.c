@@ -377,12 +377,10 @@ static int run_main(int argc, char **argv, const char *resume)
 		case 1: o.target = optarg; break;
 		case 2: o.require_target = optarg; break;
 		case 3: {
-			char *end;
-			double m = strtod(optarg, &end);
+			double m;
 
-			/* nan, inf and 1e-300 would make every deadline meaningless (or UB). */
-			if (end == optarg || *end || !isfinite(m) || m < RQ_TIMEOUT_MUL_MIN ||
-			    m > RQ_TIMEOUT_MUL_MAX)
+			/* the case files' converter; nan, inf and 1e-300 would make every deadline meaningless */
+			if (parse_double(optarg, &m) || m < RQ_TIMEOUT_MUL_MIN || m > RQ_TIMEOUT_MUL_MAX)
 				return usage_error("run", "--timeout-mul wants a number from %g to %g, not \"%s\"",
 						   RQ_TIMEOUT_MUL_MIN, RQ_TIMEOUT_MUL_MAX, optarg);
 			rq_timeout_mul = m;
@@ -416,10 +414,9 @@ static int run_main(int argc, char **argv, const char *resume)
 		case 15: co.nodes = optarg; break;
 		case 16: co.launcher = optarg; break;
 		case 17: {
-			char *end;
-			long k = strtol(optarg, &end, 10);
+			long long k;
 
-			if (*end || k < 1 || k > 4096)
+			if (parse_ll(optarg, &k) || k < 1 || k > 4096)
 				return usage_error("run", "--fanout wants a number in [1, 4096], not \"%s\"", optarg);
 			co.fanout = (unsigned)k;
 			break;

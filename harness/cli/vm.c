@@ -179,7 +179,15 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 		case 'k': o.kernel = optarg; break;
 		case 'm': o.modules = optarg; break;
 		case 's': o.state_dir = optarg; break;
-		case 'n': nrep = atoi(optarg) > 0 ? atoi(optarg) : 20; break;
+		case 'n': {
+			long long v;
+
+			/* the case files' converter: "20x" is a mistake, not 20 */
+			if (parse_ll(optarg, &v) || v < 1 || v > 100000)
+				return usage_error("vm", "--n wants a count of 1 to 100000, not \"%s\"", optarg);
+			nrep = (int)v;
+			break;
+		}
 		case 'h': vm_usage(stdout); return 0;
 		default: vm_usage(stderr); return RQ_EXIT_USAGE;
 		}

@@ -32,6 +32,13 @@ done
 "$RQ" parse >"$T/p.out" 2>"$T/p.err"
 expect_eq "a usage mistake still exits 2" 2 $?
 expect_grep "and prints the usage on stderr" 'usage: rdmaqual parse' "$T/p.err"
+# Numbers on the command line go through the case files' converter: "3x" is
+# refused (strtol read it as 3), hex is taken as in a case file.
+"$RQ" vm bench --n 20x >"$T/n.out" 2>"$T/n.err"
+expect_eq "a count with a unit it does not have exits 2" 2 $?
+expect_grep "and is named" 'rdmaqual vm: --n wants a count of 1 to 100000, not "20x"' "$T/n.err"
+"$RQ" run --dry-run --fanout 0x10 --nodes a,b tests/cases/runner >"$T/f.out" 2>&1
+expect_grep "0x10 is 16, as in a case file" 'fanout 16' "$T/f.out"
 # Subcommands come from a table too: an unknown word is named, with a hint.
 "$RQ" vm frob >"$T/w.out" 2>"$T/w.err"
 expect_eq "an unknown subcommand exits 2" 2 $?
