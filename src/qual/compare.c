@@ -956,7 +956,8 @@ static void warn_dups(struct cmp_report *rep, const struct side *s, const char *
 		if (strcmp(s->byid[i]->id, s->byid[i + 1]->id) || (i && !strcmp(s->byid[i - 1]->id, s->byid[i]->id)))
 			continue;
 		set_msg(add(rep, CMP_WARNING, s->byid[i]->id, NULL, NULL, NULL),
-			"row id appears more than once %s; the first one is compared", which);
+			"row id appears more than once %s (repeated rows): the first one's verdict is compared, "
+			"its figures are judged over all of them", which);
 	}
 }
 

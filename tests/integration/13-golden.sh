@@ -26,6 +26,23 @@ if [ "${RQ_UPDATE_GOLDEN:-}" = 1 ]; then
 	cp "$T/results.json" tests/golden/runner-results.json
 	echo "  golden files rewritten"
 fi
+# Repeated rows judged against their noise (tests/golden/noise/README.md):
+# the console and the rdmaqual-compare/1 document are deterministic (the
+# bootstrap has a fixed seed), so they are golden as they are.
+N=tests/golden/noise
+"$RQ" compare $N/before.json $N/after.json >"$T/noise.txt" 2>&1
+expect_eq "noise: the planted changes are regressions (exit 1)" 1 $?
+"$RQ" compare --json $N/before.json $N/after.json >"$T/noise.json" 2>&1
+if [ "${RQ_UPDATE_GOLDEN:-}" = 1 ]; then
+	cp "$T/noise.txt" $N/compare.txt
+	cp "$T/noise.json" $N/compare.json
+fi
+expect_true "noise: the console matches $N/compare.txt" diff -u $N/compare.txt "$T/noise.txt"
+expect_true "noise: the JSON matches $N/compare.json" diff -u $N/compare.json "$T/noise.json"
+expect_eq "noise: three regressions, each with its interval, n=8 a side" "3 3" \
+	"$(jq -r '[.findings[] | select(.regression)] | "\(length) \([.[] | select(.interval_pct != null and .n_before == 8)] | length)"' "$T/noise.json")"
+expect_eq "noise: no judged figure is inconclusive" 0 \
+	"$(jq '[.findings[] | select(.type == "figure_inconclusive")] | length' "$T/noise.json")"
 expect_true "junit.xml matches tests/golden/runner-junit.xml" diff -u tests/golden/runner-junit.xml "$T/junit.xml"
 expect_true "results.json matches tests/golden/runner-results.json" diff -u tests/golden/runner-results.json "$T/results.json"
 diff -u tests/golden/runner-junit.xml "$T/junit.xml" | head -20
