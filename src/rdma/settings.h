@@ -2,7 +2,7 @@
 /*
  * Node settings under a root ("" or "/": the live node, else a tree):
  * what mtu set: and irq-affinity set: change, and what their undo records
- * restore (kind_mtu.c, kind_irq.c register the appliers).
+ * restore (kind_mtu.c, kind_irq_affinity.c register the appliers).
  */
 #ifndef RQ_RDMA_SETTINGS_H
 #define RQ_RDMA_SETTINGS_H
