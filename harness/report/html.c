@@ -1257,11 +1257,17 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 	failures(out, a->doc, a->run_dir, a->label);
 
 	/* Per row side by side; rows with a regression first. */
-	json_array_foreach(json_object_get(b->doc, "results"), i, r)
-		json_array_append(ids, json_object_get(r, "id"));
-	json_array_foreach(json_object_get(a->doc, "results"), i, r)
-		if (!row_of(b->doc, jstr(r, "id")))
-			json_array_append(ids, json_object_get(r, "id"));
+	/* Each id once: a run with repeated rows is one row here (its figures are judged over all). */
+	json_t *seen = json_object();
+	json_t *both[2] = { b->doc, a->doc };
+
+	for (int s = 0; s < 2; s++)
+		json_array_foreach(json_object_get(both[s], "results"), i, r)
+			if (jstr(r, "id") && !json_object_get(seen, jstr(r, "id"))) {
+				json_object_set_new(seen, jstr(r, "id"), json_true());
+				json_array_append(ids, json_object_get(r, "id"));
+			}
+	json_decref(seen);
 	sb_adds(out, "<section><h2>Rows, before and after</h2>\n");
 	filter_buttons(out);
 	sb_adds(out, "<table id=\"rows\"><tr><th>row</th><th>before</th><th>after</th><th>findings</th>"

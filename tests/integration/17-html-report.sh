@@ -63,6 +63,22 @@ expect_grep "before and after overlaid in the bandwidth chart" 'before dashed, a
 expect_grep "the after side's failure with its log tail" 'first difference at byte 4096' "$H"
 browser_check compare "$H" "$(expect_counts "$G/after.json")"
 
+# Figures judged with repeats (tests/golden/noise: rows repeated 8 times):
+# the page shows each one's two samples, the tolerance band and the outcome.
+N=tests/golden/noise
+"$RQ" compare --html "$T/noise.html" "$N/before.json" "$N/after.json" >/dev/null 2>&1
+expect_eq "noise page: compare exits 1 (planted regressions)" 1 $?
+expect_grep "noise page: a section of judged figures" '<section id="noise"><h2>Judged figures and their noise</h2>' "$T/noise.html"
+expect_eq "noise page: three regressions first, each with its strips" 3 \
+	"$(grep -o '<tr class="judged" data-outcome="regression">' "$T/noise.html" | wc -l)"
+expect_eq "noise page: 8 dots a side per judged figure" \
+	"$(( $(grep -o '<tr class="judged"' "$T/noise.html" | wc -l) * 8 ))" \
+	"$(grep -o '<circle class="sample s1"' "$T/noise.html" | wc -l)"
+expect_true "noise page: the tolerance band is drawn" grep -q '<rect class="band"' "$T/noise.html"
+# One table row per row id (the repeats are one row); data-verdict is the after side's.
+browser_check noise "$T/noise.html" \
+	"$(jq '{results: (.results | unique_by(.id))}' "$N/after.json" >"$T/uniq.json"; expect_counts "$T/uniq.json")"
+
 # Baselines: save the before run, judge the after run's figures against it.
 "$RQ" baseline save "$G/before.json" "$T/base.json" >"$T/bl.out" 2>&1
 expect_eq "baseline save" 0 $?
