@@ -611,7 +611,7 @@ static int load_text(const char *name, const char *text, size_t len,
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		yaml_error(&ld, &parser, text, len);
+		rq_yaml_error(&ld, &parser, text, len);
 		yaml_parser_delete(&parser);
 		return ld.nerr;
 	}
@@ -623,7 +623,7 @@ static int load_text(const char *name, const char *text, size_t len,
 	}
 	/* One document per file: a second one is most likely a pasting accident. */
 	if (!yaml_parser_load(&parser, &doc2)) {
-		yaml_error(&ld, &parser, text, len);
+		rq_yaml_error(&ld, &parser, text, len);
 	} else {
 		yaml_node_t *r2 = yaml_document_get_root_node(&doc2);
 		if (r2)

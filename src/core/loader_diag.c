@@ -154,7 +154,7 @@ static void offset_pos(const char *text, size_t len, size_t off, unsigned *line,
 	}
 }
 
-void yaml_error(struct ld *ld, const yaml_parser_t *p, const char *text, size_t len)
+void rq_yaml_error(struct ld *ld, const yaml_parser_t *p, const char *text, size_t len)
 {
 	unsigned line, col;
 

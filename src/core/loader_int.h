@@ -34,7 +34,7 @@ void diag_add(struct rq_diags *d, const char *file, unsigned line, unsigned col,
 void lerr(struct ld *ld, unsigned line, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* A libyaml parse failure, at its position. */
-void yaml_error(struct ld *ld, const yaml_parser_t *p, const char *text, size_t len);
+void rq_yaml_error(struct ld *ld, const yaml_parser_t *p, const char *text, size_t len);
 
 #define NPOS(n) (unsigned)(n)->start_mark.line + 1, (unsigned)(n)->start_mark.column + 1
 #define NPOS_INIT(n) .line = (unsigned)(n)->start_mark.line + 1, \
