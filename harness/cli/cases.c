@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "core/paths.h"
 #include "core/util.h"
 
@@ -102,8 +103,8 @@ int load_filtered(const char *cmd, int argc, char **argv, struct rq_suite *suite
 			*json = true;
 			break;
 		case 'h':
-			printf("usage: rdmaqual %s [-k GLOB] [-t TAG]%s [FILE|DIR...]\n", cmd,
-			       json ? " [--json]" : "");
+			printf("usage: rdmaqual %s [-k GLOB] [-t TAG]%s [FILE|DIR...]\n"
+			       CLI_HELP_NAME CLI_HELP_TAG, cmd, json ? " [--json]" : "");
 			return -1;
 		default:
 			return RQ_EXIT_USAGE;

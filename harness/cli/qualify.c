@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "report/compare.h"
 #include "core/json_text.h"
 #include "core/proc.h"
@@ -70,15 +71,15 @@ static void qualify_usage(FILE *fp)
 "      --before-cmdline S   words added to the before guests' kernel command line\n"
 "      --after-cmdline S    ... the after guests' (qualify a cmdline or module parameter:\n"
 "                           the same SPEC on both sides, rdma_rxe.PARAM=V or a sysctl)\n"
-"  -k, --name GLOB          cases whose name matches GLOB (repeatable)\n"
-"  -t, --tag TAG            cases with TAG (repeatable); !TAG excludes\n"
+CLI_HELP_NAME
+CLI_HELP_TAG
 "  -T, --tolerance [GLOB=]PCT  as for compare (default %g%%)\n"
 "      --allow-new-skips    PASS -> SKIP is reported but is not a regression\n"
 "      --report-dir DIR     write under DIR/<qualify-id>/ (default reports)\n"
-"      --timeout-mul X      scale every deadline (both sides)\n"
-"      --vm-topology T      vm1, vm2 (default) or vm3..vm8\n"
-"      --accel A            kvm, tcg or auto (default auto)\n"
-"      --state-dir DIR      run-state and lock directory\n"
+CLI_HELP_TIMEOUT_MUL
+CLI_HELP_VM_TOPOLOGY
+CLI_HELP_ACCEL
+CLI_HELP_STATE_DIR
 "Exit status: 0 no regression, 1 regression(s), 2 usage or a side without a report.\n",
 		AUTO_START, AUTO_MAX, MAX_REPEAT, RQ_COMPARE_DEFAULT_TOL);
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "lab/lab.h"
 #include "agent/agent.h"
 #include "core/kind.h"
@@ -56,26 +57,25 @@ static void run_usage(FILE *fp)
 "usage: rdmaqual run [OPTIONS] [FILE|DIR...]\n"
 "Runs the case files given, by default the shipped suite (cases/ in a checkout,\n"
 "PREFIX/share/rdmaqual/cases when installed).\n"
-"  -k, --name GLOB          run cases whose name matches GLOB (repeatable)\n"
-"  -t, --tag TAG            run cases with TAG (repeatable); !TAG excludes\n"
+CLI_HELP_NAME
+CLI_HELP_TAG
 "      --target T           force a target: %s\n", names.buf);
 	sb_release(&names);
 	fprintf(fp,
 "      --require-target T   fail the run if auto would pick another target\n"
-"      --timeout-mul X      scale every deadline, 0.1..100 (default 1; TCG guests\n"
-"                           are slow); a scaled deadline is capped at one week\n"
-"      --report-dir DIR     write reports under DIR/<run-id>/ (default reports)\n"
+CLI_HELP_TIMEOUT_MUL
+CLI_HELP_REPORT_DIR
 "      --fail-on-skip       a skipped case fails the run\n"
 "      --dry-run            print each case's target, why, and its requirements\n"
 "      --peer HOST          second node for two-sided cases on hca (ssh)\n"
-"      --vm-topology T      vm1, vm2 (default) or vm3..vm8 (N guests on a bridge; root)\n"
-"      --accel A            kvm, tcg or auto (default auto)\n"
+CLI_HELP_VM_TOPOLOGY
+CLI_HELP_ACCEL
 "      --kernel SPEC        guest kernel for rxe-vm: debian:SUITE, debian:PKG=VERSION,\n"
 "                           or PATH with --modules DIR\n"
 "      --kernel-cmdline S   words added to the rxe-vm guests' kernel command line\n"
 "                           (MODULE.PARAM=V reaches that module, as with modprobe)\n"
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
-"      --state-dir DIR      run-state and lock directory\n"
+CLI_HELP_STATE_DIR
 "      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
 "  -v, --verbose            print each case's log on failure\n"
 "lab runs (docs/cluster.md):\n"

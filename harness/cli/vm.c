@@ -2,7 +2,7 @@
 /*
  * Subcommands for people (and the guest init) around the rxe-vm target:
  *
- *   rdmaqual vm boot [--topology vmN] [--accel A] [--kernel P --modules D]
+ *   rdmaqual vm boot [--vm-topology vmN] [--accel A] [--kernel P --modules D]
  *       boot the guests the way a run does, print where they are, then pass
  *       agent-protocol lines between this terminal and the guests until EOF
  *       or Ctrl-C, and stop them.
@@ -26,6 +26,7 @@
 #include "agent/request.h"
 #include "core/case.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "core/proc.h"
 #include "exec/statedir.h"
 #include "core/target.h"
@@ -37,10 +38,13 @@ extern const struct rq_target_ops rq_target_rxevm;
 static void vm_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: rdmaqual vm boot [--topology vmN] [--accel kvm|tcg|auto]\n"
+		"usage: rdmaqual vm boot [--vm-topology vmN] [--accel kvm|tcg|auto]\n"
 		"                        [--kernel SPEC] [--state-dir DIR]\n"
 		"       rdmaqual vm image [--kernel SPEC]\n"
-		"       rdmaqual vm bench [--topology vmN] [--accel A] [--n N]\n"
+		"       rdmaqual vm bench [--vm-topology vmN] [--accel A] [--n N]\n"
+		CLI_HELP_VM_TOPOLOGY
+		CLI_HELP_ACCEL
+		CLI_HELP_STATE_DIR
 		"Boots the rxe-vm guests as a run does (see docs/vm.md).  After boot, lines\n"
 		"typed here go to vm0's agent (prefix a line with \"vm1 \" for the second\n"
 		"guest), e.g. {\"v\":1,\"id\":1,\"op\":\"exec\",\"argv\":[\"ibv_devinfo\"],\"timeout_ms\":5000}\n"
@@ -148,6 +152,8 @@ static int vm_bench(struct rq_target *t, int n);
 static int vm_boot(int argc, char **argv, enum vm_mode mode)
 {
 	static const struct option lo[] = {
+		/* run's and qualify's spelling; --topology, the old one, still works */
+		{ "vm-topology", required_argument, NULL, 't' },
 		{ "topology", required_argument, NULL, 't' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "kernel", required_argument, NULL, 'k' },
@@ -168,7 +174,7 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 		switch (c) {
 		case 't':
 			if (rq_vm_topology_guests(optarg) < 0)
-				return usage_error("vm", "--topology is vm1, vm2, ... vm8, not \"%s\"", optarg);
+				return usage_error("vm", "--vm-topology is vm1, vm2, ... vm8, not \"%s\"", optarg);
 			o.topology = optarg;
 			break;
 		case 'a':
