@@ -63,6 +63,17 @@ START_TEST(sb_basics)
 }
 END_TEST
 
+START_TEST(argv_quoted)
+{
+	struct sb sb = SB_INIT;
+	const char *a[] = { "sh", "-c", "a && b", "", "it's", "/usr/bin/x=1,2:3", "{port}", "a\x01" "b\n", NULL };
+
+	sb_add_argv(&sb, a);
+	ck_assert_str_eq(sb.buf, "sh -c 'a && b' '' 'it'\\''s' /usr/bin/x=1,2:3 \'{port}\' $\'a\\x01b\\n\'");
+	sb_release(&sb);
+}
+END_TEST
+
 START_TEST(alloc_helpers)
 {
 	char *s = xasprintf("%s/%d", "a", 7);
@@ -366,6 +377,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, time_funcs);
 	tcase_add_test(tc, utf8);
+	tcase_add_test(tc, argv_quoted);
 	tcase_add_test(tc, sha256_vectors);
 }
 

@@ -82,8 +82,7 @@ int rq_tool(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
 	struct sb line = SB_INIT;
 	int ret;
 
-	for (size_t i = 0; argv[i]; i++)
-		sb_addf(&line, "%s%s", i ? " " : "", argv[i]);
+	sb_add_argv(&line, (const char *const *)argv);
 	rq_log(ctx, "$ %s", line.buf);
 	sb_release(&line);
 	/* Never outlive the case: a tool's deadline is capped by the case's. */

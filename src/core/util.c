@@ -79,6 +79,53 @@ void sb_adds(struct sb *sb, const char *s)
 	sb_add(sb, s, strlen(s));
 }
 
+void sb_add_argv(struct sb *sb, const char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		const char *w = argv[i];
+
+		if (i)
+			sb_addc(sb, ' ');
+		if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_@%+=:,./-") == strlen(w)) {
+			sb_adds(sb, w);
+			continue;
+		}
+		bool ctl = false;
+
+		for (const char *p = w; *p; p++)
+			ctl |= (unsigned char)*p < 0x20 || *p == 0x7f;
+		if (ctl) {
+			/* $'...' (POSIX.1-2024, bash, ksh, zsh): a newline stays on its line */
+			sb_adds(sb, "$'");
+			for (; *w; w++) {
+				unsigned char c = (unsigned char)*w;
+
+				if (c == '\n')
+					sb_adds(sb, "\\n");
+				else if (c == '\t')
+					sb_adds(sb, "\\t");
+				else if (c == '\\' || c == '\'')
+					sb_addf(sb, "\\%c", c);
+				else if (c < 0x20 || c == 0x7f)
+					sb_addf(sb, "\\x%02x", c);
+				else
+					sb_addc(sb, (char)c);
+			}
+			sb_addc(sb, '\'');
+			continue;
+		}
+		sb_addc(sb, '\'');
+		for (; *w; w++) {
+			if (*w == '\'')
+				sb_adds(sb, "'\\''");
+			else
+				sb_addc(sb, *w);
+		}
+		sb_addc(sb, '\'');
+	}
+}
+
 void sb_addc(struct sb *sb, char c)
 {
 	sb_add(sb, &c, 1);

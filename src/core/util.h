@@ -33,6 +33,14 @@ void sb_reset(struct sb *sb);
 void sb_add(struct sb *sb, const void *data, size_t n);
 void sb_adds(struct sb *sb, const char *s);
 void sb_addc(struct sb *sb, char c);
+/*
+ * An argv as a POSIX shell would read it back: words joined by blanks, a
+ * word with anything but [A-Za-z0-9_@%+=:,./-] in single quotes (a quote
+ * inside as '\''), an empty word as '', one with control bytes as $'...'
+ * (\n, \xHH: a newline stays on its log line).  For logs: `sh -c "a && b"` is
+ * shown as sh -c 'a && b', not as five words.
+ */
+void sb_add_argv(struct sb *sb, const char *const *argv);
 void sb_addf(struct sb *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct sb *sb, const char *fmt, va_list ap)

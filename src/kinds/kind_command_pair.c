@@ -53,6 +53,7 @@ struct pair_cfg {
 	bool ready_listen;
 	bool server_persists;
 	int64_t server_grace_ms;
+	int64_t server_stop_grace_ms;
 	long long exit;
 	long long server_exit;
 	char *stdout_contains;
@@ -86,6 +87,9 @@ static const struct key_def pair_keys[] = {
 	{ .name = "server_grace", .type = KEY_DURATION, .def = "10s", .min = 0, .max = 600000,
 	  .offset = offsetof(struct pair_cfg, server_grace_ms),
 	  .help = "how long the server may take to exit after the client ended (scaled)" },
+	{ .name = "server_stop_grace", .type = KEY_DURATION, .def = "1s", .min = 0, .max = 600000,
+	  .offset = offsetof(struct pair_cfg, server_stop_grace_ms),
+	  .help = "when the server is stopped: how long after SIGTERM (to its process group) it may take to exit before SIGKILL (scaled); a daemon that tears state down (nvmet, an SM) wants more" },
 	{ .name = "exit", .type = KEY_INT, .def = "0", .min = 0, .max = 255,
 	  .offset = offsetof(struct pair_cfg, exit),
 	  .help = "the client exit status that passes" },
@@ -416,8 +420,7 @@ static int prog_start(struct rq_ctx *ctx, const char *side, char **argv, char **
 	memset(pr, 0, sizeof(*pr));
 	pr->side = side;
 	pr->pid = -1;
-	for (size_t i = 0; argv[i]; i++)
-		sb_addf(&line, "%s%s", i ? " " : "", argv[i]);
+	sb_add_argv(&line, (const char *const *)argv);
 	for (size_t i = 0; env && env[i]; i++)
 		rq_log(ctx, "# env %s", env[i]);
 	rq_log(ctx, "$ %s", line.buf);
@@ -477,12 +480,13 @@ static bool prog_poll(struct prog *pr, int64_t until)
 	return false;
 }
 
-static void prog_stop(struct prog *pr)
+/* SIGTERM to its process group, SIGKILL grace_ms later if it is still there. */
+static void prog_stop(struct prog *pr, int64_t grace_ms)
 {
 	if (pr->done || pr->pid < 0)
 		return;
 	pr->stopped = true;
-	proc_kill_group(pr->pid, 1000);
+	proc_kill_group(pr->pid, scaled_ms(grace_ms));
 	pr->done = true;
 	pr->status = -1;
 }
@@ -713,7 +717,7 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 			else
 				rq_judge(row, false, "server %s never listened on TCP port %s within %.1f s",
 					 tool, port, (now_ms() - pr.started) / 1000.0);
-			prog_stop(&pr);
+			prog_stop(&pr, cfg->server_stop_grace_ms);
 			snprintf(msg, sizeof(msg), "failed: %s", row->reason ? row->reason : "not ready");
 			goto tell_client;
 		}
@@ -726,7 +730,7 @@ tell_client:
 		rq_log(ctx, "# no client side: %s", err);
 		if (strcmp(msg, "ready"))
 			goto out;
-		prog_stop(&pr);
+		prog_stop(&pr, cfg->server_stop_grace_ms);
 		rq_judge(row, false, "the client side never connected: %s", err);
 		goto out;
 	}
@@ -764,7 +768,7 @@ tell_client:
 		rq_log(ctx, "# the client side: %s", msg);
 	if (!pr.done && str_starts(msg, "exit ") && atoi(msg + 5) != cfg->exit) {
 		/* The client failed: its row says why; waiting on would only add noise. */
-		prog_stop(&pr);
+		prog_stop(&pr, cfg->server_stop_grace_ms);
 		rq_judge(row, true, "server %s stopped: the client side failed", tool);
 	} else if (!pr.done && str_starts(msg, "exit ")) {
 		/* The client is done: the server has its grace to finish, or is stopped. */
@@ -773,14 +777,14 @@ tell_client:
 		if (until > deadline)
 			until = deadline;
 		if (!prog_poll(&pr, until)) {
-			prog_stop(&pr);
+			prog_stop(&pr, cfg->server_stop_grace_ms);
 			if (!cfg->server_persists)
 				rq_judge(row, false, "server %s was still running %.1f s after the client "
 					 "ended (server_persists: true for servers that serve until stopped)",
 					 tool, scaled_ms(cfg->server_grace_ms) / 1000.0);
 		}
 	} else if (!pr.done) {
-		prog_stop(&pr);
+		prog_stop(&pr, cfg->server_stop_grace_ms);
 		if (!msg[0])
 			rq_judge(row, false, "server %s did not finish before the deadline", tool);
 		else
@@ -934,12 +938,12 @@ static void run_client(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 	msg[0] = '\0';
 	while (!prog_poll(&pr, now_ms() + 100 < deadline ? now_ms() + 100 : deadline)) {
 		if (oob_poll(&o, msg, sizeof(msg), deadline) && strcmp(msg, "done")) {
-			prog_stop(&pr);
+			prog_stop(&pr, 1000);
 			break;
 		}
 		if (now_ms() >= deadline) {
 			pr.timed_out = true;
-			prog_stop(&pr);
+			prog_stop(&pr, 1000);
 			break;
 		}
 	}

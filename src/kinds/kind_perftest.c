@@ -228,8 +228,7 @@ static int run_watched(struct vp *s, const char *const *argv, struct watched *w)
 	memset(w, 0, sizeof(*w));
 	sb_init(&w->out);
 	w->exit_code = -1;
-	for (size_t i = 0; argv[i]; i++)
-		sb_addf(&line, "%s%s", i ? " " : "", argv[i]);
+	sb_add_argv(&line, (const char *const *)argv);
 	rq_log(ctx, "$ %s", line.buf);
 	sb_release(&line);
 	/*
