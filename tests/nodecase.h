@@ -68,11 +68,11 @@ static inline void nc_set(const struct rq_kind *k, void *cfg, const char *key, c
 			ck_abort_msg("%s: no choice %s", key, val);
 			return;
 		case KEY_LIST: {
-			/* comma-separated; numeric elements parsed too */
+			/* comma-separated, or a YAML flow list "[a, b]" as defaults are written */
 			struct rq_list *l = (struct rq_list *)p;
 			char *copy = xstrdup(val), *save = NULL, *t;
 
-			for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			for (t = strtok_r(copy, ",[]", &save); t; t = strtok_r(NULL, ",[]", &save)) {
 				l->str = xrealloc(l->str, (l->n + 1) * sizeof(*l->str));
 				l->num = xrealloc(l->num, (l->n + 1) * sizeof(*l->num));
 				l->str[l->n] = xstrdup(strtrim(t));

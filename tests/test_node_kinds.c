@@ -183,6 +183,20 @@ static const struct expect table[] = {
 	  "mlx5_5 (0000:a0:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
 	  "boot with iommu=pt", 9, NULL, 8 },
 	{ "cx7-ndr-ib", "gpudirect", RQ_SKIP, NULL, 0, "no NVIDIA GPU (PCI vendor 0x10de", 1 },
+
+	/* the driver stack: OFED through DKMS with Secure Boot; a kernel update; unsigned modules */
+	{ "ofed-node", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
+	{ "ofed-node-kernelupdate", "driver-stack", RQ_FAIL, "mlx5_core", 0,
+	  "mlx5_core: OFED userspace (MLNX_OFED_LINUX-23.10-1.1.9.0) with the kernel's own mlx5_core "
+	  "(/lib/modules/6.8.0-51-generic/kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.ko.zst, no "
+	  "MODULE_VERSION): MLNX_OFED's modules are missing for kernel 6.8.0-51-generic (the DKMS build exists for "
+	  "6.8.0-48-generic; kernel headers /lib/modules/6.8.0-51-generic/build missing)", 9, NULL, 8 },
+	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
+	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
+	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
+	/* no modinfo in the capture: where a module comes from is unknown, never a pass */
+	{ "cx7-ndr-ib", "driver-stack", RQ_PASS, NULL, 0, NULL, 8,
+	  "mlx5_core,mlx5_ib,ib_core,ib_uverbs,ib_umad,rdma_cm,rdma_ucm" },
 };
 
 static const char *const *kv_for(const char *kind)
@@ -1478,6 +1492,47 @@ START_TEST(gpudirect_keys)
 }
 END_TEST
 
+/* driver-stack: what modinfo says, the Secure Boot facts, the keys that judge them */
+START_TEST(driver_stack_facts)
+{
+	static const char *const sb_off[] = { "secure_boot=off", NULL };
+	static const char *const no_ofed[] = { "ofed_match=false", NULL };
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "driver-stack", "ofed-node", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_core", 0);
+	ck_assert_str_eq(nc_fact(r, "origin"), "dkms");
+	ck_assert_str_eq(nc_fact(r, "version"), "23.10-1.1.9");
+	ck_assert_str_eq(nc_fact(r, "loaded_version"), "23.10-1.1.9");
+	ck_assert_str_eq(nc_fact(r, "signer"), "DKMS module signing key");
+	ck_assert_str_eq(nc_fact(r, "vermagic"), "6.8.0-48-generic SMP preempt mod_unload modversions");
+	r = nc_row(&nc, "secure-boot", 0);
+	ck_assert_str_eq(nc_fact(r, "efi_secureboot"), "1 (enabled)");
+	ck_assert_str_eq(nc_fact(r, "mokutil"), "SecureBoot enabled");
+	ck_assert_str_eq(nc_fact(r, "lockdown"), "integrity");
+	ck_assert_str_eq(nc_fact(r, "module_signatures"), "enforced");
+	ck_assert_str_eq(nc_fact(r, "tainted"), "4096 O");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver-stack", "ofed-node", sb_off);
+	nc_run(&nc);
+	r = nc_row(&nc, "secure-boot", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "Secure Boot is on, the lab wants it off");
+	nc_release(&nc);
+
+	nc_init(&nc, "driver-stack", "ofed-node-kernelupdate", no_ofed);
+	nc_run(&nc);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 0);
+	r = nc_row(&nc, "ib_core", 0);
+	ck_assert_str_eq(nc_fact(r, "origin"), "kernel");
+	ck_assert_str_eq(nc_fact(r, "loaded_version"), "none (no MODULE_VERSION: the kernel's own)");
+	nc_release(&nc);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1503,6 +1558,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, fixture_table_lengths);
 	tcase_add_test(tc, roce_vlan);
 	tcase_add_test(tc, gpudirect_keys);
+	tcase_add_test(tc, driver_stack_facts);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

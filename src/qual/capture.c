@@ -42,7 +42,9 @@ static const char *const stack_modules[] = {
 	"iw_cm", "rdma_cm", "rdma_ucm", "ib_ipoib", "rdma_rxe", "siw", "udp_tunnel", "ip6_udp_tunnel",
 	"mlxfw", "crc32_generic",
 	/* GPUDirect RDMA: the GPU driver and its peer-memory client */
-	"nvidia", "nvidia_peermem", "nv_peer_mem", NULL,
+	"nvidia", "nvidia_peermem", "nv_peer_mem",
+	/* MLNX_OFED's compatibility layer (driver-stack: OFED's modules or the kernel's) */
+	"mlx_compat", NULL,
 };
 
 /* PCI function attributes the kinds read (no config/resource/rom: binary or side effects). */
@@ -73,7 +75,7 @@ static const char *const net_attrs[] = {
 static const char *const tools[][6] = {
 	{ "ibv_devinfo", "-v" }, { "ibv_devinfo" }, { "ibstat" }, { "rdma", "link", "show" },
 	{ "rdma", "dev", "show" }, { "ofed_info", "-s" }, { "pkg-config", "--modversion", "libibverbs" },
-	{ "nvidia-smi", "topo", "-m" },
+	{ "nvidia-smi", "topo", "-m" }, { "mokutil", "--sb-state" },
 };
 
 static const char *const watched_procs[] = { "irqbalance", "opensm", "ibacm", "rdma-ndd", NULL };
@@ -535,7 +537,7 @@ static void cp_misc(struct cap *c)
 	static const char *const libdirs[] = {
 		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", NULL,
 	};
-	char s[PATH_MAX];
+	char s[PATH_MAX], kver[256];
 	struct dirent **ents = NULL;
 	int n;
 
@@ -580,6 +582,22 @@ static void cp_misc(struct cap *c)
 	cp_entry(c, "/sys/class/infiniband_mad/abi_version", 0);
 	/* the NVIDIA driver's version and flavour (open or proprietary kernel module) */
 	cp_entry(c, "/proc/driver/nvidia/version", 0);
+	/* driver-stack: Secure Boot, lockdown, signature enforcement, taint */
+	cp_entry(c, "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
+	cp_entry(c, "/sys/kernel/security/lockdown", 0);
+	cp_entry(c, "/sys/module/module/parameters/sig_enforce", 0);
+	cp_entry(c, "/proc/sys/kernel/tainted", 0);
+	/* the kernel headers DKMS builds against, and the kernels mlnx-ofed-kernel was built for */
+	spath(c, "/proc/sys/kernel/osrelease", s, sizeof(s));
+	if (!read_line(s, kver, sizeof(kver))) {
+		char b[PATH_MAX], t[PATH_MAX];
+
+		snprintf(b, sizeof(b), "/lib/modules/%.200s/build", kver);
+		cp_entry(c, b, 0);
+		if (resolve(c, b, t, sizeof(t)) == 0)
+			cp_entry(c, t, 0);
+	}
+	cp_entry(c, "/var/lib/dkms/mlnx-ofed-kernel", 2);
 }
 
 /* Run (or, from a tree, replay) one tool and store what it printed. */
@@ -640,6 +658,17 @@ static void run_tools(struct cap *c)
 		for (size_t k = 0; k < 6 && tools[i][k]; k++)
 			argv[k] = tools[i][k];
 		run_tool(c, &ctx, argv);
+	}
+	/* where each loaded stack module comes from (driver-stack) */
+	for (size_t i = 0; stack_modules[i]; i++) {
+		char p[PATH_MAX];
+		struct stat st;
+		const char *mi[] = { "modinfo", stack_modules[i], NULL };
+
+		snprintf(p, sizeof(p), "/sys/module/%s", stack_modules[i]);
+		spath(c, p, s, sizeof(s));
+		if (stat(s, &st) == 0)
+			run_tool(c, &ctx, mi);
 	}
 	/* firmware as the flash tool sees it (flashed vs running image, PSID) */
 	spath(c, "/sys/class/infiniband", s, sizeof(s));

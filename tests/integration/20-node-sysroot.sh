@@ -129,6 +129,21 @@ expect_eq "parse nvidia-smi-topo exit 0" 0 $?
 expect_grep "parse nvidia-smi-topo: the NIC legend" '"nic": *"mlx5_7"' "$T/p4"
 "$RQ" run --target "sysroot:$F/cx7-ndr-ib" --report-dir "$T/rep" cases/gpu >"$T/nogpu.out" 2>&1
 expect_grep "no GPU: gpudirect skips saying so" '^SKIP +gpu\.gpudirect .*no NVIDIA GPU' "$T/nogpu.out"
+# the driver stack: OFED's DKMS modules missing after a kernel update, unsigned modules under
+# Secure Boot; modinfo, ofed_info, mokutil and the EFI variable survive capture
+"$RQ" run --target "sysroot:$F/ofed-node" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed.out" 2>&1
+expect_eq "ofed node: driver-stack exit 0" 0 $?
+expect_grep "ofed node: Secure Boot recorded" '^PASS +driver\.modules\[secure-boot\]' "$T/ofed.out"
+for f in kernelupdate unsigned; do
+	"$RQ" capture "$T/cap-$f" --root "$F/ofed-node-$f" >/dev/null 2>&1
+	"$RQ" run --target "sysroot:$T/cap-$f" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed-$f.out" 2>&1
+	expect_eq "ofed-node-$f (captured): exit 1" 1 $?
+done
+expect_grep "kernel update: OFED userspace, the kernel's own mlx5_core, the kernel named" \
+	'^FAIL +driver\.modules\[mlx5_core\] .*OFED userspace \(MLNX_OFED_LINUX-23\.10-1\.1\.9\.0\) with the kernel.s own mlx5_core.*missing for kernel 6\.8\.0-51-generic \(the DKMS build exists for 6\.8\.0-48-generic' \
+	"$T/ofed-kernelupdate.out"
+expect_grep "unsigned under Secure Boot: refused at the next load" \
+	'^FAIL +driver\.modules\[mlx5_core\] .*Secure Boot enforces module signatures and .*mlx5_core\.ko is unsigned' "$T/ofed-unsigned.out"
 # firmware flashed but not running (mstflint q) survives capture
 "$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
 run_on "$T/capf" "$T/fwp.out"

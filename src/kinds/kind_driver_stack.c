@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * driver-stack: do the RDMA stack's kernel modules belong to this kernel
+ * and to the userspace beside them, and may they load?  (read-only)
+ *
+ * The classic failure of a driver stack is the kernel update after which
+ * MLNX_OFED's DKMS modules were not rebuilt: modprobe then finds the
+ * kernel's own (inbox) mlx5_core, it loads, the rails come up, and
+ * userspace (ofed_info, libmlx5, the tools) is MLNX_OFED's while the
+ * kernel half is not: features and performance go missing without an
+ * error.  And with Secure Boot enforcing module signatures, an unsigned
+ * out-of-tree module fails to load at the next boot ("Key was rejected by
+ * service").
+ *
+ * One row per stack module that is loaded: where modinfo finds it
+ * (filename: the kernel's tree, kernel/..., with intree: Y, or DKMS's
+ * updates/dkms/ or MLNX_OFED's extra/mlnx-ofa_kernel/), its MODULE_VERSION
+ * and srcversion against what is loaded (/sys/module/NAME/version,
+ * srcversion) and against `ofed_info -s`, its vermagic against the running
+ * kernel, the kernel headers DKMS needs (/lib/modules/KVER/build), and its
+ * signer.  A node row `secure-boot`: the EFI SecureBoot variable
+ * (SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c: 4 attribute bytes,
+ * then 1 = on), `mokutil --sb-state` where present, the kernel lockdown
+ * (/sys/kernel/security/lockdown, the active mode in brackets),
+ * module.sig_enforce and the taint flags.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/kind.h"
+#include "core/proc.h"
+#include "core/util.h"
+#include "rdma/nodeinfo.h"
+
+enum { SB_ANY, SB_ON, SB_OFF };
+static const char *const sb_names[] = { "any", "on", "off", NULL };
+
+struct ds_cfg {
+	struct rq_list modules;
+	bool ofed_match;
+	bool signed_modules;
+	int secure_boot;
+};
+
+static const struct key_def ds_keys[] = {
+	{ .name = "modules", .type = KEY_LIST, .elem = KEY_STR,
+	  .def = "[mlx_compat, mlx5_core, mlx5_ib, ib_core, ib_uverbs, ib_umad, rdma_cm, rdma_ucm, ib_ipoib, nvidia_peermem]",
+	  .offset = offsetof(struct ds_cfg, modules),
+	  .help = "the stack's modules to judge where loaded (a row each)" },
+	{ .name = "ofed_match", .type = KEY_BOOL, .def = "true",
+	  .offset = offsetof(struct ds_cfg, ofed_match),
+	  .help = "with MLNX_OFED/DOCA-OFED userspace (ofed_info -s), each RDMA module must be OFED's build of the same version, for the running kernel" },
+	{ .name = "signed_modules", .type = KEY_BOOL, .def = "true",
+	  .offset = offsetof(struct ds_cfg, signed_modules),
+	  .help = "with Secure Boot enforcing module signatures, every out-of-tree module must carry a signature (modinfo signer)" },
+	{ .name = "secure_boot", .type = KEY_ENUM, .choices = sb_names, .def = "any",
+	  .offset = offsetof(struct ds_cfg, secure_boot),
+	  .help = "the Secure Boot state the lab wants (on, off); any: its state must only be known, and is recorded" },
+	KEY_END
+};
+
+/* `modinfo NAME`: the fields of its first module ("filename", "version", ...). */
+struct modinfo {
+	char filename[PATH_MAX];
+	char version[64];
+	char srcversion[64];
+	char vermagic[128];
+	char signer[128];
+	bool intree;
+	bool found;
+};
+
+static void mi_field(struct modinfo *m, const char *k, const char *v)
+{
+#define MI(name, dst) if (!strcmp(k, name)) { snprintf(dst, sizeof(dst), "%s", v); return; }
+	MI("filename", m->filename);
+	MI("version", m->version);
+	MI("srcversion", m->srcversion);
+	MI("vermagic", m->vermagic);
+	MI("signer", m->signer);
+#undef MI
+	if (!strcmp(k, "intree"))
+		m->intree = !strcmp(v, "Y");
+}
+
+/* 0, or -ENOENT (no such module / no modinfo) with why. */
+static int read_modinfo(struct rq_ctx *ctx, const char *name, struct modinfo *m, char *why, size_t whysz)
+{
+	const char *argv[] = { "modinfo", name, NULL };
+	struct proc_result r;
+	char *save = NULL;
+	int ret = -ENOENT;
+
+	memset(m, 0, sizeof(*m));
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 10000, &r) < 0 || r.exec_failed)
+		snprintf(why, whysz, "%s", ctx->replay ? "the capture holds no modinfo output" :
+			 "modinfo (kmod) is not installed");
+	else if (r.timed_out || r.exit_code != 0)
+		snprintf(why, whysz, "modinfo %s failed (exit %d): %.120s", name, r.exit_code,
+			 r.err.buf ? strtrim(r.err.buf) : "");
+	else
+		ret = 0;
+	/* "key:   value" lines; a signature's continuation lines start with a tab */
+	for (char *l = ret || !r.out.buf ? NULL : strtok_r(r.out.buf, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(l, ':');
+
+		if (l[0] == '\t' || l[0] == ' ' || !colon)
+			continue;
+		*colon = '\0';
+		/* only the first module when modinfo prints several (aliases) */
+		if (!strcmp(l, "filename") && m->filename[0])
+			break;
+		mi_field(m, l, strtrim(colon + 1));
+	}
+	m->found = ret == 0 && m->filename[0];
+	if (ret == 0 && !m->found) {
+		snprintf(why, whysz, "modinfo %s printed no filename", name);
+		ret = -ENOENT;
+	}
+	proc_result_release(&r);
+	return ret;
+}
+
+/* Where a module file comes from, by its path under /lib/modules/KVER/. */
+static const char *origin(const struct modinfo *m)
+{
+	if (strstr(m->filename, "/updates/dkms/"))
+		return "dkms";
+	if (strstr(m->filename, "/extra/mlnx-ofa_kernel/") || strstr(m->filename, "/updates/mlnx-ofa_kernel/"))
+		return "mlnx-ofa_kernel";
+	if (m->intree || strstr(m->filename, "/kernel/"))
+		return "kernel";
+	if (!strcmp(m->filename, "(builtin)"))
+		return "built-in";
+	return "out-of-tree";
+}
+
+/* "MLNX_OFED_LINUX-23.10-1.1.9.0" / "OFED-internal-24.07-0.6.1" -> "23.10-1.1.9.0" / "24.07-0.6.1" */
+static const char *ofed_release(const char *s)
+{
+	const char *dash = strchr(s, '-');
+
+	while (dash && !(dash[1] >= '0' && dash[1] <= '9'))
+		dash = strchr(dash + 1, '-');
+	return dash ? dash + 1 : s;
+}
+
+/* OFED's module versions are the release without its last field: 23.10-1.1.9 of 23.10-1.1.9.0. */
+static bool version_of_release(const char *modver, const char *rel)
+{
+	size_t n = strlen(modver);
+
+	return n && !strncmp(modver, rel, n) && (rel[n] == '\0' || rel[n] == '.');
+}
+
+/* The kernel builds MLNX_OFED's DKMS package has (/var/lib/dkms/mlnx-ofed-kernel/VER/KVER). */
+static void dkms_builds(struct rq_ctx *ctx, char *out, size_t size)
+{
+	char path[PATH_MAX];
+	struct dirent *v, *k;
+	DIR *dv, *dk;
+
+	out[0] = '\0';
+	rq_path(ctx, path, sizeof(path), "/var/lib/dkms/mlnx-ofed-kernel");
+	if (!(dv = opendir(path)))
+		return;
+	while ((v = readdir(dv))) {
+		if (v->d_name[0] == '.' || !strcmp(v->d_name, "original_module"))
+			continue;
+		rq_path(ctx, path, sizeof(path), "/var/lib/dkms/mlnx-ofed-kernel/%.200s", v->d_name);
+		if (!(dk = opendir(path)))
+			continue;
+		while ((k = readdir(dk)))
+			if (k->d_name[0] >= '0' && k->d_name[0] <= '9')
+				snprintf(out + strlen(out), size - strlen(out), "%s%.64s", out[0] ? ", " : "", k->d_name);
+		closedir(dk);
+	}
+	closedir(dv);
+}
+
+static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq_result *row, const char *name,
+			 const char *kernel, const char *ofed, bool enforcing)
+{
+	char path[PATH_MAX], why[256], loaded_sv[64] = "", loaded_ver[64] = "", vm[128], builds[256], hdr[PATH_MAX];
+	struct modinfo m;
+	struct stat st;
+	const char *org;
+	bool ofed_mod;
+
+	rq_path(ctx, path, sizeof(path), "/sys/module/%s/srcversion", name);
+	read_line(path, loaded_sv, sizeof(loaded_sv));
+	rq_path(ctx, path, sizeof(path), "/sys/module/%s/version", name);
+	read_line(path, loaded_ver, sizeof(loaded_ver));
+	rq_fact_add(row, "loaded_version", loaded_ver[0] ? loaded_ver : "none (no MODULE_VERSION: the kernel's own)");
+	if (loaded_sv[0])
+		rq_fact_add(row, "loaded_srcversion", loaded_sv);
+	if (read_modinfo(ctx, name, &m, why, sizeof(why))) {
+		rq_fact_add(row, "modinfo", why);
+		rq_result_set(row, RQ_SKIP, "%s: where it comes from is unknown: %s", name, why);
+		return;
+	}
+	org = origin(&m);
+	rq_fact_add(row, "filename", m.filename);
+	rq_fact_add(row, "origin", org);
+	if (m.version[0])
+		rq_fact_add(row, "version", m.version);
+	if (m.srcversion[0])
+		rq_fact_add(row, "srcversion", m.srcversion);
+	rq_fact_add(row, "vermagic", m.vermagic);
+	rq_fact_add(row, "signer", m.signer[0] ? m.signer : "none (unsigned)");
+
+	/* vermagic's first word is the release the module was built for (vermagic.h UTS_RELEASE) */
+	snprintf(vm, sizeof(vm), "%s", m.vermagic);
+	if (strchr(vm, ' '))
+		*strchr(vm, ' ') = '\0';
+	if (vm[0] && kernel[0])
+		rq_judge(row, !strcmp(vm, kernel), "%s: %s was built for kernel %s, the running kernel is %s "
+			 "(rebuild it for %s: dkms autoinstall -k %s)", name, m.filename, vm, kernel, kernel, kernel);
+	/* the loaded module is the file modinfo finds, else it was replaced after loading */
+	if (loaded_sv[0] && m.srcversion[0])
+		rq_judge(row, !strcmp(loaded_sv, m.srcversion), "%s: the loaded module (srcversion %s) is not "
+			 "%s (srcversion %s): it was replaced on disk after loading; reload it or reboot",
+			 name, loaded_sv, m.filename, m.srcversion);
+
+	ofed_mod = !strcmp(org, "dkms") || !strcmp(org, "mlnx-ofa_kernel");
+	if (ofed && cfg->ofed_match && strcmp(name, "nvidia_peermem")) {
+		const char *rel = ofed_release(ofed);
+
+		if (!ofed_mod) {
+			dkms_builds(ctx, builds, sizeof(builds));
+			rq_path(ctx, hdr, sizeof(hdr), "/lib/modules/%s/build", kernel);
+			rq_judge(row, false, "%s: OFED userspace (%s) with the kernel's own %s (%s, %s): MLNX_OFED's "
+				 "modules are missing for kernel %s (%s%s; kernel headers /lib/modules/%s/build %s); "
+				 "install the headers and rebuild (dkms autoinstall -k %s), or reinstall "
+				 "mlnx-ofed-kernel for this kernel",
+				 name, ofed, name, m.filename, loaded_ver[0] ? "loaded" : "no MODULE_VERSION",
+				 kernel, builds[0] ? "the DKMS build exists for " : "no DKMS build of mlnx-ofed-kernel",
+				 builds[0] ? builds : "", kernel, stat(hdr, &st) == 0 ? "present" : "missing", kernel);
+			if (builds[0])
+				rq_fact_add(row, "dkms_built_for", builds);
+		} else if (m.version[0]) {
+			rq_judge(row, version_of_release(m.version, rel), "%s: module version %s is not of the OFED "
+				 "userspace %s: kernel and userspace come from different OFED releases",
+				 name, m.version, ofed);
+		}
+	}
+	if (enforcing && cfg->signed_modules && strcmp(org, "kernel") && strcmp(org, "built-in"))
+		rq_judge(row, m.signer[0] != '\0', "%s: Secure Boot enforces module signatures and %s is unsigned "
+			 "(no signer): it will be refused at the next load (\"Key was rejected by service\"); sign it "
+			 "with a key enrolled in the MOK list (mokutil --import), as DKMS does with its "
+			 "/var/lib/dkms/mok.key", name, m.filename);
+	if (!row->judged)
+		rq_judge(row, true, "%s: from %s, nothing to hold it to", name, org);
+}
+
+/* Secure Boot as the firmware says it; 1 on, 0 off, -1 unknown. */
+static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcing)
+{
+	char path[PATH_MAX], v[128], lock[128] = "", sig[8] = "";
+	struct sb var = SB_INIT;
+	struct stat st;
+	int sb = -1;
+	static const char *const mok[] = { "mokutil", "--sb-state", NULL };
+	struct proc_result r;
+
+	*enforcing = false;
+	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
+	if (read_file(path, &var, 64) == 0 && var.len >= 5) {
+		sb = (unsigned char)var.buf[4] == 1;
+		rq_fact_add(row, "efi_secureboot", sb ? "1 (enabled)" : "0 (disabled)");
+	} else {
+		rq_path(ctx, path, sizeof(path), "/sys/firmware/efi");
+		if (stat(path, &st) < 0) {
+			sb = 0;
+			rq_fact_add(row, "efi_secureboot", "no /sys/firmware/efi: booted by legacy BIOS, no Secure Boot");
+		} else {
+			rq_fact_add(row, "efi_secureboot", "EFI, SecureBoot variable not readable");
+		}
+	}
+	sb_release(&var);
+	proc_result_init(&r);
+	if (rq_tool(ctx, mok, 5000, &r) == 0 && !r.exec_failed && r.out.buf) {
+		char *nl = strchr(r.out.buf, '\n');
+
+		if (nl)
+			*nl = '\0';
+		rq_fact_add(row, "mokutil", strtrim(r.out.buf));
+		if (sb < 0)
+			sb = strstr(r.out.buf, "enabled") != NULL;
+	}
+	proc_result_release(&r);
+	/* "[none] integrity confidentiality": the active mode in brackets (security/lockdown/lockdown.c) */
+	rq_path(ctx, path, sizeof(path), "/sys/kernel/security/lockdown");
+	if (!read_line(path, v, sizeof(v))) {
+		char *a = strchr(v, '['), *b = a ? strchr(a, ']') : NULL;
+
+		if (a && b) {
+			*b = '\0';
+			snprintf(lock, sizeof(lock), "%s", a + 1);
+		}
+		rq_fact_add(row, "lockdown", lock[0] ? lock : v);
+	}
+	rq_path(ctx, path, sizeof(path), "/sys/module/module/parameters/sig_enforce");
+	if (!read_line(path, sig, sizeof(sig)))
+		rq_fact_add(row, "sig_enforce", sig);
+	/*
+	 * Signatures are enforced with module.sig_enforce=1 (CONFIG_MODULE_SIG_FORCE)
+	 * or under lockdown, which distributions switch on with Secure Boot.
+	 */
+	*enforcing = !strcmp(sig, "Y") || (lock[0] && strcmp(lock, "none"));
+	rq_fact_add(row, "module_signatures", *enforcing ? "enforced" : "not enforced");
+	return sb;
+}
+
+/* /proc/sys/kernel/tainted as letters (Documentation/admin-guide/tainted-kernels.rst). */
+static void taint_fact(struct rq_ctx *ctx, struct rq_result *row)
+{
+	static const char letters[] = "PFSRMBUDAWCIOELKXTN";
+	char path[PATH_MAX], v[32], out[64] = "";
+	unsigned long t;
+
+	rq_path(ctx, path, sizeof(path), "/proc/sys/kernel/tainted");
+	if (read_line(path, v, sizeof(v)))
+		return;
+	t = strtoul(v, NULL, 10);
+	for (unsigned i = 0; i < sizeof(letters) - 1; i++)
+		if (t & (1ul << i))
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%c", letters[i]);
+	snprintf(path, sizeof(path), "%lu%s%s", t, out[0] ? " " : "", out);
+	rq_fact_add(row, "tainted", path);
+}
+
+static void ds_run(struct rq_ctx *ctx, const void *p)
+{
+	static const char *const ofed_argv[] = { "ofed_info", "-s", NULL };
+	const struct ds_cfg *cfg = p;
+	struct rq_result *sbrow = rq_ctx_row(ctx, "secure-boot", 0);
+	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32];
+	struct proc_result r;
+	bool enforcing;
+	int sb, nmods = 0;
+
+	rq_path(ctx, path, sizeof(path), "/proc/sys/kernel/osrelease");
+	read_line(path, kernel, sizeof(kernel));
+	proc_result_init(&r);
+	if (rq_tool(ctx, ofed_argv, 5000, &r) == 0 && !r.exec_failed && !r.exit_code && r.out.buf) {
+		char *nl = strchr(r.out.buf, '\n');
+
+		if (nl)
+			*nl = '\0';
+		snprintf(ofed, sizeof(ofed), "%s", strtrim(r.out.buf));
+		if (ofed[0] && ofed[strlen(ofed) - 1] == ':')
+			ofed[strlen(ofed) - 1] = '\0';
+	}
+	proc_result_release(&r);
+
+	sb = secure_boot(ctx, sbrow, &enforcing);
+	taint_fact(ctx, sbrow);
+	rq_fact_add(sbrow, "kernel", kernel);
+	rq_fact_add(sbrow, "ofed", ofed[0] ? ofed : "inbox (no ofed_info)");
+	if (sb < 0)
+		rq_result_set(sbrow, RQ_SKIP, "Secure Boot state unknown: the SecureBoot EFI variable is not "
+			      "readable and mokutil gave no answer");
+	else if (cfg->secure_boot == SB_ANY)
+		rq_judge(sbrow, true, "Secure Boot %s, module signatures %s", sb ? "on" : "off",
+			 enforcing ? "enforced" : "not enforced");
+	else
+		rq_judge(sbrow, sb == (cfg->secure_boot == SB_ON), "Secure Boot is %s, the lab wants it %s",
+			 sb ? "on" : "off", cfg->secure_boot == SB_ON ? "on" : "off");
+
+	for (size_t i = 0; i < cfg->modules.n; i++) {
+		const char *name = cfg->modules.str[i];
+		struct rq_result *row;
+
+		if (node_module_live(ctx, name, st, sizeof(st)) == -ENOENT)
+			continue;
+		row = rq_ctx_row(ctx, name, 0);
+		nmods++;
+		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing);
+	}
+	if (!nmods)
+		rq_fact_add(sbrow, "modules", "none of the stack's modules is loaded");
+}
+
+const struct rq_kind rq_kind_driver_stack = {
+	.name = "driver-stack",
+	.summary = "the stack's modules: for this kernel, OFED's where OFED userspace is installed, loaded from the file modinfo finds, signed where Secure Boot enforces it (read-only)",
+	.doc = "After a kernel update MLNX_OFED's DKMS modules may not be rebuilt: the kernel's own "
+	       "mlx5_core loads and userspace and kernel no longer match.  Per loaded stack module: "
+	       "where modinfo finds it (kernel tree, updates/dkms, extra/mlnx-ofa_kernel), its "
+	       "version and srcversion against the loaded one and against `ofed_info -s`, vermagic "
+	       "against the running kernel; OFED userspace with the kernel's own modules FAILs naming "
+	       "the kernel, the DKMS builds there are and the headers.  A row `secure-boot`: the EFI "
+	       "SecureBoot variable, `mokutil --sb-state`, lockdown, sig_enforce, taint; with "
+	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load.",
+	.keys = ds_keys,
+	.cfg_size = sizeof(struct ds_cfg),
+	.default_targets = "hca,sysroot",
+	.run = ds_run,
+};
