@@ -563,9 +563,17 @@ static int run_main(int argc, char **argv, const char *resume)
 	}
 
 	char state_dir[4096];
-	int lockfd = statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
+	/*
+	 * A replay of captured trees reads files and changes nothing on this
+	 * node: no node lock (another run may hold it), no cleanup of what a
+	 * killed run left (that is the next real run's job), no state dir.
+	 */
+	bool replay = !strncmp(o.target, "sysroot:", 8);
+	int lockfd = replay ? -1 : statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
 
-	if (lockfd < 0) {
+	if (replay) {
+		o.state_dir = NULL;
+	} else if (lockfd < 0) {
 		if (made_report_dir)
 			rmdir(report_dir);
 		cluster_free(cl);
@@ -574,9 +582,11 @@ static int run_main(int argc, char **argv, const char *resume)
 		rq_suite_release(&suite);
 		return RQ_EXIT_FAIL;
 	}
-	o.state_dir = state_dir;
-	/* Whatever a killed run left (VMs, daemons, settings) goes first. */
-	statedir_cleanup(&o, false);
+	if (!replay) {
+		o.state_dir = state_dir;
+		/* Whatever a killed run left (VMs, daemons, settings) goes first. */
+		statedir_cleanup(&o, false);
+	}
 
 	char run_id[80], run_dir[4096];
 	int rc = 0, journal_err = 0;
@@ -615,7 +625,8 @@ static int run_main(int argc, char **argv, const char *resume)
 			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", rc ? run_dir : logs,
 				strerror(-rc));
 			cluster_free(cl);
-			close(lockfd);
+			if (lockfd >= 0)
+				close(lockfd);
 			rq_baseline_release(&baseline);
 			free(sel);
 			rq_suite_release(&suite);
@@ -725,6 +736,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	free(sel);
 	rq_suite_release(&suite);
 	rq_baseline_release(&baseline);
-	close(lockfd);
+	if (lockfd >= 0)
+		close(lockfd);
 	return ret;
 }

@@ -356,4 +356,24 @@ expect_grep "with its count and the limit" '199990000 pairs per two-sided case, 
 echo "-- no fixed /tmp names in the code"
 expect_eq "no source file builds a fixed /tmp name" "" \
 	"$(grep -rnE '"/tmp[/"]' src harness | grep -vE 'XXXXXX|rq-agent-|rdmaqual-peer\.|"/tmp/rq-"|rdmaqual-%u|rdmaqual-UID|opendir\("/tmp"\)|"/tmp/%s"|^[^:]*:[0-9]+:\s*/?\*')"
+# 14. A replay, a lint and a dry run change nothing on the node: they take
+# no node lock, so they run while another run holds it.
+echo "-- replays, lints and dry runs take no node lock"
+mkdir -m 0700 -p "$T/held"
+flock "$T/held/lock" sleep 30 &
+holder=$!
+wait_for "another run holds the node lock" 5 sh -c "! flock -n '$T/held/lock' true"
+"$RQ" run --state-dir "$T/held" --target sysroot:fixtures/nodes/cx6dx-roce-lossless \
+	--report-dir "$T/replay" cases/driver >"$T/replay.out" 2>&1
+expect_eq "a sysroot replay runs and passes, not refused" 0 $?
+expect_true "and writes its report" test -s "$T/replay/latest/results.json"
+"$RQ" run --state-dir "$T/held" --dry-run $PASS >"$T/dry.out" 2>&1
+expect_eq "a dry run too" 0 $?
+"$RQ" lint tests/cases/runner >"$T/lint.out" 2>&1
+expect_eq "a lint too" 0 $?
+"$RQ" run --state-dir "$T/held" --report-dir "$T/rep" $PASS >"$T/real.out" 2>&1
+expect_eq "a real run is refused while it is held" 1 $?
+expect_grep "saying so" 'another run holds this node' "$T/real.out"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 finish
