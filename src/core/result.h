@@ -51,6 +51,7 @@ struct rq_result {
 	double duration_s;
 	char *log_path;		/* whole log, relative to the report dir */
 	struct sb log;		/* captured log text (bounded tail written to JUnit) */
+	bool log_of_first;	/* its log is the case log the case's first row holds (not copied) */
 	char *file;		/* case file, for reports */
 	char *node;		/* lab runs: the node (a pair's client side), else NULL */
 	char *peer_node;	/* lab runs: a pair's server side, else NULL */
