@@ -125,6 +125,7 @@ int rq_tool_live(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms
 		.log_fd = ctx->log_fd,
 		/* Kinds parse what tools print (iblinkinfo of a fabric): keep all of it. */
 		.tail_max = 4u << 20,
+		.term_grace_ms = ctx->tool_term_grace_ms,
 	};
 
 	return proc_run(&o, r);

@@ -39,6 +39,7 @@ struct rq_ctx {
 	const char *state_dir;		/* node run-state dir: undo records that must outlive a crash */
 	const char *const *tool_env;	/* "K=V" added to tools' env (ibsim preload) */
 	const char *tool_cwd;		/* cwd for tools (ibsim writes sys-<pid>/ there) */
+	int64_t tool_term_grace_ms;	/* a tool's SIGTERM -> SIGKILL grace at its deadline (0: proc's) */
 	rq_tool_fn tool;		/* never NULL */
 	enum rq_role role;
 	const char *peer_addr;		/* client: server's IPv4 (or "127.0.0.1" loopback) */
