@@ -359,7 +359,7 @@ expect_eq "no source file builds a fixed /tmp name" "" \
 # 14. A replay, a lint and a dry run change nothing on the node: they take
 # no node lock, so they run while another run holds it.
 echo "-- replays, lints and dry runs take no node lock"
-mkdir -m 0700 -p "$T/held"
+mkdir -m 0700 "$T/held"
 flock "$T/held/lock" sleep 30 &
 holder=$!
 wait_for "another run holds the node lock" 5 sh -c "! flock -n '$T/held/lock' true"

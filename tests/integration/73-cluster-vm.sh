@@ -25,6 +25,7 @@ if [ "${1:-}" = --inside ]; then
 	"$RQ" run --nodes "$RQ_LAB_NODES" --launcher ssh --pairs ring \
 		--drain-list "$T/drain.txt" --report-dir "$T/bad" $C >"$T/bad.out" 2>&1
 	echo "$?" >"$T/bad.rc"
+	echo "$RQ_LAB_DIR" >"$T/rig.dir"
 	cp "$RQ_LAB_DIR"/console-vm*.log "$T/" 2>/dev/null
 	exit 0
 fi
@@ -65,8 +66,6 @@ expect_eq "vm2 is the one suspect" vm2 \
 	"$(jq -r '[.lab.suspects[] | if .link then .node + "-" + .link else .node end] | join(",")' "$b" 2>/dev/null)"
 expect_eq "the drain list names vm2 alone" vm2 "$(cut -d' ' -f1 "$T/drain.txt" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 
-expect_true "no rig QEMU left" no_proc "rq-lab-vm"
-expect_true "no rig namespace left" sh -c '! ip netns list | grep -q "^rqlab"'
-expect_eq "no rig dir left" 0 "$(count /tmp/rq-lab.*)"
+rig_gone "$T/rig.out"
 [ "$_fails" -eq 0 ] || { tail -5 "$T"/console-vm*.log 2>/dev/null | sed 's/^/    | /'; }
 finish

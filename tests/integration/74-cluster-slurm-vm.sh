@@ -25,6 +25,7 @@ if [ "${1:-}" = --inside ]; then
 		sleep 0.5
 		i=$((i + 1))
 	done
+	echo "$RQ_LAB_DIR" >"$T/rig.dir"
 	cp "$RQ_LAB_DIR"/console-vm*.log "$T/" 2>/dev/null
 	cp "$RQ_LAB_DIR"/slurm/log/slurmctld.log "$RQ_LAB_DIR"/slurm/*.pid "$T/" 2>/dev/null
 	exit 0
@@ -72,9 +73,6 @@ for dm in slurmctld munged; do
 	expect_true "no $dm of the rig left" sh -c \
 		"ps -o stat= -p $(cat "$T/$dm.pid" 2>/dev/null || echo 1) | grep -qvx 'Z.*' && exit 1; exit 0"
 done
-expect_true "no rig QEMU left" no_proc "rq-lab-vm"
-expect_true "no rig namespace left" sh -c '! ip netns list | grep -q "^rqlab"'
-expect_eq "no rig dir left" 0 "$(count /tmp/rq-lab.*)"
-expect_eq "no rig hosts file left" 0 "$(count /etc/netns/rqlab*)"
+rig_gone "$T/rig.out"
 [ "$_fails" -eq 0 ] || { tail -5 "$T"/console-vm*.log "$T/slurmctld.log" 2>/dev/null | sed 's/^/    | /'; }
 finish

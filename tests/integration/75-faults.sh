@@ -58,14 +58,19 @@ mine() {
 		{ tr '\0' '\n' <"/proc/$q/environ"; } 2>/dev/null | grep -qF "$T" && printf '%s ' "$q"
 	done
 }
-find /tmp -maxdepth 1 -name 'rdmaqual-peer*' >"$T/peer-before"
 left() {
 	out=
 	for p in "$@"; do
 		pids=$(mine "$p")
 		[ -n "$pids" ] && out="$out process '$p' ($pids);"
 	done
-	pd=$(find /tmp -maxdepth 1 -name 'rdmaqual-peer*' | grep -vxF -f "$T/peer-before" | tr '\n' ' ')
+	# the peer copies this script's sshd made (peer-wrap.sh lists them)
+	pd=
+	if [ -r "${S:-$T}/fault.dirs" ]; then
+		while IFS= read -r d; do
+			[ -e "$d" ] && pd="$pd$d "
+		done <"${S:-$T}/fault.dirs"
+	fi
 	[ -n "$pd" ] && out="$out peer copies $pd;"
 	t=$(find "$TMPDIR" -mindepth 1 -maxdepth 1 -printf '%f ')
 	[ -n "$t" ] && out="$out temp dirs $t;"

@@ -66,4 +66,18 @@ vm_owner() {
 # say why and exit 4, kselftest's KSFT_SKIP, which the runner reports as a
 # skip, not as a pass.
 skip() { echo "  SKIP: $1"; exit 4; }
+# rig_gone RIGOUT: the lab rig this test started (vm/lab-rig.sh, whose
+# stderr is RIGOUT; the inner script wrote its RQ_LAB_DIR to $T/rig.dir)
+# left nothing: no QEMU of its dir, its namespace, its dir, its
+# /etc/netns entry.  Only this rig's: another may run on the host.
+rig_gone() {
+	_ns=$(sed -n 's/^lab-rig: .*, namespace \(rqlab[0-9]*\)$/\1/p' "$1" | tail -1)
+	_d=$(cat "$T/rig.dir" 2>/dev/null)
+	expect_true "the rig named its namespace ($_ns) and dir ($_d)" test -n "$_ns" -a -n "$_d"
+	expect_true "no QEMU of this rig left" no_proc "rq.lab=$_d/guest"
+	expect_true "its namespace is gone" sh -c "! ip netns list | grep -Eq '^$_ns( |\$)'"
+	expect_true "its dir is gone" test ! -e "$_d"
+	expect_true "its /etc/netns entry is gone" test ! -e "/etc/netns/$_ns"
+}
+
 finish() { echo "  $_checks checks, $_fails failed"; [ "$_fails" -eq 0 ]; }

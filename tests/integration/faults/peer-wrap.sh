@@ -11,6 +11,14 @@ cmd=$SSH_ORIGINAL_COMMAND
 fault=$(cat "$RQ_PEER_FAULT_FILE" 2>/dev/null)
 case $cmd in
 *"agent --stdio"*) ;;
+*"mktemp -d /tmp/rdmaqual-peer."*)
+	# the copy: its dir goes to FILE.dirs, so the test checks the copies
+	# it made, not every rdmaqual-peer dir on the host
+	out=$(sh -c "$cmd")
+	rc=$?
+	printf '%s\n' "$out" | tee -a "$RQ_PEER_FAULT_FILE.dirs"
+	exit $rc
+	;;
 *) exec sh -c "$cmd" ;;
 esac
 case $fault in
