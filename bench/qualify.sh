@@ -4,8 +4,9 @@
 # kernels, debian:bookworm (6.1) and debian:bookworm-backports (6.12),
 # against one run of the same suite on one kernel, measured side by side in
 # this script with a warm cache (both kernels fetched first, not timed).
-# A qualification is two runs plus fetching nothing, a comparison and the
-# reports: the ratio should be close to 2 (6.12 boots slower under TCG).
+# A qualification with --repeat 1 is two runs plus fetching nothing, a
+# comparison and the reports: the ratio should be close to 2 (6.12 boots
+# slower under TCG).  bench/qualify-noise.sh measures --repeat auto.
 # ROUNDS=N (default 2) alternates the two measurements N times.
 set -eu
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ for r in $(seq "$ROUNDS"); do
 	"$RQ" run --target rxe-vm --kernel debian:bookworm --report-dir "$T/one" $SUITE >"$T/one.out" 2>&1 || true
 	t1=$(ms)
 	# shellcheck disable=SC2086
-	"$RQ" qualify --before debian:bookworm --after debian:bookworm-backports --report-dir "$T/two" \
+	"$RQ" qualify --repeat 1 --before debian:bookworm --after debian:bookworm-backports --report-dir "$T/two" \
 		$SUITE >"$T/two.out" 2>&1 || true
 	t2=$(ms)
 	printf 'round %d: one run %.1f s (%s), qualify %.1f s (%s)\n' "$r" \
