@@ -32,6 +32,8 @@ void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
 	if (json_is_string(json_object_get(j, "routing_engine")))
 		snprintf(p->routing, sizeof(p->routing), "%s", json_string_value(json_object_get(j, "routing_engine")));
 	p->sm_up = json_is_true(json_object_get(j, "sm_up"));
+	p->ibsim_ready_ms = json_integer_value(json_object_get(j, "ibsim_ready_ms"));
+	p->sm_settle_ms = json_integer_value(json_object_get(j, "sm_settle_ms"));
 	if (json_is_string(json_object_get(j, "case_file")))
 		snprintf(p->case_file, sizeof(p->case_file), "%s",
 			 json_string_value(json_object_get(j, "case_file")));

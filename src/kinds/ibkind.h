@@ -38,6 +38,8 @@ struct ibkind_param {
 	bool sm_up;		/* the target's SM brought the subnet up (false: it never could) */
 	char sm_log[1024];	/* the target's opensm log, "" none */
 	char routing[128];	/* the routing engine the target's opensm was given, "" its default */
+	int64_t ibsim_ready_ms;	/* ibsim start to its first client, 0 unknown */
+	int64_t sm_settle_ms;	/* the target's opensm start to a subnet up (or settled), 0 unknown */
 };
 
 void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p);

@@ -112,6 +112,11 @@ static void fr_run(struct rq_ctx *ctx, const void *vcfg)
 	ibkind_param(ctx, &p);
 	if (p.sm_log[0])
 		judge_engine(ctx, &p);
+	/* the simulation's own times, for bench/fabric.sh */
+	if (p.ibsim_ready_ms)
+		rq_figure_add(ctx->main, "ibsim_start", (double)p.ibsim_ready_ms, "ms");
+	if (p.sm_settle_ms)
+		rq_figure_add(ctx->main, "sm_first_sweep", (double)p.sm_settle_ms, "ms");
 	if (!tool_out(ctx, discover, &topo_text) || !tool_out(ctx, fts, &fts_text))
 		goto out;
 	if (ibnet_parse(topo_text.buf, topo_text.len, "ibnetdiscover", &topo, err, sizeof(err))) {

@@ -5,7 +5,9 @@
 # links); a fabric beyond a switch's radix is an ERROR naming it.  Routing:
 # fat trees (minhop, ftree) and a rail layout pass reachability, credit
 # loops and balance; minhop round a ring FAILs with its credit loop named;
-# an engine opensm fell back from FAILs saying so.  Nothing
+# an engine opensm fell back from FAILs saying so.  fabric-health: a
+# duplicated description and GUID named with both nodes, an SM not at its
+# planned priority FAILs.  Nothing
 # of ours is left running (ibsim, opensm) and no scratch dir is left.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -50,6 +52,18 @@ expect_eq "ring: credit loop FAILs" FAIL "$(v 'route.ring_minhop[credit_loops]')
 expect_true "ring: the loop named channel by channel" sh -c "echo '$(r 'route.ring_minhop[credit_loops]')' | grep -Eq 'credit loop in the channel dependency graph: (sw0[1-5]/[0-9] -> ){5}sw0[1-5]/[0-9] \(closed by the routes to h'"
 expect_eq "updn fallback FAILs the case" FAIL "$(v route.ring_updn_fallback)"
 expect_true "updn fallback: opensm's reason quoted" sh -c "echo '$(r route.ring_updn_fallback)' | grep -q 'routing_engine updn requested, opensm routed with minhop (ucast_mgr_route: updn: cannot build lid matrices)'"
+
+"$RQ" run --state-dir "$T/state" --report-dir "$T/rh" tests/integration/fabric-cases/health.yaml >"$T/hout" 2>&1
+expect_eq "health run exit status" 1 $?
+R="$T/rh/latest/results.json"
+expect_eq "healthy: guids, descriptions, lids, sm pass" 0 "$(jq '[.results[] | select((.id | startswith("health.ok")) and .verdict != "PASS")] | length' "$R")"
+expect_eq "healthy: 5 rows" 5 "$(jq '[.results[] | select(.id | startswith("health.ok"))] | length' "$R")"
+expect_true "dup-desc named with both GUIDs" sh -c "echo '$(r 'health.dup_desc[descriptions]')' | grep -q '\"h01 HCA-1\" on 0x0002c90300000020 0x0002c90300000010'"
+expect_eq "dup-desc: GUIDs still fine" PASS "$(v 'health.dup_desc[guids]')"
+expect_true "dup-guid named with both places" sh -c "echo '$(r 'health.dup_guid[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000010: behind leaf01 port 1, and h01 HCA-1 behind leaf04 port 4'"
+expect_eq "dup-guid: the SM is not MASTER" FAIL "$(v 'health.dup_guid[sm]')"
+expect_true "dup-guid: LIDs missing, the first five named" sh -c "echo '$(r 'health.dup_guid[lids]')' | grep -q 'LID problem(s): .*; and 16 more'"
+expect_true "SM priority against the plan" sh -c "echo '$(r 'health.wrong_priority[sm]')' | grep -q 'runs at priority 0, planned 5'"
 
 expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
 expect_eq "no scratch dir left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"

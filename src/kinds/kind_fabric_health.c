@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabric-health: ibdiagnet's default identity checks, on infiniband-diags.
+ *
+ * Two nodes with one GUID, or two with one description, break the subnet
+ * manager (opensm refuses a duplicated node GUID: ERR 0D01, and the subnet
+ * never comes up) or every tool that names nodes; a port without a LID, or
+ * two ports whose LID ranges overlap (LMC), lose traffic; an SM that is not
+ * MASTER, or MASTER at another priority than planned, is the next handover
+ * waiting.  This discovers the fabric by directed-route SMPs (ibnetdiscover:
+ * the SA is not asked, so a subnet the SM cannot bring up is still read)
+ * and gives one row per check: guids, descriptions, lids, sm.  A duplicated
+ * GUID hides one of its nodes from discovery; the ports that are LinkUp
+ * (iblinkinfo) with no discovered peer are asked for their NodeInfo by
+ * directed route, and a GUID found there that discovery placed elsewhere is
+ * named with both places.  Links (fabric-links), counters (ib-counters) and
+ * routes (fabric-routing) are kinds of their own.  Read-only.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds/ibkind.h"
+#include "parsers/parse_ibdiag.h"
+#include "core/util.h"
+
+#define FH_MAX_PROBES 32
+
+struct fh_cfg {
+	long long sm_priority;
+	long long lmc;
+};
+
+static const struct key_def fh_keys[] = {
+	{ .name = "sm_priority", .type = KEY_INT, .def = "-1", .min = -1, .max = 15,
+	  .offset = offsetof(struct fh_cfg, sm_priority),
+	  .help = "the planned priority of the MASTER SM; -1: not judged" },
+	{ .name = "lmc", .type = KEY_INT, .def = "-1", .min = -1, .max = 7,
+	  .offset = offsetof(struct fh_cfg, lmc),
+	  .help = "the planned LMC of every CA port; -1: any, the same on every port" },
+	KEY_END
+};
+
+static bool run_tool(struct rq_ctx *ctx, const char *const *argv, struct sb *out, struct sb *errout)
+{
+	struct proc_result r;
+	bool ok = false;
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 120000, &r) == 0 && !r.exec_failed && !r.timed_out && !r.out_truncated) {
+		sb_add(out, r.out.buf, r.out.len);
+		if (errout)
+			sb_add(errout, r.err.buf, r.err.len);
+		ok = true;
+	} else {
+		char how[200];
+
+		proc_describe(&r, argv[0], how, sizeof(how));
+		rq_result_set(ctx->main, RQ_ERROR, "%s", how);
+	}
+	proc_result_release(&r);
+	return ok;
+}
+
+/* Directed-route hops from the node discovery started at to every switch (BFS over the topology). */
+static char **dr_paths(const struct ibnet *t, uint64_t from)
+{
+	char **path = xcalloc(t->nnodes + 1, sizeof(char *));
+	int *queue = xcalloc(t->nnodes + 1, sizeof(int));
+	size_t qh = 0, qt = 0;
+
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].guid == from && t->nodes[i].is_switch) {
+			path[i] = xstrdup("0");
+			queue[qt++] = (int)i;
+			break;
+		}
+	while (qh < qt) {
+		int n = queue[qh++];
+
+		for (int p = 1; p <= t->nodes[n].nports; p++) {
+			int peer, pp;
+
+			if (!ibnet_link_at(t, n, p, &peer, &pp) || !t->nodes[peer].is_switch || path[peer])
+				continue;
+			path[peer] = xasprintf("%s,%d", path[n], p);
+			queue[qt++] = peer;
+		}
+	}
+	free(queue);
+	return path;
+}
+
+static void check_guids(struct rq_ctx *ctx, const struct ibnet *t, const struct sb *nd_err, uint64_t from)
+{
+	struct rq_result *row = rq_ctx_row(ctx, "guids", 0);
+	static const char *const linkinfo[] = { "iblinkinfo", NULL };
+	struct sb out = SB_INIT, msg = SB_INIT;
+	struct ib_links links = { 0 };
+	unsigned dups = 0, probes = 0;
+	char err[256], **path = NULL;
+
+	/* libibnetdisc names a second port with a known port GUID on stderr */
+	for (const char *p = nd_err->buf; (p = strstr(p, "Duplicate Port: Port with guid ")); p++) {
+		uint64_t g = strtoull(p + 31, NULL, 16);
+
+		sb_addf(&msg, "%sduplicated port GUID 0x%016" PRIx64 " (ibnetdiscover)", dups++ ? "; " : "", g);
+	}
+	/* LinkUp switch ports discovery found nothing behind: ask them by directed route */
+	if (run_tool(ctx, linkinfo, &out, NULL) && iblinkinfo_parse(out.buf, out.len, &links, err, sizeof(err)) == 0) {
+		path = dr_paths(t, from);
+		for (size_t i = 0; i < links.n && probes < FH_MAX_PROBES; i++) {
+			const struct ib_link *k = &links.v[i];
+			int sw = -1, peer, pp;
+
+			if (!k->is_switch || strcmp(k->phys, "LinkUp"))
+				continue;
+			for (size_t j = 0; j < t->nnodes && sw < 0; j++)
+				if (t->nodes[j].is_switch && t->nodes[j].guid == k->guid)
+					sw = (int)j;
+			if (sw < 0 || !path[sw] || ibnet_link_at(t, sw, k->port, &peer, &pp))
+				continue;
+			char dr[512];
+			const char *argv[] = { "smpquery", "-D", "nodeinfo", dr, NULL };
+			struct sb ni = SB_INIT;
+			struct ib_kvs kv = { 0 };
+
+			snprintf(dr, sizeof(dr), "%s,%d", path[sw], k->port);
+			probes++;
+			if (run_tool(ctx, argv, &ni, NULL) && smpquery_parse(ni.buf, ni.len, &kv, err, sizeof(err)) == 0 &&
+			    ib_kvs_get(&kv, "Guid")) {
+				uint64_t g = strtoull(ib_kvs_get(&kv, "Guid"), NULL, 16);
+				int other = -1;
+
+				for (size_t j = 0; j < t->nnodes && other < 0; j++)
+					if (t->nodes[j].guid == g)
+						other = (int)j;
+				if (other >= 0) {
+					const struct ibnet_link *ok = ibnet_link_at(t, other, 1, &peer, &pp);
+					char where[128] = "";
+
+					if (ok)
+						snprintf(where, sizeof(where), " behind %s port %d", t->nodes[peer].desc, pp);
+					sb_addf(&msg, "%sduplicated node GUID 0x%016" PRIx64 ": behind %s port %d, and %s%s",
+						dups++ ? "; " : "", g, t->nodes[sw].desc, k->port, t->nodes[other].desc, where);
+				} else {
+					rq_log(ctx, "# %s port %d is LinkUp, discovery found nothing there; NodeInfo says GUID 0x%016" PRIx64,
+					       t->nodes[sw].desc, k->port, g);
+				}
+			}
+			ib_kvs_release(&kv);
+			sb_release(&ni);
+		}
+	}
+	rq_figure_add(row, "duplicated_guids", dups, "");
+	if (dups)
+		rq_judge(row, false, "%s", msg.buf);
+	else
+		rq_judge(row, true, "%zu nodes, no GUID twice (%u LinkUp port(s) without a discovered peer asked)",
+			 t->nnodes, probes);
+	for (size_t i = 0; path && i < t->nnodes; i++)
+		free(path[i]);
+	free(path);
+	ib_links_release(&links);
+	sb_release(&out);
+	sb_release(&msg);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void check_descriptions(struct rq_ctx *ctx, const struct ibnet *t)
+{
+	struct rq_result *row = rq_ctx_row(ctx, "descriptions", 0);
+	const char **d = xcalloc(t->nnodes + 1, sizeof(char *));
+	struct sb msg = SB_INIT;
+	unsigned dups = 0;
+
+	for (size_t i = 0; i < t->nnodes; i++)
+		d[i] = t->nodes[i].desc;
+	qsort(d, t->nnodes, sizeof(*d), cmp_str);
+	for (size_t i = 1; i < t->nnodes; i++)
+		if (!strcmp(d[i], d[i - 1]) && (i < 2 || strcmp(d[i], d[i - 2]))) {
+			sb_addf(&msg, "%s\"%s\" on", dups++ ? "; " : "", d[i]);
+			for (size_t j = 0; j < t->nnodes; j++)
+				if (!strcmp(t->nodes[j].desc, d[i]))
+					sb_addf(&msg, " 0x%016" PRIx64, t->nodes[j].guid);
+		}
+	rq_figure_add(row, "duplicated_descriptions", dups, "");
+	if (dups)
+		rq_judge(row, false, "node description(s) on more than one node: %s", msg.buf);
+	else
+		rq_judge(row, true, "%zu nodes, every description once", t->nnodes);
+	free(d);
+	sb_release(&msg);
+}
+
+/* One problem more; the first five are named. */
+static void problem(struct sb *msg, unsigned *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void problem(struct sb *msg, unsigned *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n < 5) {
+		if (*n)
+			sb_adds(msg, "; ");
+		va_start(ap, fmt);
+		sb_vaddf(msg, fmt, ap);
+		va_end(ap);
+	}
+	(*n)++;
+}
+
+static void check_lids(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struct ibnet *t)
+{
+	struct rq_result *row = rq_ctx_row(ctx, "lids", 0);
+	int *owner = xcalloc(0xc000, sizeof(int));
+	struct sb msg = SB_INIT;
+	unsigned bad = 0, ports = 0;
+	int lmc = -1;
+
+	for (int i = 0; i < 0xc000; i++)
+		owner[i] = -1;
+	/* switches: port 0's LID; CA ports: theirs, 2^LMC of them */
+	for (size_t i = 0; i < t->nnodes; i++) {
+		if (!t->nodes[i].is_switch)
+			continue;
+		ports++;
+		if (!t->nodes[i].lid) {
+			problem(&msg, &bad, "%s has no LID", t->nodes[i].desc);
+		} else if (t->nodes[i].lid < 0xc000) {
+			if (owner[t->nodes[i].lid] >= 0)
+				problem(&msg, &bad, "LID %u on %s and %s", t->nodes[i].lid,
+					t->nodes[owner[t->nodes[i].lid]].desc, t->nodes[i].desc);
+			owner[t->nodes[i].lid] = (int)i;
+		}
+	}
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct ibnet_link *k = &t->links[i];
+
+		for (int end = 0; end < 2; end++) {
+			int n = end ? k->b : k->a, p = end ? k->bport : k->aport, m = end ? k->blmc : k->almc;
+			unsigned lid = end ? k->blid : k->alid;
+
+			if (t->nodes[n].is_switch)
+				continue;
+			ports++;
+			if (!lid) {
+				problem(&msg, &bad, "%s port %d has no LID", t->nodes[n].desc, p);
+				continue;
+			}
+			if (lmc < 0)
+				lmc = m;
+			if (m != lmc || (cfg->lmc >= 0 && m != cfg->lmc))
+				problem(&msg, &bad, "%s port %d has LMC %d (%s %lld)", t->nodes[n].desc, p, m,
+					cfg->lmc >= 0 ? "planned" : "others", cfg->lmc >= 0 ? cfg->lmc : (long long)lmc);
+			for (unsigned j = 0; j < (1u << m) && lid + j < 0xc000; j++) {
+				if (owner[lid + j] >= 0 && owner[lid + j] != n)
+					problem(&msg, &bad, "LID %u on %s and %s port %d", lid + j,
+						t->nodes[owner[lid + j]].desc, t->nodes[n].desc, p);
+				owner[lid + j] = n;
+			}
+		}
+	}
+	rq_figure_add(row, "lid_problems", bad, "");
+	if (bad > 5)
+		sb_addf(&msg, "; and %u more", bad - 5);
+	if (bad)
+		rq_judge(row, false, "%u LID problem(s): %s", bad, msg.buf);
+	else
+		rq_judge(row, true, "%u ports, every one with its own LID range (LMC %d)", ports, lmc < 0 ? 0 : lmc);
+	free(owner);
+	sb_release(&msg);
+}
+
+static void check_sm(struct rq_ctx *ctx, const struct fh_cfg *cfg)
+{
+	static const char *const sminfo[] = { "sminfo", NULL };
+	struct rq_result *row = rq_ctx_row(ctx, "sm", 0);
+	struct proc_result r;
+	struct ib_sminfo si;
+	char err[256];
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, sminfo, 30000, &r) || r.exec_failed || r.timed_out ||
+	    sminfo_parse(r.out.buf, r.out.len, &si, err, sizeof(err))) {
+		rq_judge(row, false, "no SM answers sminfo");
+	} else if (si.state != SMINFO_MASTER) {
+		rq_judge(row, false, "the SM (GUID 0x%" PRIx64 ", LID %u) is %s, not MASTER", si.guid, si.lid,
+			 ib_sminfo_state_name(si.state));
+	} else if (cfg->sm_priority >= 0 && si.priority != cfg->sm_priority) {
+		rq_judge(row, false, "the MASTER SM (GUID 0x%" PRIx64 ", LID %u) runs at priority %d, planned %lld",
+			 si.guid, si.lid, si.priority, cfg->sm_priority);
+	} else {
+		rq_judge(row, true, "MASTER SM at LID %u, GUID 0x%" PRIx64 ", priority %d", si.lid, si.guid, si.priority);
+	}
+	proc_result_release(&r);
+}
+
+static void fh_run(struct rq_ctx *ctx, const void *vcfg)
+{
+	static const char *const discover[] = { "ibnetdiscover", NULL };
+	const struct fh_cfg *cfg = vcfg;
+	struct sb text = SB_INIT, errs = SB_INIT;
+	struct ibnet t = { 0 };
+	char err[512];
+	const char *init;
+	uint64_t from = 0;
+
+	if (!run_tool(ctx, discover, &text, &errs))
+		goto out;
+	if (ibnet_parse(text.buf, text.len, "ibnetdiscover", &t, err, sizeof(err))) {
+		rq_result_set(ctx->main, RQ_ERROR, "ibnetdiscover output not understood: %s", err);
+		goto out;
+	}
+	/* "# Initiated from node 0002c90200000001 port ...": where directed routes start */
+	init = strstr(text.buf, "Initiated from node ");
+	if (init)
+		from = strtoull(init + 20, NULL, 16);
+	rq_judge(ctx->main, t.nnodes > 0, "%zu nodes discovered", t.nnodes);
+	check_guids(ctx, &t, &errs, from);
+	check_descriptions(ctx, &t);
+	check_lids(ctx, cfg, &t);
+	check_sm(ctx, cfg);
+out:
+	ibnet_release(&t);
+	sb_release(&text);
+	sb_release(&errs);
+}
+
+const struct rq_kind rq_kind_fabric_health = {
+	.name = "fabric-health",
+	.summary = "no GUID or node description twice, every port its own LID range (LMC), one MASTER SM at the planned priority",
+	.doc = "ibdiagnet's identity checks on infiniband-diags: the fabric is discovered by directed "
+	       "route (ibnetdiscover), so a subnet the SM cannot bring up is still read.  Rows: guids "
+	       "(ibnetdiscover's duplicate-port reports, and LinkUp ports with no discovered peer asked "
+	       "for their NodeInfo by directed route: a GUID discovery placed elsewhere is named with both "
+	       "places), descriptions (each on one node), lids (every switch and CA port has one, no two "
+	       "ranges of 2^LMC overlap, one LMC everywhere or the planned one), sm (sminfo MASTER at "
+	       "sm_priority).  Read-only.",
+	.keys = fh_keys,
+	.cfg_size = sizeof(struct fh_cfg),
+	.default_targets = "hca,ibsim",
+	.needs_fabric = true,
+	.fabric_sm = true,
+	.run = fh_run,
+};
