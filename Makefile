@@ -175,10 +175,12 @@ fuzz: $(FUZZ_BIN)
 
 # cases/apps (qperf, libfabric, UCX, rping between the guests) are left
 # out: under TCG they add ~40 s to a warm demo whose goal is 45 s.  Run them
-# with ./rdmaqual run -t apps (docs/any-program.md).
+# with ./rdmaqual run -t apps (docs/any-program.md).  So are cases/ulp
+# (NVMe-oF between the guests, -t ulp) and cases/suites (rdma-core's own
+# tests from a checkout, -t suites).
 demo: deps
 	$(MAKE) all
-	./rdmaqual run --report-dir reports -t '!apps' -t '!mpi' cases/
+	./rdmaqual run --report-dir reports -t '!apps' -t '!mpi' -t '!ulp' -t '!suites' cases/
 
 # A lab of four QEMU guests with rxe on one L2 segment (vm/lab-rig.sh), and
 # a lab run over ssh between them: node checks on each, all pairs over the

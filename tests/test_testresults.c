@@ -106,6 +106,24 @@ START_TEST(unittest_real_allskip_and_old_names)
 	tr_report_release(&r);
 	ck_assert_int_eq(unittest_parse(old, strlen(old), &r, err, sizeof(err)), 0);
 	expect(&r, "tests.test_qp.QPTest.test_a", TR_PASS, NULL);
+	tr_report_release(&r);
+	/* assertEqual of strings prints a diff after the exception line */
+	const char *diff = "test_n (t.G.test_n) ... FAIL\n\n"
+			   "======================================================================\n"
+			   "FAIL: test_n (t.G.test_n)\n"
+			   "----------------------------------------------------------------------\n"
+			   "Traceback (most recent call last):\n"
+			   "  File \"/x/t.py\", line 9, in test_n\n"
+			   "    self.assertEqual(os.uname().nodename, \"not-this-guest\")\n"
+			   "AssertionError: 'vm0' != 'not-this-guest'\n- vm0\n+ not-this-guest\n\n\n"
+			   "----------------------------------------------------------------------\n"
+			   "Ran 1 test in 0.001s\n\nFAILED (failures=1)\n";
+
+	ck_assert_int_eq(unittest_parse(diff, strlen(diff), &r, err, sizeof(err)), 0);
+	expect(&r, "t.G.test_n", TR_FAIL, "AssertionError: 'vm0' != 'not-this-guest'");
+	tr_report_release(&r);
+	ck_assert_int_eq(unittest_parse(old, strlen(old), &r, err, sizeof(err)), 0);
+	expect(&r, "tests.test_qp.QPTest.test_a", TR_PASS, NULL);
 	expect(&r, "tests.test_qp.QPTest.test_b", TR_SKIP, "no rdma_cm");
 	tr_report_release(&r);
 	sb_release(&s);

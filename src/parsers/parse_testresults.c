@@ -24,7 +24,7 @@
  *   What it checks ... skipped 'no device'   next line, then the verdict
  * The verdict may come lines later when the test prints.  The details
  * ("FAIL: test_z (mod.Class.test_z)", traceback) give a failure's message:
- * the traceback's last line.  setUpClass failures appear only there, and
+ * the exception line of the traceback (not assertEqual's diff after it).  setUpClass failures appear only there, and
  * become an ERROR test of their own.  "Ran N tests" and "OK (skipped=2)"
  * / "FAILED (failures=1)" are kept.
  */
@@ -472,6 +472,7 @@ int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err,
 	char full[512], pending[512] = "", detail[512] = "", last_tb[MSG_MAX + 1] = "";
 	unsigned pending_line = 0, ran_line = 0, detail_line = 0;
 	enum tr_verdict detail_v = TR_FAIL;
+	bool tb_have = false;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -502,6 +503,7 @@ int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err,
 					msg_add(&t->msg, last_tb, strlen(last_tb));
 			}
 			detail[0] = last_tb[0] = '\0';
+			tb_have = false;
 			st = rule_eq ? DETAIL_HEAD : BODY;
 			pending[0] = '\0';
 			continue;
@@ -525,10 +527,16 @@ int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err,
 			continue;
 		}
 		if (st == DETAIL_TB) {
-			if (line[0] && line[0] != ' ')
+			/*
+			 * The exception is the first unindented line after the
+			 * last frame; what follows it (assertEqual's diff) is not.
+			 */
+			if (line[0] == ' ')
+				tb_have = false;
+			else if (line[0] && !tb_have) {
 				snprintf(last_tb, sizeof(last_tb), "%s", line);
-			else if (line[0] && !last_tb[0])
-				snprintf(last_tb, sizeof(last_tb), "%s", line);
+				tb_have = true;
+			}
 			if (!strncmp(line, "Ran ", 4)) {
 				st = BODY;
 			} else {
