@@ -194,6 +194,18 @@ static const struct expect table[] = {
 	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
 	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
 	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
+	/* node tuning: MaxReadReq, the governor and C-states of the IRQ CPUs, irqbalance vs pinned IRQs */
+	{ "hgx-h100", "node-tuning", RQ_PASS, NULL, 0, NULL, 9 },
+	{ "hgx-h100-mrrs", "node-tuning", RQ_FAIL, "mlx5_5", 0,
+	  "mlx5_5 (0000:a0:00.0): PCIe MaxReadReq 512 bytes, at least 4096 expected", 9 },
+	{ "hgx-h100-powersave", "node-tuning", RQ_FAIL, "mlx5_4", 0,
+	  "mlx5_4: the CPUs of its IRQs do not run the performance governor: cpu8 powersave, cpu9 powersave, "
+	  "cpu10 powersave, cpu11 powersave, cpu12 powersave", 9, NULL, 4 },
+	{ "hgx-h100-cstates", "node-tuning", RQ_FAIL, "mlx5_0", 0,
+	  "mlx5_0: deep idle states enabled on the CPUs of its IRQs: cpu0 C6 (170 us)", 9, NULL, 8 },
+	/* eight rails with every vector pinned one CPU, and irqbalance running */
+	{ "cx7-ndr-ib", "node-tuning", RQ_FAIL, "mlx5_3", 0,
+	  "mlx5_3: irqbalance is running while all 5 of its IRQs are pinned one CPU each: it will move them", 9, NULL, 8 },
 	/* no modinfo in the capture: where a module comes from is unknown, never a pass */
 	{ "cx7-ndr-ib", "driver-stack", RQ_PASS, NULL, 0, NULL, 8,
 	  "mlx5_core,mlx5_ib,ib_core,ib_uverbs,ib_umad,rdma_cm,rdma_ucm" },
@@ -1533,6 +1545,45 @@ START_TEST(driver_stack_facts)
 }
 END_TEST
 
+/* node-tuning: the Device Control fields and the node facts; keys that relax a rule */
+START_TEST(node_tuning_facts)
+{
+	static const char *const relaxed[] = { "max_read_req=512", "governor=any", "cstate_latency=-1",
+					       "irqbalance_pinned=true", "memlock_unlimited=true", NULL };
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "node-tuning", "hgx-h100", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_5", 0);
+	ck_assert_str_eq(nc_fact(r, "max_read_req"), "4096");
+	ck_assert_str_eq(nc_fact(r, "max_payload"), "256");
+	ck_assert_str_eq(nc_fact(r, "irq_cpus"), "10-14");
+	r = nc_row(&nc, "node", 0);
+	ck_assert_str_eq(nc_fact(r, "irqbalance"), "not running");
+	ck_assert_str_eq(nc_fact(r, "transparent_hugepage"), "always [madvise] never");
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "memlock"), "* hard unlimited (/etc/security/limits.d/rdma.conf)"));
+	nc_release(&nc);
+
+	/* every rule relaxed: the faults become facts; memlock is judged and present */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const trees[] = { "hgx-h100-mrrs", "hgx-h100-cstates", "cx7-ndr-ib" };
+
+		nc_init(&nc, "node-tuning", trees[i], relaxed);
+		nc_run(&nc);
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), i == 2 ? 1 : 0);
+		nc_release(&nc);
+	}
+	/* cx7-ndr-ib has no limits.d: memlock_unlimited fails the node row */
+	nc_init(&nc, "node-tuning", "cx7-ndr-ib", relaxed);
+	nc_run(&nc);
+	r = nc_row(&nc, "node", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->reason, "no memlock unlimited entry for all users or a group"));
+	nc_release(&nc);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1559,6 +1610,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, roce_vlan);
 	tcase_add_test(tc, gpudirect_keys);
 	tcase_add_test(tc, driver_stack_facts);
+	tcase_add_test(tc, node_tuning_facts);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

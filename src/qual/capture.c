@@ -598,6 +598,33 @@ static void cp_misc(struct cap *c)
 			cp_entry(c, t, 0);
 	}
 	cp_entry(c, "/var/lib/dkms/mlnx-ofed-kernel", 2);
+	/* node-tuning: each CPU's governor and idle states, THP, the memlock limits */
+	spath(c, "/sys/devices/system/cpu", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *e = ents[i]->d_name;
+
+		if (str_starts(e, "cpu") && isdigit((unsigned char)e[3])) {
+			char rel[PATH_MAX];
+
+			snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/%.32s/cpufreq/scaling_governor", e);
+			cp_entry(c, rel, 0);
+			for (int k = 0; k < 16; k++) {
+				static const char *const f[] = { "name", "latency", "disable" };
+
+				for (size_t j = 0; j < ARRAY_SIZE(f); j++) {
+					snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/%.32s/cpuidle/state%d/%s",
+						 e, k, f[j]);
+					cp_entry(c, rel, 0);
+				}
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	cp_entry(c, "/sys/kernel/mm/transparent_hugepage/enabled", 0);
+	cp_entry(c, "/etc/security/limits.conf", 0);
+	cp_entry(c, "/etc/security/limits.d", 1);
 }
 
 /* Run (or, from a tree, replay) one tool and store what it printed. */

@@ -144,6 +144,16 @@ expect_grep "kernel update: OFED userspace, the kernel's own mlx5_core, the kern
 	"$T/ofed-kernelupdate.out"
 expect_grep "unsigned under Secure Boot: refused at the next load" \
 	'^FAIL +driver\.modules\[mlx5_core\] .*Secure Boot enforces module signatures and .*mlx5_core\.ko is unsigned' "$T/ofed-unsigned.out"
+# node tuning on the HGX tree and its faults (config space, cpufreq, cpuidle, /proc/irq via capture)
+"$RQ" run --target "sysroot:$F/hgx-h100" --report-dir "$T/rep" cases/node >"$T/tune.out" 2>&1
+expect_eq "hgx: node-tuning exit 0" 0 $?
+for f in mrrs cstates; do
+	"$RQ" capture "$T/capt-$f" --root "$F/hgx-h100-$f" >/dev/null 2>&1
+	"$RQ" run --target "sysroot:$T/capt-$f" --report-dir "$T/rep" cases/node >"$T/tune-$f.out" 2>&1
+	expect_eq "hgx-h100-$f (captured): node-tuning exit 1" 1 $?
+done
+expect_grep "MaxReadReq 512 named" '^FAIL +node\.tuning\[mlx5_5\] .*PCIe MaxReadReq 512 bytes, at least 4096' "$T/tune-mrrs.out"
+expect_grep "C6 on the IRQ CPUs named" '^FAIL +node\.tuning\[mlx5_7\] .*deep idle states .*cpu8 C6 \(170 us\)' "$T/tune-cstates.out"
 # firmware flashed but not running (mstflint q) survives capture
 "$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
 run_on "$T/capf" "$T/fwp.out"
