@@ -412,6 +412,19 @@ static void scratch_unlink(struct rq_ctx *ctx, const char *side)
 	}
 }
 
+/*
+ * Why a program did not start, from prog_start's -errno (errno itself is
+ * long overwritten by the cleanup: it said "Success").  A program under
+ * /tmp that is not there: the guests of rxe-vm have a /tmp of their own.
+ */
+static void start_error(char *err, size_t errsz, const char *tool, int rc)
+{
+	snprintf(err, errsz, "cannot start %s: %s%s", tool, strerror(rc < 0 ? -rc : EIO),
+		 rc == -ENOENT && str_starts(tool, "/tmp/") ?
+		 " (rxe-vm guests have their own /tmp: put the program where they see the "
+		 "host's files, outside /tmp)" : "");
+}
+
 static int prog_start(struct rq_ctx *ctx, const char *side, char **argv, char **env,
 		      struct prog *pr)
 {
@@ -677,10 +690,13 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 		snprintf(msg, sizeof(msg), "failed: %s", err);
 		goto tell_client;
 	}
-	if (apply_memlock(ctx, cfg, err, sizeof(err)) < 0 ||
-	    prog_start(ctx, "server", argv, env, &pr) < 0) {
+	int rc = apply_memlock(ctx, cfg, err, sizeof(err));
+
+	if (rc >= 0)
+		rc = prog_start(ctx, "server", argv, env, &pr);
+	if (rc < 0) {
 		if (pr.pid < 0 && !err[0])
-			snprintf(err, sizeof(err), "cannot start %s: %s", tool, strerror(errno));
+			start_error(err, sizeof(err), tool, rc);
 		rq_result_set(row, RQ_ERROR, "server: %s", err);
 		snprintf(msg, sizeof(msg), "failed: %s", err);
 		goto tell_client;
@@ -923,14 +939,21 @@ static void run_client(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 	if (strcmp(msg, "ready")) {
 		/* The server's row says why; the run appends it to this one. */
 		rq_log(ctx, "# the server side: %s", msg);
-		rq_judge(row, false, "client not started: the server side %s",
-			 str_starts(msg, "failed: ") ? "failed" : msg);
+		/* a server that could not start says nothing about the link: ERROR */
+		if (str_starts(msg, "failed: "))
+			rq_result_set(row, RQ_ERROR, "client not started: the server side failed");
+		else
+			rq_judge(row, false, "client not started: the server side %s", msg);
 		goto out;
 	}
 	started = app_results_clock();
-	if (apply_memlock(ctx, cfg, err, sizeof(err)) < 0 || prog_start(ctx, "client", argv, env, &pr) < 0) {
-		if (!err[0] || pr.pid < 0)
-			snprintf(err, sizeof(err), "cannot start %s: %s", tool, strerror(errno));
+	int rc = apply_memlock(ctx, cfg, err, sizeof(err));
+
+	if (rc >= 0)
+		rc = prog_start(ctx, "client", argv, env, &pr);
+	if (rc < 0) {
+		if (!err[0])
+			start_error(err, sizeof(err), tool, rc);
 		rq_result_set(row, RQ_ERROR, "client: %s", err);
 		tell(ctx, &o, deadline, "exit -1 not started");
 		goto out;

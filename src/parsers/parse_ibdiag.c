@@ -627,13 +627,16 @@ int ibstat_parse(const char *text, size_t len, struct ib_stat *out, char *err, s
 			pt = NULL;
 			continue;
 		}
+		/*
+		 * "..." alone: lines left out by whoever pasted the output, also
+		 * before the first CA block (a paste that starts mid-output)
+		 */
+		if (!strcmp(skipws(s), "..."))
+			continue;
 		if (!ca) {
 			ret = rq_parse_error(err, errsz, l.no, "line outside a CA block: %.60s", s);
 			break;
 		}
-		/* "..." alone: lines left out by whoever pasted the output */
-		if (!strcmp(skipws(s), "..."))
-			continue;
 		if (sscanf(s, " Port %d:", &num) == 1 && str_ends(s, ":")) {
 			ca->ports = xrealloc(ca->ports, (ca->nport_blocks + 1) * sizeof(*ca->ports));
 			pt = &ca->ports[ca->nport_blocks++];

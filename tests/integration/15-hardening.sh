@@ -355,7 +355,7 @@ expect_grep "with its count and the limit" '199990000 pairs per two-sided case, 
 # back to /tmp/perftest-PID.out (O_TRUNC) and rxe-host to /tmp/rxe-host.
 echo "-- no fixed /tmp names in the code"
 expect_eq "no source file builds a fixed /tmp name" "" \
-	"$(grep -rnE '"/tmp[/"]' src harness | grep -vE 'XXXXXX|rq-agent-|rdmaqual-peer\.|"/tmp/rq-"|rdmaqual-%u|rdmaqual-UID|opendir\("/tmp"\)|"/tmp/%s"|^[^:]*:[0-9]+:\s*/?\*')"
+	"$(grep -rnE '"/tmp[/"]' src harness | grep -vE 'XXXXXX|rq-agent-|rdmaqual-peer\.|"/tmp/rq-"|rdmaqual-%u|rdmaqual-UID|opendir\("/tmp"\)|str_starts\([a-z]*, "/tmp/"\)|"/tmp/%s"|^[^:]*:[0-9]+:\s*/?\*')"
 # 14. A replay, a lint and a dry run change nothing on the node: they take
 # no node lock, so they run while another run holds it.
 echo "-- replays, lints and dry runs take no node lock"
@@ -376,4 +376,13 @@ expect_eq "a real run is refused while it is held" 1 $?
 expect_grep "saying so" 'another run holds this node' "$T/real.out"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
+# 15. Honest start errors: a two-sided case whose server is missing said
+# "cannot start ...: Success" (errno read after cleanup) and was a FAIL.
+echo "-- a program that cannot start"
+"$RQ" run --target local --report-dir "$T/nostart" tests/integration/faults/pair-nostart.yaml \
+	>"$T/nostart.out" 2>&1
+expect_eq "the run fails" 1 $?
+expect_grep "an ERROR (setup), not a FAIL, with the real errno" \
+	'ERROR +cp\.missing_server .*cannot start /tmp/rq-no-such-dir/rqpp: No such file or directory' "$T/nostart.out"
+expect_grep "saying the guests have their own /tmp" 'rxe-vm guests have their own /tmp' "$T/nostart.out"
 finish
