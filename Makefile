@@ -215,5 +215,6 @@ clean:
 # Installation, packaging and release targets (install, uninstall, dist,
 # man pages, completion): kept in their own files.
 include mk/install.mk
+include mk/package.mk
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -135,7 +135,7 @@ static int read_ecn(struct rq_ctx *ctx, long *v, const char *nd, const char *rel
 static void judge_dcb(struct rq_ctx *ctx, const struct rl_cfg *cfg, struct rq_result *row,
 		      const char *what, const char *nd, int map[64], int *nmap)
 {
-	char why[256], buf[64];
+	char why[256];
 	json_t *app, *pfc;
 	int prio = (int)cfg->priority;
 
@@ -163,8 +163,9 @@ static void judge_dcb(struct rq_ctx *ctx, const struct rl_cfg *cfg, struct rq_re
 
 		for (int p = 0; p < 8; p++)
 			if (pfc_on(pfc, p) == 1) {
-				snprintf(buf, sizeof(buf), "%s%d", list[0] ? "," : "", p);
-				strncat(list, buf, sizeof(list) - strlen(list) - 1);
+				size_t l = strlen(list);
+
+				snprintf(list + l, sizeof(list) - l, "%s%d", l ? "," : "", p);
 				others += p != prio;
 			}
 		rq_fact_add(row, "pfc_priorities", list[0] ? list : "none");
