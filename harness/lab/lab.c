@@ -287,12 +287,15 @@ static void launch_one(struct cluster *cl, struct cnode *nd)
 	char why[128];
 	json_t *ans = rq_agent_call(a, req, scaled_ms(30000), why, sizeof(why));
 	const char *hn = json_string_value(json_object_get(json_object_get(ans, "facts"), "hostname"));
+	const char *exe = json_string_value(json_object_get(json_object_get(ans, "facts"), "rdmaqual_exe"));
 
 	/* Local agents all run on this host: they are simulated nodes, named as given. */
 	if (hn && *hn && cl->launcher != LAUNCH_LOCAL) {
 		free(nd->hostname);
 		nd->hostname = xstrdup(hn);
 	}
+	if (exe && *exe && cl->launcher != LAUNCH_LOCAL)
+		nd->exe = xstrdup(exe);
 	json_decref(req);
 	json_decref(ans);
 	nd->ag = a;
@@ -485,6 +488,7 @@ void cluster_free(struct cluster *cl)
 		if (nd->ag)
 			rq_agent_close(nd->ag);
 		free(nd->hostname);
+		free(nd->exe);
 		free(nd->root);
 		free(nd->target);
 		free(nd->rails);

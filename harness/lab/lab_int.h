@@ -23,6 +23,7 @@ struct rail {
 struct cnode {
 	char *name;		/* as --nodes wrote it: ids, drain list */
 	char *hostname;		/* what the node says its hostname is: a fact, never an id */
+	char *exe;		/* the rdmaqual serving there: installed, or our copy */
 	long same_host;		/* index of an earlier node reporting this hostname, or -1 */
 	char *root;		/* local launcher with a sysroot: its tree, else NULL */
 	char *target;		/* what its rows say they ran on */

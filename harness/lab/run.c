@@ -160,6 +160,9 @@ static void lab_stamp(struct cluster *cl, const struct rq_case *c, struct cnode 
 	};
 
 	rq_rows_stamp(v, n, c, &st);
+	/* which binary served there: the node's installed rdmaqual, or our copy */
+	for (size_t i = 0; a->exe && i < n; i++)
+		rq_fact_add(v[i], "node.rdmaqual_exe", a->exe);
 	free(pid);
 	free(why);
 }

@@ -70,6 +70,8 @@ expect_grep "the unreachable node ERRORs with ssh's error" \
 	'ERROR +lab\.hello\[labdead\] .*labdead unreachable: ssh labdead: .*(refused|exited)' "$T/out"
 expect_grep "its pairs ERROR naming it" 'ERROR +lab\.pingpong\[lab3->labdead\] .*peer labdead unreachable' "$T/out"
 expect_grep "3 of 4 nodes up" '3 of 4 nodes up \(launcher ssh' "$T/out"
+expect_grep "the report names the binary each node ran: this build's copy (none installed there)" \
+	'name="[^"]*node\.rdmaqual_exe" value="/tmp/rdmaqual-peer\.[^/]*/rdmaqual-[0-9a-f]{64}"' "$T/rep/latest/junit.xml"
 host=$(hostname)
 expect_grep "JUnit suite named by the --nodes name, with the hostname the node reported" \
 	"<testsuite name=\"lab1\"[^>]* hostname=\"$host\"" "$T/rep/latest/junit.xml"
