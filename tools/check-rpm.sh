@@ -3,8 +3,10 @@
 #
 # tools/check-rpm.sh RPM: rpmlint on rdmaqual.spec and RPM (no error; the
 # warnings are printed), then the package's files and their modes must be
-# exactly what `make install PREFIX=/usr` installs (plus the %license file;
-# man pages may have been compressed by the build), owned by root.
+# exactly what `make install PREFIX=/usr` installs (plus the %license file,
+# in licenses/NAME or, as Debian's rpm puts it, licenses/NAME-VERSION; man
+# pages may have been compressed; rpm's own .build-id links aside), owned
+# by root.
 set -eu
 cd "$(dirname "$0")/.."
 rpm=$1
@@ -21,7 +23,8 @@ else
 fi
 
 rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES}\n]' "$rpm" |
-	grep -v '^d' | sed 's/\.gz$//' | sort -k3 >"$t/rpm"
+	grep -v '^d' | grep -v ' /usr/lib/\.build-id/' |
+	sed 's/\.gz$//; s|/usr/share/licenses/rdmaqual-[^/]*/|/usr/share/licenses/rdmaqual/|' | sort -k3 >"$t/rpm"
 make -s install DESTDIR="$t/dest" PREFIX=/usr MPICC= >/dev/null
 (cd "$t/dest" && find . ! -type d -printf '%M root:root /%P\n') | sort -k3 >"$t/inst"
 echo "-rw-r--r-- root:root /usr/share/licenses/rdmaqual/LICENSE" >>"$t/inst"
