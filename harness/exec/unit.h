@@ -81,9 +81,9 @@ bool rq_unit_poll(struct rq_unit *u);
 /* Cancel every side still in flight, with why (an interrupt). */
 void rq_unit_cancel(struct rq_unit *u, const char *why);
 /*
- * The distinct agents of the sides still in flight, at most max, into a;
- * skip: agents already listed by the caller (a lab poll set) are not
- * listed again.  Returns how many were added.
+ * The distinct agents of the sides still in flight, appended to a[have..max)
+ * (an agent already in a[0..have) is not listed again: two sides of a
+ * loopback pair share one).  Returns how many were added.
  */
 size_t rq_unit_agents(const struct rq_unit *u, struct rq_agent **a, size_t have, size_t max);
 /*
