@@ -184,7 +184,9 @@ demo: deps
 
 # A lab of four QEMU guests with rxe on one L2 segment (vm/lab-rig.sh), and
 # a lab run over ssh between them: node checks on each, all pairs over the
-# rxe rails (docs/cluster.md).  Root; boots guests.
+# rxe rails (docs/cluster.md); through Slurm, then an allreduce and a
+# bisection across the four with srun --mpi=pmix (docs/collectives.md).
+# Root; boots guests.
 demo-cluster: deps
 	$(MAKE) all
 	@# Through Slurm where it is installed (the rig's --slurm), else ssh.
@@ -192,7 +194,9 @@ demo-cluster: deps
 		command -v salloc >/dev/null && command -v munged >/dev/null; then \
 		vm/lab-rig.sh -n 4 --slurm -- sh -c 'salloc -N4 --time=10 "$$PWD/rdmaqual" run --nodes slurm \
 			--launcher slurm --pairs all --drain-list reports/drain.txt --report-dir reports \
-			tests/integration/lab-vm-cases'; \
+			tests/integration/lab-vm-cases; lab=$$?; \
+			salloc -N4 --time=10 "$$PWD/rdmaqual" run --report-dir reports \
+			tests/integration/lab-collective-cases && exit $$lab'; \
 	else \
 		vm/lab-rig.sh -n 4 -- sh -c './rdmaqual run --nodes "$$RQ_LAB_NODES" --launcher ssh \
 			--pairs all --drain-list reports/drain.txt --report-dir reports tests/integration/lab-vm-cases'; \

@@ -151,7 +151,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'b': o->min_bytes = parse_size(optarg); break;
 		case 'e': o->max_bytes = parse_size(optarg); break;
-		case 'f': o->factor = parse_uint(optarg, 2, 1024, "-f"); break;
+		case 'f': o->factor = parse_uint(optarg, 2, 1 << 20, "-f"); break;
 		case 'n': o->iters = parse_uint(optarg, 1, 1000000, "-n"); break;
 		case 'w': o->warmup = parse_uint(optarg, 0, 1000000, "-w"); break;
 		case 'c': o->check = parse_uint(optarg, 0, 1, "-c"); break;

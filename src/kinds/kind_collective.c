@@ -80,7 +80,7 @@ static const struct key_def coll_keys[] = {
 	{ .name = "max_size", .type = KEY_SIZE, .def = "1MiB", .min = 0, .max = 1LL << 32,
 	  .offset = offsetof(struct coll_cfg, max_size),
 	  .help = "the largest size" },
-	{ .name = "factor", .type = KEY_INT, .def = "2", .min = 2, .max = 1024,
+	{ .name = "factor", .type = KEY_INT, .def = "2", .min = 2, .max = 1 << 20,
 	  .offset = offsetof(struct coll_cfg, factor),
 	  .help = "each size is the one before times this" },
 	{ .name = "iters", .type = KEY_INT, .def = "20", .min = 1, .max = 1000000,
