@@ -7,7 +7,8 @@
 # loops and balance; minhop round a ring FAILs with its credit loop named;
 # an engine opensm fell back from FAILs saying so.  fabric-health: a
 # duplicated description and GUID named with both nodes, an SM not at its
-# planned priority FAILs.  Nothing
+# planned priority FAILs.  A captured ibnetdiscover imported as an ibsim
+# topology passes with minhop and ftree, compared with no regression.  Nothing
 # of ours is left running (ibsim, opensm) and no scratch dir is left.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -64,6 +65,34 @@ expect_true "dup-guid named with both places" sh -c "echo '$(r 'health.dup_guid[
 expect_eq "dup-guid: the SM is not MASTER" FAIL "$(v 'health.dup_guid[sm]')"
 expect_true "dup-guid: LIDs missing, the first five named" sh -c "echo '$(r 'health.dup_guid[lids]')' | grep -q 'LID problem(s): .*; and 16 more'"
 expect_true "SM priority against the plan" sh -c "echo '$(r 'health.wrong_priority[sm]')' | grep -q 'runs at priority 0, planned 5'"
+
+# rehearsal: a captured ibnetdiscover as the lab, before (minhop) and after (ftree), compared
+"$RQ" fabric import fixtures/tool-output/ibsim/ibnetdiscover-ft4x2x4.txt -o "$T/lab.net" 2>"$T/import.err"
+expect_eq "import exit status" 0 $?
+expect_grep "import names what it read" '^22 nodes \(6 switches\), 24 links' "$T/import.err"
+for e in minhop ftree; do
+	cat > "$T/lab-$e.yaml" <<YAML
+defaults:
+  targets: [ibsim]
+  fabric: ./lab.net
+  routing_engine: $e
+cases:
+  - name: lab.links
+    kind: fabric-links
+  - name: lab.routing
+    kind: fabric-routing
+YAML
+	"$RQ" run --state-dir "$T/state" --report-dir "$T/lab-$e" "$T/lab-$e.yaml" >"$T/lab-$e.out" 2>&1
+	expect_eq "the imported lab passes with $e" 0 $?
+done
+expect_eq "the imported lab: 24 links and 4 routing rows" 29 "$(jq '.results | length' "$T/lab-ftree/latest/results.json")"
+"$RQ" compare "$T/lab-minhop/latest" "$T/lab-ftree/latest" >"$T/cmp.out" 2>&1
+expect_eq "minhop -> ftree: no regression by compare's rules" 0 $?
+printf 'Switch\t8 "sw1"\n[1]\t"h1"[1]\nHca\t1 h1\n' > "$T/bad.txt"
+"$RQ" fabric import "$T/bad.txt" -o "$T/bad.net" 2>"$T/bad.err"
+expect_eq "import of a topology that does not parse: exit 1" 1 $?
+expect_grep "... naming the file and line" 'ERROR: .*bad.txt:3: node header without a quoted node id' "$T/bad.err"
+expect_eq "... and writing nothing" 0 "$(count "$T/bad.net")"
 
 expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
 expect_eq "no scratch dir left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
