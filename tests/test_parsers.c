@@ -256,6 +256,10 @@ START_TEST(nvtopo_matrix)
 	static const char stranger[] = "\tGPU0\nGPU9\t X \n";
 	ck_assert_int_eq(nvtopo_parse(stranger, sizeof(stranger) - 1, t, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 2: row 'GPU9' is not a device of the header");
+	/* found by the fuzzer: a header cell that is not a name (not UTF-8 here) */
+	static const char badname[] = "\tGPU0\tN\377\377\nGPU0\t X \tPIX\n";
+	ck_assert_int_eq(nvtopo_parse(badname, sizeof(badname) - 1, t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "line 1: header column 2: 'N\377\377' is no device name");
 	ck_assert_int_eq(nvtopo_parse("", 0, t, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "no topology matrix (empty output)");
 	static const char failed[] = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n";

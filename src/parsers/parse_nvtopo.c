@@ -110,6 +110,17 @@ static int split_cells(char *s, char **cell, int max)
 	return n;
 }
 
+/* Device names are nvidia-smi's GPU<n>/NIC<n> or an RDMA device's: printable ASCII, no spaces. */
+static bool device_name(const char *c)
+{
+	if (!*c || strlen(c) >= sizeof(((struct nvtopo *)0)->name[0]))
+		return false;
+	for (; *c; c++)
+		if (*c < 0x21 || *c > 0x7e)
+			return false;
+	return true;
+}
+
 static bool affinity_header(const char *c)
 {
 	return str_starts(c, "CPU ") || str_starts(c, "NUMA ") || str_starts(c, "GPU NUMA");
@@ -158,6 +169,11 @@ int nvtopo_parse(const char *text, size_t len, struct nvtopo *t, char *err, size
 			for (int i = cell[0][0] ? 0 : 1; i < nc && !affinity_header(cell[i]); i++) {
 				if (!cell[i][0])
 					continue;
+				if (!device_name(cell[i])) {
+					ret = rq_parse_error(err, errsz, l.no, "header column %d: '%.24s' is no device name",
+							     t->n + 1, cell[i]);
+					goto out;
+				}
 				if (t->n == NVTOPO_MAX) {
 					ret = rq_parse_error(err, errsz, l.no, "more than %d devices", NVTOPO_MAX);
 					goto out;
