@@ -4,10 +4,13 @@
  * folder grows by one directory per run; keep the N newest.
  *
  * Only what a run or a qualification wrote is removed: a directory (not a
- * symlink) directly under DIR that holds results.json or qualify.json.  The
- * one reports/latest points to is always kept.  Age is the directory's
- * modification time (a run rewrites its reports at most a second after
- * each case, so this is when it last wrote), names break ties.
+ * symlink) directly under DIR that holds results.json or qualify.json and
+ * is the caller's own (in a shared reports dir, root removed other users'
+ * runs).  The one reports/latest points to is always kept.  Age is the
+ * time in the run id (YYYYMMDD-HHMMSS-PID, qualify-YYYYMMDD-...): a
+ * directory's mtime is anyone's to set (touch -d 2099 kept a dir and
+ * removed the caller's older run).  Names without one are older than any
+ * with one, and go by their mtime among themselves.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "core/util.h"
@@ -32,13 +36,17 @@ static void reports_usage(FILE *fp)
 
 struct entry {
 	char *name;
-	struct timespec mtime;
+	struct timespec mtime;		/* the run id's time where it has one */
+	bool has_id;
 };
 
 static int newest_first(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
 
+	/* a name without a run id's time is older than every one with one */
+	if (x->has_id != y->has_id)
+		return x->has_id ? -1 : 1;
 	if (x->mtime.tv_sec != y->mtime.tv_sec)
 		return x->mtime.tv_sec < y->mtime.tv_sec ? 1 : -1;
 	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
@@ -46,27 +54,61 @@ static int newest_first(const void *a, const void *b)
 	return -strcmp(x->name, y->name);
 }
 
-/* A directory a run or qualify wrote: results.json or qualify.json in it. */
-static bool is_report_dir(int dfd, const char *name, struct timespec *mtime)
+/* The time a run id names (YYYYMMDD-HHMMSS...), or -1. */
+static time_t id_time(const char *name)
+{
+	struct tm tm = { 0 };
+	const char *p = str_starts(name, "qualify-") ? name + 8 : name, *end;
+
+	end = strptime(p, "%Y%m%d-%H%M%S", &tm);
+	if (!end || (*end && *end != '-'))
+		return -1;
+	tm.tm_isdst = -1;
+	return mktime(&tm);
+}
+
+/*
+ * A directory a run or qualify wrote, of the caller's: results.json or
+ * qualify.json in it.  *others counts report dirs of other users.
+ */
+static bool is_report_dir(int dfd, const char *name, struct timespec *mtime, bool *has_id,
+			  size_t *others)
 {
 	struct stat st;
 	char p[PATH_MAX];
+	bool ours;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 		return false;
+	ours = st.st_uid == geteuid();
 	*mtime = st.st_mtim;
+	time_t t = id_time(name);
+
+	*has_id = t != (time_t)-1;
+	if (*has_id) {
+		mtime->tv_sec = t;
+		mtime->tv_nsec = 0;
+	}
+	snprintf(p, sizeof(p), "%s/results.json", name);
+	if (!fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode)) {
+		*others += !ours;
+		return ours;
+	}
 	snprintf(p, sizeof(p), "%s/results.json", name);
 	if (!fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
 		return true;
 	snprintf(p, sizeof(p), "%s/qualify.json", name);
-	return !fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+	if (fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return false;
+	*others += !ours;
+	return ours;
 }
 
 static int prune(const char *dir, long keep, bool dry)
 {
 	char latest[256] = "", path[PATH_MAX];
 	struct entry *v = NULL;
-	size_t n = 0, removed = 0;
+	size_t n = 0, removed = 0, others = 0;
 	struct dirent *de;
 	DIR *d = opendir(dir);
 	int ret = 0, rc;
@@ -81,12 +123,13 @@ static int prune(const char *dir, long keep, bool dry)
 	latest[ll > 0 ? ll : 0] = '\0';
 	while ((de = readdir(d))) {
 		struct timespec mt;
+		bool has_id = false;
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, latest) ||
-		    !is_report_dir(dirfd(d), de->d_name, &mt))
+		    !is_report_dir(dirfd(d), de->d_name, &mt, &has_id, &others))
 			continue;
 		v = xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = (struct entry){ .name = xstrdup(de->d_name), .mtime = mt };
+		v[n++] = (struct entry){ .name = xstrdup(de->d_name), .mtime = mt, .has_id = has_id };
 	}
 	closedir(d);
 	qsort(v, n, sizeof(*v), newest_first);
@@ -114,6 +157,9 @@ static int prune(const char *dir, long keep, bool dry)
 	printf("%zu of %zu report director%s %s, %s kept\n", removed, n + (*latest ? 1 : 0),
 	       n + (*latest ? 1 : 0) == 1 ? "y" : "ies", dry ? "would go" : "removed",
 	       *latest ? "latest and the newest" : "the newest");
+	if (others)
+		printf("%zu report director%s of other users left alone\n", others,
+		       others == 1 ? "y" : "ies");
 	return ret;
 }
 

@@ -83,4 +83,27 @@ expect_true "a directory that is no report is left alone" [ -d "$R/notes" ]
 expect_true "a symlink is left alone (and not followed)" sh -c "[ -L '$R/etc-link' ] && [ -d /etc ]"
 "$RQ" reports prune --report-dir "$R" >/dev/null 2>&1
 expect_eq "prune without --keep is a usage error" 2 $?
+# A shared reports dir: another user's runs (one dated 2099) are neither
+# removed nor counted; age is the run id's time, not a touchable mtime.
+if id nobody >/dev/null 2>&1; then
+	R2="$T/shared"
+	mkdir -p "$R2"
+	for d in 20990101-000000-7 20250101-000000-8; do
+		mkdir "$R2/$d" && echo '{}' >"$R2/$d/results.json" && chown -R nobody "$R2/$d"
+	done
+	touch -d "2099-01-01" "$R2/20990101-000000-7"
+	for i in 1 2 3; do
+		mkdir "$R2/2026020$i-000000-1" && echo '{}' >"$R2/2026020$i-000000-1/results.json"
+	done
+	touch -d "2099-01-01" "$R2/20260201-000000-1"	# our oldest, touched into the future
+	"$RQ" reports prune --keep 2 --report-dir "$R2" >"$T/prune2.out" 2>&1
+	expect_eq "prune in a shared dir exits 0" 0 $?
+	expect_true "another user's runs are left alone" test -d "$R2/20990101-000000-7" -a \
+		-d "$R2/20250101-000000-8"
+	expect_eq "ours: the two newest by run id kept, the touched oldest removed" \
+		"20260202-000000-1 20260203-000000-1" \
+		"$(for d in "$R2"/2026*; do [ -e "$d" ] && printf '%s ' "${d##*/}"; done | sed 's/ $//')"
+	expect_grep "and it says it left others' alone" '2 report directories of other users left alone' \
+		"$T/prune2.out"
+fi
 finish
