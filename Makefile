@@ -184,22 +184,30 @@ demo: deps
 
 # A lab of four QEMU guests with rxe on one L2 segment (vm/lab-rig.sh), and
 # a lab run over ssh between them: node checks on each, all pairs over the
-# rxe rails (docs/cluster.md); through Slurm, then an allreduce and a
-# bisection across the four with srun --mpi=pmix (docs/collectives.md).
+# rxe rails (docs/cluster.md), the package installed on the guests;
+# through Slurm, then an allreduce and a bisection across the four with
+# srun --mpi=pmix (docs/collectives.md).
 # Root; boots guests.
 demo-cluster: deps
 	$(MAKE) all
-	@# Through Slurm where it is installed (the rig's --slurm), else ssh.
+	@# The package, installed in every guest as on a lab node (make deb
+	@# once; kept in build/deb): the nodes run /usr/bin/rdmaqual.
+	@ls build/deb/rdmaqual_$(RQ_RELEASE)_*.deb >/dev/null 2>&1 || $(MAKE) deb
+	@# Through Slurm where it is installed: docs/examples/rdmaqual.sbatch
+	@# submitted to the guests' cluster (its controller on the first node,
+	@# agents through srun); else over ssh, the controller the same
+	@# package beside the rig (the ssh launcher then runs each node's own).
+	deb=$$(ls build/deb/rdmaqual_$(RQ_RELEASE)_*.deb | head -n 1); \
 	if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && \
-		command -v salloc >/dev/null && command -v munged >/dev/null; then \
-		vm/lab-rig.sh -n 4 --slurm -- sh -c 'salloc -N4 --time=10 "$$PWD/rdmaqual" run --nodes slurm \
-			--launcher slurm --pairs all --drain-list reports/drain.txt --report-dir reports \
-			tests/integration/lab-vm-cases; lab=$$?; \
+		command -v sbatch >/dev/null && command -v munged >/dev/null; then \
+		vm/lab-rig.sh -n 4 --slurm --deb "$$deb" -- sh -c 'vm/lab-sbatch.sh reports \
+			"$$PWD/tests/integration/lab-vm-cases"; lab=$$?; \
 			salloc -N4 --time=10 "$$PWD/rdmaqual" run --report-dir reports \
 			tests/integration/lab-collective-cases && exit $$lab'; \
 	else \
-		vm/lab-rig.sh -n 4 -- sh -c './rdmaqual run --nodes "$$RQ_LAB_NODES" --launcher ssh \
-			--pairs all --drain-list reports/drain.txt --report-dir reports tests/integration/lab-vm-cases'; \
+		vm/lab-rig.sh -n 4 --deb "$$deb" -- sh -c '"$$RQ_LAB_RDMAQUAL" run --nodes "$$RQ_LAB_NODES" \
+			--launcher ssh --pairs all --drain-list reports/drain.txt --report-dir reports \
+			tests/integration/lab-vm-cases'; \
 	fi
 
 # The same rig as a test (healthy run, then one guest degraded); also part

@@ -8,7 +8,7 @@
 #   $(PKGDATADIR)/cases/...            the shipped suite (`rdmaqual run` with no path)
 #   $(PKGDATADIR)/fixtures/{fabrics,opensm}   what the shipped ibsim/sm cases read
 #   $(PKGLIBEXECDIR)/{kernel.sh,debian-kernel.sh,initramfs.sh,init}   guest image
-#   $(DOCDIR)/README.md, $(DOCDIR)/docs/*.md
+#   $(DOCDIR)/README.md, $(DOCDIR)/docs/*.md, $(DOCDIR)/examples/rdmaqual.sbatch
 #   $(MANDIR)/man1/rdmaqual.1, $(MANDIR)/man5/rdmaqual-cases.5
 #   $(BASHCOMPDIR)/rdmaqual
 PREFIX        ?= /usr/local
@@ -27,6 +27,7 @@ INST_FIXTURES := $(sort $(wildcard fixtures/fabrics/*.net fixtures/fabrics/READM
 	fixtures/opensm/*.conf fixtures/opensm/README))
 INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/init
 INST_DOCS     := $(sort $(wildcard docs/*.md))
+INST_EXAMPLES := docs/examples/rdmaqual.sbatch
 INST_MAN      := man/rdmaqual.1 man/rdmaqual-cases.5
 INST_COMP     := completion/rdmaqual.bash
 
@@ -39,10 +40,13 @@ build/prefix: FORCE
 	@mkdir -p build
 	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' >$@
 
+# the example batch script is a script too
+SCRIPTS += $(INST_EXAMPLES)
+
 .PHONY: install uninstall
 install: rdmaqual $(COLL) $(INST_MAN) $(INST_COMP)
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBEXECDIR) \
-		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 0755 rdmaqual $(COLL) $(DESTDIR)$(BINDIR)/
 	@# Trees keep their folders (cases/mtu/..., fixtures/opensm/...).
@@ -53,6 +57,7 @@ install: rdmaqual $(COLL) $(INST_MAN) $(INST_COMP)
 	$(INSTALL) -m 0755 $(INST_VM) $(DESTDIR)$(PKGLIBEXECDIR)/
 	$(INSTALL) -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	$(INSTALL) -m 0644 $(INST_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 	$(INSTALL) -m 0644 man/rdmaqual.1 $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 man/rdmaqual-cases.5 $(DESTDIR)$(MANDIR)/man5/
 	$(INSTALL) -m 0644 completion/rdmaqual.bash $(DESTDIR)$(BASHCOMPDIR)/rdmaqual
@@ -63,7 +68,8 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man5/rdmaqual-cases.5 $(DESTDIR)$(BASHCOMPDIR)/rdmaqual
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(INST_CASES) $(INST_FIXTURES))
 	rm -f $(addprefix $(DESTDIR)$(PKGLIBEXECDIR)/,$(notdir $(INST_VM)))
-	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS))
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS)) \
+		$(DESTDIR)$(DOCDIR)/examples/$(notdir $(INST_EXAMPLES))
 	@# rmdir, never rm -r: a file someone put there stays, and says so.
 	-@for d in $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(PKGLIBEXECDIR) $(DESTDIR)$(DOCDIR); do \
 		[ ! -d "$$d" ] || find "$$d" -depth -type d -exec rmdir {} + 2>/dev/null; \

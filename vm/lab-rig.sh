@@ -7,7 +7,7 @@
 # network namespace once every guest answers ssh, then tears it all down
 # (QEMUs, namespace, keys), also when CMD fails or the rig is interrupted.
 #
-#   vm/lab-rig.sh [-n N] [--degrade vmK] [--slurm] -- CMD [ARGS...]
+#   vm/lab-rig.sh [-n N] [--degrade vmK] [--slurm] [--deb FILE] -- CMD [ARGS...]
 #
 # The segment: a network namespace made here (rqlab<pid>) holding a bridge
 # (10.77.1.254/24) and one tap per guest; QEMU runs in the namespace and
@@ -26,6 +26,14 @@
 # path on the host and on each guest's own tmpfs (vm/slurm-conf.sh).  CMD
 # then also sees SLURM_CONF, so `salloc -N4 rdmaqual run --nodes slurm`
 # works in it.
+# --deb FILE installs that rdmaqual package in every guest as on a lab
+# node (dpkg -i, from the .deb sent over ssh, not from the host's tree):
+# the guest's /usr and /var/lib/dpkg get an overlay in guest memory over
+# the host's read-only ones, so the host is not touched.  CMD then also
+# sees RQ_LAB_RDMAQUAL, the same package unpacked in the rig's dir
+# (dpkg-deb -x; it runs from there), to be the controller: the same
+# version as the nodes' /usr/bin/rdmaqual, which the ssh launcher then
+# runs instead of a copy.
 #
 # The guests: the rxe-vm image (kernel + initramfs from `rdmaqual vm
 # image`), vm/init with rq.lab=DIR (sshd instead of the agent port).  Must
@@ -36,17 +44,22 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-n=4 degrade='' slurm=''
+n=4 degrade='' slurm='' deb=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
 	--degrade) degrade=$2; shift 2 ;;
 	--slurm) slurm=1; shift ;;
+	--deb) deb=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "lab-rig: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: vm/lab-rig.sh [-n N] [--degrade vmK] [--slurm] -- CMD..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: vm/lab-rig.sh [-n N] [--degrade vmK] [--slurm] [--deb FILE] -- CMD..." >&2; exit 2; }
+if [ -n "$deb" ] && [ ! -r "$deb" ]; then
+	echo "lab-rig: --deb $deb: no such package (make deb)" >&2
+	exit 2
+fi
 case $n in
 '' | *[!0-9]*) echo "lab-rig: -n wants a number" >&2; exit 2 ;;
 esac
@@ -203,6 +216,30 @@ while [ $i -lt "$n" ]; do
 done
 echo "lab-rig: $n guests up ($(($(date +%s) + ${RQ_LAB_READY_S:-180} - deadline)) s), namespace $ns" >&2
 
+deb_env=
+if [ -n "$deb" ]; then
+	dpkg-deb -x "$deb" "$D/pkg" || { echo "lab-rig: dpkg-deb -x $deb failed" >&2; exit 1; }
+	v=$("$D/pkg/usr/bin/rdmaqual" --version) || { echo "lab-rig: $deb: its rdmaqual does not run" >&2; exit 1; }
+	i=0
+	while [ $i -lt "$n" ]; do
+		# dpkg's database and /usr are the host's, read-only over 9p:
+		# an overlay in guest memory over each takes the install.
+		timeout 120 ip netns exec "$ns" ssh -F "$D/ssh_config" -o BatchMode=yes "vm$i" "set -e
+			for d in /usr /var/lib/dpkg; do
+				o=/run/rq-ov\$(echo \$d | tr / _); mkdir -p \$o/u \$o/w
+				mount -t overlay overlay -o lowerdir=\$d,upperdir=\$o/u,workdir=\$o/w \$d
+			done
+			cat >/tmp/rdmaqual.deb
+			dpkg --log=/tmp/dpkg.log --no-triggers -i /tmp/rdmaqual.deb >/tmp/dpkg.out 2>&1 ||
+				{ tail -n 3 /tmp/dpkg.out; exit 1; }
+			[ \"\$(/usr/bin/rdmaqual --version)\" = '$v' ]" <"$deb" >"$D/deb-vm$i.err" 2>&1 ||
+			{ echo "lab-rig: vm$i: dpkg -i: $(tail -n 3 "$D/deb-vm$i.err")" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	deb_env="RQ_LAB_RDMAQUAL=$D/pkg/usr/bin/rdmaqual"
+	echo "lab-rig: $(basename "$deb") installed in $n guests ($v)" >&2
+fi
+
 slurm_env=
 if [ -n "$slurm" ]; then
 	S=$D/slurm
@@ -274,7 +311,7 @@ fi
 # once (sh defers a trap until its foreground child ends): the teardown
 # then stops CMD (SIGTERM: a lab run writes its report) and the guests.
 # shellcheck disable=SC2086 # empty or one assignment
-env $slurm_env RDMAQUAL_SSH_CONFIG="$D/ssh_config" RQ_LAB_NODES="vm[0-$((n - 1))]" RQ_LAB_DIR="$D" \
+env $slurm_env $deb_env RDMAQUAL_SSH_CONFIG="$D/ssh_config" RQ_LAB_NODES="vm[0-$((n - 1))]" RQ_LAB_DIR="$D" \
 	ip netns exec "$ns" "$@" &
 cmd=$!
 wait "$cmd"
