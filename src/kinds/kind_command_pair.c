@@ -51,6 +51,7 @@ struct pair_cfg {
 	struct rq_list client;
 	char *ready;
 	bool ready_listen;
+	bool ready_rdma_cm;
 	bool server_persists;
 	int64_t server_grace_ms;
 	int64_t server_stop_grace_ms;
@@ -81,6 +82,9 @@ static const struct key_def pair_keys[] = {
 	{ .name = "ready_listen", .type = KEY_BOOL, .def = "false",
 	  .offset = offsetof(struct pair_cfg, ready_listen),
 	  .help = "the server is ready once a TCP socket listens on {port} on its side (for servers that print nothing)" },
+	{ .name = "ready_rdma_cm", .type = KEY_BOOL, .def = "false",
+	  .offset = offsetof(struct pair_cfg, ready_rdma_cm),
+	  .help = "the server is ready once a listening RDMA CM id exists for {port} on its side (rdma resource show cm_id; for rdma_server, ucmatose, rstream, which print before they listen)" },
 	{ .name = "server_persists", .type = KEY_BOOL, .def = "false",
 	  .offset = offsetof(struct pair_cfg, server_persists),
 	  .help = "the server serves until stopped (qperf): it is stopped when the client ends and its exit status is not judged" },
@@ -170,7 +174,7 @@ static int pair_validate(const struct rq_case *c, char *err, size_t errsz)
 		snprintf(err, errsz, "ready: the text must not be empty");
 		return -1;
 	}
-	if (cfg->ready && cfg->ready_listen) {
+	if ((cfg->ready != NULL) + cfg->ready_listen + cfg->ready_rdma_cm > 1) {
 		snprintf(err, errsz, "ready and ready_listen: choose one way to tell the server is ready");
 		return -1;
 	}
@@ -245,6 +249,10 @@ static enum rq_verdict pair_check(struct rq_ctx *ctx, const void *p, char *why, 
 	if (!ctx->replay && tool_missing(server ? &cfg->server : &cfg->client, why, whysz,
 					 server ? "server" : "client"))
 		return RQ_SKIP;
+	if (server && cfg->ready_rdma_cm && !cmd_exists("rdma")) {
+		snprintf(why, whysz, "ready_rdma_cm: rdma is not installed on the server side (Debian package iproute2)");
+		return RQ_SKIP;
+	}
 	return RQ_NONE;
 }
 
@@ -599,6 +607,39 @@ static bool tcp_listening(int port)
 	return false;
 }
 
+/*
+ * Does a listening RDMA CM id exist for port?  The kernel's restrack lists
+ * every cm_id with its state and source port (iproute2's rdma tool reads
+ * it over RDMA netlink); a server is ready once rdma_listen() made one
+ * LISTEN, which is after it may have printed that it is ready.
+ */
+static bool rdma_cm_listening(int port)
+{
+	char ps[16];
+	const char *argv[] = { "rdma", "-j", "resource", "show", "cm_id", "src-port", ps, NULL };
+	struct proc_opts o = { .argv = argv, .timeout_ms = 5000, .log_fd = -1, .tail_max = 1u << 20 };
+	struct proc_result r;
+	bool yes = false;
+
+	snprintf(ps, sizeof(ps), "%d", port);
+	proc_result_init(&r);
+	if (proc_run(&o, &r) == 0 && r.exit_code == 0 && r.out.len) {
+		json_t *j = json_loadb(r.out.buf, r.out.len, 0, NULL), *e;
+		size_t i;
+
+		json_array_foreach(j, i, e) {
+			json_t *st = json_object_get(e, "state"), *sp = json_object_get(e, "src-port");
+
+			if (json_is_string(st) && !strcmp(json_string_value(st), "LISTEN") &&
+			    (!json_is_integer(sp) || json_integer_value(sp) == port))
+				yes = true;
+		}
+		json_decref(j);
+	}
+	proc_result_release(&r);
+	return yes;
+}
+
 /* A message from the other side, if one came (non-blocking).  false: none yet. */
 static bool oob_poll(struct oob *o, char *msg, size_t size, int64_t deadline)
 {
@@ -679,7 +720,7 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 	struct oob o = { .fd = -1 };
 	struct prog pr = { .pid = -1, .fd = -1, .ofd = -1 };
 	struct sb out = SB_INIT;
-	bool ready = !cfg->ready && !cfg->ready_listen;
+	bool ready = !cfg->ready && !cfg->ready_listen && !cfg->ready_rdma_cm;
 	char port[16];
 
 	msg[0] = '\0';
@@ -714,8 +755,8 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 				rq_judge(row, false, "server %s before it was ready (it never printed "
 					 "\"%s\")", how, cfg->ready);
 			else
-				rq_judge(row, false, "server %s before it listened on TCP port %s",
-					 how, port);
+				rq_judge(row, false, "server %s before it listened on %s port %s",
+					 how, cfg->ready_rdma_cm ? "RDMA CM" : "TCP", port);
 			snprintf(msg, sizeof(msg), "failed: %s", row->reason ? row->reason : how);
 			goto tell_client;
 		}
@@ -723,6 +764,8 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 			prog_output(&pr, &out, NULL);
 			/* output is bytes: a NUL before the text must not hide it */
 			ready = memmem(out.buf, out.len, cfg->ready, strlen(cfg->ready)) != NULL;
+		} else if (cfg->ready_rdma_cm) {
+			ready = rdma_cm_listening(ctx->oob_port + 2);
 		} else {
 			ready = tcp_listening(ctx->oob_port + 2);
 		}
@@ -730,6 +773,9 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 			if (cfg->ready)
 				rq_judge(row, false, "server %s never printed its ready text \"%s\" "
 					 "within %.1f s", tool, cfg->ready, (now_ms() - pr.started) / 1000.0);
+			else if (cfg->ready_rdma_cm)
+				rq_judge(row, false, "server %s had no listening RDMA CM id on port %s "
+					 "within %.1f s", tool, port, (now_ms() - pr.started) / 1000.0);
 			else
 				rq_judge(row, false, "server %s never listened on TCP port %s within %.1f s",
 					 tool, port, (now_ms() - pr.started) / 1000.0);
