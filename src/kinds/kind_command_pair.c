@@ -727,8 +727,9 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 	snprintf(port, sizeof(port), "%d", ctx->oob_port + 2);
 	if (side_argv(ctx, cfg, true, &argv, &env, err, sizeof(err)) < 0) {
 		rq_result_set(row, RQ_ERROR, "server: %s", err);
-		/* the client is told when it connects */
-		snprintf(msg, sizeof(msg), "failed: %s", err);
+		/* the client is told when it connects; "error:" (not "failed:")
+		 * because nothing of the program under test ran */
+		snprintf(msg, sizeof(msg), "error: %s", err);
 		goto tell_client;
 	}
 	int rc = apply_memlock(ctx, cfg, err, sizeof(err));
@@ -739,7 +740,7 @@ static void run_server(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 		if (pr.pid < 0 && !err[0])
 			start_error(err, sizeof(err), tool, rc);
 		rq_result_set(row, RQ_ERROR, "server: %s", err);
-		snprintf(msg, sizeof(msg), "failed: %s", err);
+		snprintf(msg, sizeof(msg), "error: %s", err);
 		goto tell_client;
 	}
 	/* Wait until ready: its text, or its listening socket, or it ends. */
@@ -985,9 +986,15 @@ static void run_client(struct rq_ctx *ctx, const struct pair_cfg *cfg)
 	if (strcmp(msg, "ready")) {
 		/* The server's row says why; the run appends it to this one. */
 		rq_log(ctx, "# the server side: %s", msg);
-		/* a server that could not start says nothing about the link: ERROR */
-		if (str_starts(msg, "failed: "))
-			rq_result_set(row, RQ_ERROR, "client not started: the server side failed");
+		/*
+		 * A server that could not start says nothing about the program
+		 * or the link: ERROR.  One that started and then failed its
+		 * judgement (never ready, ended early) is the program's FAIL.
+		 */
+		if (str_starts(msg, "error: "))
+			rq_result_set(row, RQ_ERROR, "client not started: the server side could not start");
+		else if (str_starts(msg, "failed: "))
+			rq_judge(row, false, "client not started: the server side failed");
 		else
 			rq_judge(row, false, "client not started: the server side %s", msg);
 		goto out;
