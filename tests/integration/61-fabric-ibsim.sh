@@ -86,7 +86,11 @@ YAML
 	expect_eq "the imported lab passes with $e" 0 $?
 done
 expect_eq "the imported lab: 24 links and 4 routing rows" 29 "$(jq '.results | length' "$T/lab-ftree/latest/results.json")"
-"$RQ" compare "$T/lab-minhop/latest" "$T/lab-ftree/latest" >"$T/cmp.out" 2>&1
+# ibsim's start and opensm's first sweep are the host's timings, not the
+# routing's (one side's 2.2 s against the other's 0.04 s on a busy host):
+# judged with a tolerance that keeps them out of the verdict.
+"$RQ" compare -T 'ibsim_start=100000' -T 'sm_first_sweep=100000' \
+	"$T/lab-minhop/latest" "$T/lab-ftree/latest" >"$T/cmp.out" 2>&1
 expect_eq "minhop -> ftree: no regression by compare's rules" 0 $?
 printf 'Switch\t8 "sw1"\n[1]\t"h1"[1]\nHca\t1 h1\n' > "$T/bad.txt"
 "$RQ" fabric import "$T/bad.txt" -o "$T/bad.net" 2>"$T/bad.err"
