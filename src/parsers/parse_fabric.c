@@ -38,7 +38,11 @@ static int lft_header(const char *s, struct ib_lft *sw)
 		return -1;
 	sw->lo = lo;
 	sw->hi = hi;
-	p = strstr(s, "] of switch ") + 12;
+	/* sscanf counts the two numbers even when the literal after them differs */
+	p = strstr(s, "] of switch ");
+	if (!p)
+		return -1;
+	p += 12;
 	if (str_starts(p, "Lid "))
 		sw->lid = (unsigned)strtoul(p + 4, NULL, 10);
 	else if (!str_starts(p, "DR path "))
