@@ -408,6 +408,16 @@ int saquery_parse(const char *text, size_t len, struct ib_sa_records *out, char 
 		const char *v = dots;
 
 		kl = (size_t)(dots - t);
+		/* saquery's field names are ASCII words; anything else is not its
+		 * output (and would be no JSON key) */
+		for (size_t i = 0; i < kl; i++)
+			if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] > 0x7e) {
+				ret = rq_parse_error(err, errsz, l.no,
+						     "a field name that is not ASCII text");
+				break;
+			}
+		if (ret)
+			break;
 		while (*v == '.')
 			v++;
 		snprintf(f.key, sizeof(f.key), "%.*s", (int)kl, t);
