@@ -146,6 +146,8 @@ static int cells(const char *p, unsigned *v, int max, int base)
 {
 	int n = 0;
 
+	if (!p)		/* the callers' strchr found no cell */
+		return -1;
 	p = strchr(p, '|');
 	while (p && p[1] && n < max) {
 		char *end;
