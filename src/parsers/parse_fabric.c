@@ -26,6 +26,15 @@ static const char *skipws(const char *s)
 	return s;
 }
 
+/* Printable ASCII only: the tools' names of fields and counters are. */
+static bool ascii_text(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return false;
+	return true;
+}
+
 /* ---- forwarding tables ---- */
 
 static int lft_header(const char *s, struct ib_lft *sw)
@@ -336,7 +345,8 @@ int ibqueryerrors_parse(const char *text, size_t len, struct ib_qerrs *out, char
 				char name[40];
 				unsigned long long v;
 
-				if (sscanf(c, "[%39s == %llu]", name, &v) != 2) {
+				if (sscanf(c, "[%39s == %llu]", name, &v) != 2 || !ascii_text(name, strlen(name))) {
+					/* counter names are ASCII words (and become JSON keys) */
 					ret = rq_parse_error(err, errsz, l.no, "unreadable counter \"%.40s\"", c);
 					break;
 				}
@@ -412,14 +422,10 @@ int saquery_parse(const char *text, size_t len, struct ib_sa_records *out, char 
 		kl = (size_t)(dots - t);
 		/* saquery's field names are ASCII words; anything else is not its
 		 * output (and would be no JSON key) */
-		for (size_t i = 0; i < kl; i++)
-			if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] > 0x7e) {
-				ret = rq_parse_error(err, errsz, l.no,
-						     "a field name that is not ASCII text");
-				break;
-			}
-		if (ret)
+		if (!ascii_text(t, kl)) {
+			ret = rq_parse_error(err, errsz, l.no, "a field name that is not ASCII text");
 			break;
+		}
 		while (*v == '.')
 			v++;
 		snprintf(f.key, sizeof(f.key), "%.*s", (int)kl, t);
