@@ -54,7 +54,7 @@ _rdmaqual()
 		return
 		;;
 	--vm-topology | --topology)
-		COMPREPLY=($(compgen -W "vm1 vm2" -- "$cur"))
+		COMPREPLY=($(compgen -W "vm1 vm2 vm3 vm4 vm5 vm6 vm7 vm8" -- "$cur"))
 		return
 		;;
 	--accel)

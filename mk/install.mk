@@ -10,7 +10,7 @@
 #   $(PKGLIBEXECDIR)/{kernel.sh,debian-kernel.sh,initramfs.sh,init}   guest image
 #   $(DOCDIR)/README.md, $(DOCDIR)/docs/*.md, $(DOCDIR)/examples/rdmaqual.sbatch
 #   $(MANDIR)/man1/rdmaqual.1, $(MANDIR)/man5/rdmaqual-cases.5
-#   $(BASHCOMPDIR)/rdmaqual
+#   $(BASHCOMPDIR)/rdmaqual, $(ZSHCOMPDIR)/_rdmaqual
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
 DATADIR       ?= $(PREFIX)/share
@@ -18,6 +18,9 @@ LIBEXECDIR    ?= $(PREFIX)/libexec
 MANDIR        ?= $(DATADIR)/man
 DOCDIR        ?= $(DATADIR)/doc/rdmaqual
 BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
+# zsh's own default site dir (in Debian's fpath for /usr/local); the Debian
+# package sets vendor-completions, the RPM site-functions under /usr.
+ZSHCOMPDIR    ?= $(DATADIR)/zsh/site-functions
 PKGDATADIR    := $(DATADIR)/rdmaqual
 PKGLIBEXECDIR := $(LIBEXECDIR)/rdmaqual
 INSTALL       ?= install
@@ -29,7 +32,7 @@ INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/init
 INST_DOCS     := $(sort $(wildcard docs/*.md))
 INST_EXAMPLES := docs/examples/rdmaqual.sbatch
 INST_MAN      := man/rdmaqual.1 man/rdmaqual-cases.5
-INST_COMP     := completion/rdmaqual.bash
+INST_COMP     := completion/rdmaqual.bash completion/_rdmaqual
 
 # The prefix the binary falls back to when it finds no tree beside it
 # (src/core/paths.c); objects that use it are rebuilt when it changes.
@@ -61,11 +64,13 @@ install: rdmaqual $(COLL) $(INST_MAN) $(INST_COMP)
 	$(INSTALL) -m 0644 man/rdmaqual.1 $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 man/rdmaqual-cases.5 $(DESTDIR)$(MANDIR)/man5/
 	$(INSTALL) -m 0644 completion/rdmaqual.bash $(DESTDIR)$(BASHCOMPDIR)/rdmaqual
+	$(INSTALL) -m 0644 completion/_rdmaqual $(DESTDIR)$(ZSHCOMPDIR)/_rdmaqual
 
 # Exactly what install wrote, then the folders that are rdmaqual's own.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rdmaqual $(DESTDIR)$(BINDIR)/rdmaqual-coll $(DESTDIR)$(MANDIR)/man1/rdmaqual.1 \
-		$(DESTDIR)$(MANDIR)/man5/rdmaqual-cases.5 $(DESTDIR)$(BASHCOMPDIR)/rdmaqual
+		$(DESTDIR)$(MANDIR)/man5/rdmaqual-cases.5 $(DESTDIR)$(BASHCOMPDIR)/rdmaqual \
+		$(DESTDIR)$(ZSHCOMPDIR)/_rdmaqual
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(INST_CASES) $(INST_FIXTURES))
 	rm -f $(addprefix $(DESTDIR)$(PKGLIBEXECDIR)/,$(notdir $(INST_VM)))
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS)) \

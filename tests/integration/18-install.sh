@@ -3,8 +3,8 @@
 # directory with no checkout: help, --version, list and lint of the
 # installed suite, run --dry-run with no path, the shipped opensm cases
 # (their fixtures found under the prefix), a sysroot replay of a fixture
-# tree; the installed man pages pass the lint and the bash completion
-# completes from the installed binary; a user gets clear errors and a
+# tree; the installed man pages pass the lint and the bash and zsh
+# completions complete from the installed binary; a user gets clear errors and a
 # private cache; make uninstall removes every file and leaves the tree as
 # it was.
 set -u
@@ -31,7 +31,7 @@ fi
 for f in share/rdmaqual/cases/mtu/consistency.yaml share/rdmaqual/fixtures/opensm/good.conf \
 	share/rdmaqual/fixtures/fabrics/2sw2path4hca.net share/doc/rdmaqual/README.md \
 	share/doc/rdmaqual/docs/cluster.md share/man/man1/rdmaqual.1 share/man/man5/rdmaqual-cases.5 \
-	share/bash-completion/completions/rdmaqual; do
+	share/bash-completion/completions/rdmaqual share/zsh/site-functions/_rdmaqual; do
 	expect_true "$f installed, mode 0644" sh -c "[ \"\$(stat -c %a '$D$P/$f')\" = 644 ]"
 done
 for f in kernel.sh debian-kernel.sh initramfs.sh init; do
@@ -96,6 +96,50 @@ EOF
 	expect_eq "completion: commands, options, targets, case names, kinds, subcommands" \
 		"run|--fail-on-skip|rxe-vm rxe-host|mtu.rxe_4200_gives_4096|ib-counters|image" \
 		"$(paste -sd'|' "$T/comp.out")"
+fi
+
+# zsh completion, autoloaded from the installed site dir as compinit does,
+# with compadd and the file completers stood in by recorders: what is
+# asserted is what the function offers for each line (the recorder does
+# compadd's prefix match; '^' marks a candidate with no space after it).
+if command -v zsh >/dev/null; then
+	cat >"$T/comp.zsh" <<EOF
+fpath=('$D$P/share/zsh/site-functions' \$fpath)
+autoload -Uz _rdmaqual
+compadd() {
+	local -a w; local a arr=0 sfx=
+	while (( \$# )); do
+		case \$1 in
+		-a) arr=1; shift ;;
+		-S) [[ -z \$2 ]] && sfx='^'; shift 2 ;;
+		--) shift; break ;;
+		-*) shift ;;
+		*) break ;;
+		esac
+	done
+	if (( arr )); then for a; do w+=("\${(@P)a}"); done; else w=("\$@"); fi
+	for a in "\${w[@]}"; do
+		[[ \$a == "\${words[CURRENT]}"* ]] && out+=("\$a\$sfx")
+	done
+}
+compset() { return 0; }
+_files() { out+=("<files>"); }
+_directories() { out+=("<dirs>"); }
+_hosts() { out+=("<hosts>"); }
+c() { words=("\$@"); CURRENT=\$#words; out=(); _rdmaqual; print -r -- "\${(j: :)out}"; }
+c '$B' ru
+c '$B' run --fail
+c '$B' run --target rxe
+c '$B' run --target sys
+c '$B' run -k mtu.rxe_42
+c '$B' help ib-c
+c '$B' vm im
+c '$B' run --report-dir x
+EOF
+	zsh -f "$T/comp.zsh" >"$T/zcomp.out" 2>&1
+	expect_eq "zsh completion: commands, options, targets, sysroot: (no space), case names, kinds, subcommands, dirs" \
+		"run|--fail-on-skip|rxe-vm rxe-host|sysroot:^|mtu.rxe_4200_gives_4096|ib-counters|image|<dirs>" \
+		"$(paste -sd'|' "$T/zcomp.out")"
 fi
 
 # A user: a private image cache under XDG_CACHE_HOME, clear errors where
