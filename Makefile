@@ -156,17 +156,14 @@ FUZZ_BIN := build/fuzz/fuzz_loader build/fuzz/fuzz_parsers build/fuzz/fuzz_resul
 FUZZ_DIRS := build/fuzz/corpus-loader build/fuzz/corpus-parsers build/fuzz/corpus-result \
 	build/fuzz/corpus-inputs build/fuzz/corpus-exec
 
-# make check: about 115 s in all (fuzz_inputs has 13 targets behind a selector byte).
+# make check: about 125 s in all (fuzz_inputs has 13 targets behind a selector byte).
 fuzz-brief: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIRS)
 	$(call FUZZ_RUN,loader,20,4096)
 	$(call FUZZ_RUN,parsers,15,16384)
 	$(call FUZZ_RUN,result,10,4096)
 	$(call FUZZ_RUN,inputs,60,8192)
-	@# fuzz_exec replays its seeds only: it has an open finding
-	@# (tests/fuzz/findings/exec-server-pass: with three sides, a failing
-	@# third side left the client PASS) that make fuzz rediscovers in seconds.
-	build/fuzz/fuzz_exec -runs=0 tests/fuzz/corpus-exec
+	$(call FUZZ_RUN,exec,10,8192)
 
 fuzz: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_DIRS)

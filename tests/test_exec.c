@@ -22,7 +22,8 @@
 #include "exec/unit.h"
 #include "check_main.h"
 
-enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS };
+/* UNDECIDED: a row that judged twice, both ok, sent without a verdict (NONE) */
+enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS, UNDECIDED };
 
 /* The child: answer every run request as the script says. */
 static void fake_agent(int fd, enum script how, const char *reason)
@@ -55,6 +56,14 @@ static void fake_agent(int fd, enum script how, const char *reason)
 		case FAIL:
 			r = rq_result_new("t.case", NULL, 0);
 			rq_result_set(r, how == FAIL ? RQ_FAIL : RQ_PASS, "%s", reason ? reason : "ok");
+			json_object_set_new(ans, "ok", json_true());
+			json_object_set_new(ans, "rows", json_pack("[o]", rq_result_to_json(r, false)));
+			rq_result_free(r);
+			break;
+		case UNDECIDED:
+			r = rq_result_new("t.case", NULL, 0);
+			rq_judge(r, true, "first");
+			rq_judge(r, true, "second");
 			json_object_set_new(ans, "ok", json_true());
 			json_object_set_new(ans, "rows", json_pack("[o]", rq_result_to_json(r, false)));
 			rq_result_free(r);
@@ -285,6 +294,53 @@ START_TEST(server_failure_explains_client)
 END_TEST
 
 /*
+ * Three sides, the client reporting: a third side that did not answer fails
+ * the client whatever the second said, and a row sent without a verdict is
+ * judged by what it judged before a side explains it (found by fuzzing: an
+ * undecided client row was explained, then finished into a PASS beside the
+ * failed side; an undecided server row failed a client that had passed).
+ */
+START_TEST(three_sides_undecided_rows)
+{
+	struct rq_case c = tcase_of(60000);
+	static const enum script client[] = { UNDECIDED, PASS };
+	static const enum script second[] = { PASS, UNDECIDED };
+	static const enum script third[] = { SILENT, PASS };
+	static const enum rq_verdict want_v[] = { RQ_FAIL, RQ_PASS };
+	static const char *const want[] = {
+		/* after the client or the server: whichever answered first */
+		"rank 2 side: cancelled 1.0 s after the ", NULL };
+
+	for (int i = 0; i < 2; i++) {
+		struct rq_agent *a[3] = { fake("cl", client[i], NULL), fake("sv", second[i], NULL),
+					  fake("r2", third[i], NULL) };
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+
+		rq_unit_init(&u, &c, 3);
+		set_side(&u, 0, a[0], "client", true);
+		set_side(&u, 1, a[1], "server", false);
+		set_side(&u, 2, a[2], "rank 2", false);
+		run(&u, &rows, &log);
+		struct rq_stamp st = { .target = "local", .target_why = "w", .node = "n1" };
+
+		rq_rows_stamp(rows.v, rows.n, &c, &st);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_msg(rows.v[0]->verdict == want_v[i], "case %d: %s: %s", i,
+			      rq_verdict_name(rows.v[0]->verdict), rows.v[0]->reason);
+		if (want[i])
+			ck_assert_msg(str_starts(rows.v[0]->reason, want[i]), "%s", rows.v[0]->reason);
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		for (int k = 0; k < 3; k++)
+			rq_agent_close(a[k]);
+	}
+}
+END_TEST
+
+/*
  * A side that ends leaves the other a grace (10 s after an answer, 3 s after
  * a failure to run), then it is cancelled and says so.
  */
@@ -439,6 +495,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, grace_after_a_side_ends);
 	tcase_add_test(tc, agent_gone);
 	tcase_add_test(tc, n_sides);
+	tcase_add_test(tc, three_sides_undecided_rows);
 	tcase_add_test(tc, lab_ids);
 }
 

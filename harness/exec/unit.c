@@ -257,6 +257,16 @@ void rq_answer_rows(const struct rq_case *c, const json_t *ans, const char *fail
 
 		if (!r)
 			r = rq_verdict_row(c->name, RQ_ERROR, "agent sent a malformed row: %s", err);
+		/*
+		 * The agent finishes its rows before it sends them; one that came
+		 * without a verdict is decided here, from what it judged, as the
+		 * agent would have.  rq_unit_rows explains a client by its
+		 * server's verdict and turns a PASS into a FAIL: left undecided
+		 * until stamping, a client row was explained as "not PASS" and
+		 * then finished into a PASS beside a failed server, and an
+		 * undecided server row failed a client that had passed.
+		 */
+		rq_result_finish(r);
 		rq_results_add(rows, r);
 	}
 }

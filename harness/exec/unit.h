@@ -103,8 +103,9 @@ void rq_unit_rows(const struct rq_unit *u, struct rq_results *rows, struct sb *l
 /*
  * One answer (or its absence) as rows: "timed out after N s", "agent:
  * ERROR", "agent answered without rows", "agent sent a malformed row: ...".
- * The part rq_unit_rows does for each side; the fuzzer feeds it forged
- * answers.
+ * Every row it adds has its verdict (a row sent undecided is finished from
+ * what it judged).  The part rq_unit_rows does for each side; the fuzzer
+ * feeds it forged answers.
  */
 void rq_answer_rows(const struct rq_case *c, const struct json_t *ans, const char *failure,
 		    struct rq_results *rows, struct sb *log);

@@ -5,9 +5,9 @@
  *   even: agent answers, one JSON text a line, the first the client's (it
  *         reports), any more a server's or further ranks' (they explain):
  *         rq_unit_rows + rq_rows_stamp.  Checks: every reporting side gives
- *         at least one row, every row ends with a verdict and, unless it
- *         passed, a reason; a failing non-reporting side leaves no
- *         reported row PASS; stamping puts the node into every id.
+ *         at least one row, every row has its verdict before stamping and,
+ *         unless it passed, a reason; a failing non-reporting side leaves
+ *         no reported row PASS; stamping puts the node into every id.
  *   odd:  a journal (journal.jsonl as --resume reads it): rq_journal_parse,
  *         then every unit's rows decoded as a resume does.  Checks: each
  *         parsed line is an object, a torn last line is never taken, a
@@ -74,6 +74,10 @@ static void answers(const char *text)
 	rq_unit_rows(&u, &rows, &log);
 	if (!rows.n)
 		fail("a reporting side gave no row");
+	/* decided before stamping: a side explains another by its verdict */
+	for (size_t i = 0; i < rows.n; i++)
+		if (rows.v[i]->verdict == RQ_NONE)
+			fail("an answer's row left undecided");
 	struct rq_stamp st = { .target = "local", .target_why = "fuzz", .node = "n1", .log = &log };
 
 	rq_rows_stamp(rows.v, rows.n, &c, &st);
