@@ -7,7 +7,10 @@
 # and kernel; python3 -m unittest -v in the guest becomes a row per test
 # (a failure FAILs the case, a skip is a skip); the shipped NVMe-oF case
 # (cases/ulp) writes 8 MiB over nvme_rdma, reads them back and leaves no
-# module loaded.
+# module loaded; ready_rdma_cm: an rping server (which prints nothing
+# before it listens) is found ready by its listening RDMA CM id and the
+# pair passes, and a server that never listens FAILs at its ready deadline
+# naming the port.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
@@ -60,6 +63,18 @@ cases:
     env: [PYTHONPATH=$UT]
     exit: 1
     results: unittest
+  - name: ulp_t.e_rdma_cm
+    kind: command_pair
+    ready_rdma_cm: true
+    server: [rping, -s, -a, "{ip}", -p, "{port}", -C, "3"]
+    client: [rping, -c, -v, -a, "{peer_ip}", -p, "{port}", -C, "3"]
+    parser: rping
+  - name: ulp_t.f_never_listens
+    kind: command_pair
+    timeout: 20s
+    ready_rdma_cm: true
+    server: [sleep, "60"]
+    client: ["true"]
 EOT
 "$RQ" run --target rxe-vm --report-dir "$T/rep" "$T/ulp.yaml" cases/ulp >"$T/out" 2>&1
 rc=$?
@@ -78,6 +93,13 @@ expect_eq "unittest: the case FAILs on its failed test" \
 expect_eq "unittest: a passing test is a row" "PASS " "$(row 'ulp_t.d_unittest[test_guest.Guest.test_rxe0]')"
 expect_grep "unittest: the failure's message" "^FAIL +ulp_t.d_unittest\[test_guest.Guest.test_broken\].*AssertionError: 'vm0' != 'not-this-guest'" "$T/out"
 expect_eq "unittest: a skip is a skip" "SKIP no ConnectX in a guest" "$(row 'ulp_t.d_unittest[test_guest.Guest.test_mlx5]')"
+expect_eq "ready_rdma_cm: rping's listening CM id made the server ready" "PASS " "$(row ulp_t.e_rdma_cm)"
+expect_grep "ready_rdma_cm: the readiness is logged before the client ran" '^# server ready after [0-9.]+ s' \
+	"$R/logs/ulp_t.e_rdma_cm.log"
+expect_eq "ready_rdma_cm: a server that never listens FAILs naming the port" "FAIL" \
+	"$(row ulp_t.f_never_listens | cut -d' ' -f1)"
+expect_grep "ready_rdma_cm: the reason says no listening RDMA CM id" \
+	'ulp_t.f_never_listens.*server sleep had no listening RDMA CM id on port [0-9]+ within' "$T/out"
 expect_eq "NVMe-oF over RDMA between the guests" "PASS " "$(row ulp.nvmeof_rdma)"
 L="$R/logs/ulp.nvmeof_rdma.log"
 expect_grep "8 MiB verified over nvme_rdma" "^8 MiB written over NVMe/RDMA, read back and verified" "$L"
