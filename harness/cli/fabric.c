@@ -4,6 +4,7 @@
  *
  *   fabric gen SPEC [-o FILE] [--plan FILE]   a fat tree or rail layout (src/parsers/fabgen.h)
  *   fabric import TOPOLOGY [-o FILE]          a real fabric's ibnetdiscover output as an ibsim net
+ *   fabric qos-lint POLICY [--vlcap N]        a qos-policy.conf against opensm's grammar
  *
  * `import` is how a change (routing engine, opensm.conf, QoS policy) is
  * rehearsed on an exact copy of the lab's fabric before it reaches the
@@ -13,20 +14,24 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "parsers/fabgen.h"
 #include "parsers/ibnet.h"
+#include "parsers/qos_policy.h"
 #include "core/util.h"
 
 static void fabric_usage(FILE *fp)
 {
 	fprintf(fp, "usage: rdmaqual fabric gen SPEC [-o FILE] [--plan FILE]\n"
 		    "       rdmaqual fabric import IBNETDISCOVER-OUTPUT [-o FILE]\n"
+		    "       rdmaqual fabric qos-lint QOS-POLICY-FILE [--vlcap 1|2|4|8|15]\n"
 		    "SPEC: fat-tree:leaves=N,spines=N,hosts-per-leaf=N[,ports=36][,links=1][,speed=QDR]\n"
 		    "      rail:hosts=N,rails=N,spines=N[,ports=36][,speed=QDR]\n"
-		    "      ...,fault=missing|swapped|1x|slow|dup-guid|dup-desc (repeatable)\n");
+		    "      ...,fault=missing|swapped|1x|slow|dup-guid|dup-desc|dup-port-guid|no-sl2vl\n"
+		    "      (fault= is repeatable)\n");
 }
 
 static int put(const char *path, const struct sb *text)
@@ -129,6 +134,52 @@ static int fabric_import(int argc, char **argv)
 	return ret;
 }
 
+/* file:line:col: error: ... as the case loader reports YAML; exit 1 on an error, warnings do not fail. */
+static int fabric_qos_lint(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "vlcap", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct qos_lint_opts o = { .vlcap = 15 };
+	struct qos_policy p;
+	struct sb text = SB_INIT;
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'v':
+			o.vlcap = atoi(optarg);
+			if (o.vlcap != 1 && o.vlcap != 2 && o.vlcap != 4 && o.vlcap != 8 && o.vlcap != 15)
+				return usage_error("fabric", "--vlcap: the data VLs of a port, 1, 2, 4, 8 or 15");
+			break;
+		case 'h': fabric_usage(stdout); return 0;
+		default: return RQ_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("fabric", "fabric qos-lint takes one policy file");
+	ret = read_file(argv[optind], &text, 16u << 20);
+	if (ret < 0) {
+		fprintf(stderr, "rdmaqual fabric: ERROR: cannot read %s: %s\n", argv[optind], strerror(-ret));
+		sb_release(&text);
+		return RQ_EXIT_FAIL;
+	}
+	ret = qos_policy_lint(text.buf, text.len, &o, &p);
+	for (size_t i = 0; i < p.nd; i++)
+		fprintf(stderr, "%s:%u:%u: %s: %s\n", argv[optind], p.d[i].line, p.d[i].col,
+			p.d[i].warning ? "warning" : "error", p.d[i].msg);
+	if (!ret)
+		printf("%s: %u port group(s), %u QoS level(s), %u match rule(s), %u ULP rule(s), no errors%s\n",
+		       argv[optind], p.port_groups, p.qos_levels, p.match_rules, p.ulp_rules,
+		       p.warnings ? " (see the warnings)" : "");
+	qos_policy_release(&p);
+	sb_release(&text);
+	return ret ? RQ_EXIT_FAIL : 0;
+}
+
 int cmd_fabric(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
@@ -137,5 +188,7 @@ int cmd_fabric(int argc, char **argv)
 		return fabric_gen(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "import"))
 		return fabric_import(argc - 1, argv + 1);
-	return usage_error("fabric", "unknown subcommand \"%s\" (gen, import)", argv[1]);
+	if (!strcmp(argv[1], "qos-lint"))
+		return fabric_qos_lint(argc - 1, argv + 1);
+	return usage_error("fabric", "unknown subcommand \"%s\" (gen, import, qos-lint)", argv[1]);
 }

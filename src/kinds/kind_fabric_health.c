@@ -93,6 +93,21 @@ static char **dr_paths(const struct ibnet *t, uint64_t from)
 	return path;
 }
 
+/* A CA port and what it is cabled to, for the duplicated port GUID check. */
+struct pg {
+	uint64_t guid;
+	int node, port, peer, peer_port;
+};
+
+static int cmp_pg(const void *a, const void *b)
+{
+	const struct pg *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->node != y->node ? x->node - y->node : x->port - y->port;
+}
+
 static void check_guids(struct rq_ctx *ctx, const struct ibnet *t, const struct sb *nd_err, uint64_t from)
 {
 	struct rq_result *row = rq_ctx_row(ctx, "guids", 0);
@@ -102,12 +117,38 @@ static void check_guids(struct rq_ctx *ctx, const struct ibnet *t, const struct 
 	unsigned dups = 0, probes = 0;
 	char err[256], **path = NULL;
 
+	/* two discovered CA ports with one port GUID (ibnetdiscover's "(guid)" of each end) */
+	struct pg *pgs = xcalloc(2 * t->nlinks + 1, sizeof(*pgs));
+	size_t npg = 0;
+
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct ibnet_link *k = &t->links[i];
+
+		if (k->apguid && !t->nodes[k->a].is_switch)
+			pgs[npg++] = (struct pg){ k->apguid, k->a, k->aport, k->b, k->bport };
+		if (k->bpguid && !t->nodes[k->b].is_switch)
+			pgs[npg++] = (struct pg){ k->bpguid, k->b, k->bport, k->a, k->aport };
+	}
+	qsort(pgs, npg, sizeof(*pgs), cmp_pg);
+	for (size_t i = 1; i < npg; i++) {
+		if (pgs[i].guid != pgs[i - 1].guid || (i > 1 && pgs[i].guid == pgs[i - 2].guid))
+			continue;
+		sb_addf(&msg, "%sduplicated port GUID 0x%016" PRIx64 ":", dups++ ? "; " : "", pgs[i].guid);
+		for (size_t j = i - 1; j < npg && pgs[j].guid == pgs[i].guid; j++)
+			sb_addf(&msg, "%s %s port %d (behind %s port %d)", j > i - 1 ? " and" : "",
+				t->nodes[pgs[j].node].desc, pgs[j].port, t->nodes[pgs[j].peer].desc, pgs[j].peer_port);
+	}
 	/* libibnetdisc names a second port with a known port GUID on stderr */
 	for (const char *p = nd_err->buf; (p = strstr(p, "Duplicate Port: Port with guid ")); p++) {
 		uint64_t g = strtoull(p + 31, NULL, 16);
+		bool named = false;
 
-		sb_addf(&msg, "%sduplicated port GUID 0x%016" PRIx64 " (ibnetdiscover)", dups++ ? "; " : "", g);
+		for (size_t i = 0; i < npg && !named; i++)
+			named = pgs[i].guid == g;
+		if (!named)
+			sb_addf(&msg, "%sduplicated port GUID 0x%016" PRIx64 " (ibnetdiscover)", dups++ ? "; " : "", g);
 	}
+	free(pgs);
 	/* LinkUp switch ports discovery found nothing behind: ask them by directed route */
 	if (run_tool(ctx, linkinfo, &out, NULL) && iblinkinfo_parse(out.buf, out.len, &links, err, sizeof(err)) == 0) {
 		path = dr_paths(t, from);
@@ -337,7 +378,7 @@ const struct rq_kind rq_kind_fabric_health = {
 	.summary = "no GUID or node description twice, every port its own LID range (LMC), one MASTER SM at the planned priority",
 	.doc = "ibdiagnet's identity checks on infiniband-diags: the fabric is discovered by directed "
 	       "route (ibnetdiscover), so a subnet the SM cannot bring up is still read.  Rows: guids "
-	       "(ibnetdiscover's duplicate-port reports, and LinkUp ports with no discovered peer asked "
+	       "(two CA ports with one port GUID, named with what each is cabled to; ibnetdiscover's duplicate-port reports; LinkUp ports with no discovered peer asked "
 	       "for their NodeInfo by directed route: a GUID discovery placed elsewhere is named with both "
 	       "places), descriptions (each on one node), lids (every switch and CA port has one, no two "
 	       "ranges of 2^LMC overlap, one LMC everywhere or the planned one), sm (sminfo MASTER at "

@@ -39,6 +39,7 @@ struct model {
 	int speed;		/* the file's speed= mask */
 	char dup_guid_of[32];	/* dup-guid: node id whose GUID is replaced */
 	uint64_t dup_guid;
+	char no_sl2vl_of[32];	/* no-sl2vl: node id whose port 1 drops SL-to-VL MADs */
 };
 
 struct spec {
@@ -48,9 +49,13 @@ struct spec {
 	unsigned faults;
 };
 
-enum { F_MISSING = 1, F_SWAPPED = 2, F_1X = 4, F_SLOW = 8, F_DUP_GUID = 16, F_DUP_DESC = 32 };
+enum {
+	F_MISSING = 1, F_SWAPPED = 2, F_1X = 4, F_SLOW = 8, F_DUP_GUID = 16, F_DUP_DESC = 32,
+	F_DUP_PORT_GUID = 64, F_NO_SL2VL = 128,
+};
 
-static const char *const fault_names[] = { "missing", "swapped", "1x", "slow", "dup-guid", "dup-desc" };
+static const char *const fault_names[] = { "missing", "swapped", "1x", "slow", "dup-guid", "dup-desc",
+					   "dup-port-guid", "no-sl2vl" };
 
 bool fabgen_is_spec(const char *s)
 {
@@ -107,7 +112,8 @@ static int parse_spec(const char *text, struct spec *s, char *err, size_t errsz)
 				if (!strcmp(val, fault_names[i]))
 					break;
 			if (i == ARRAY_SIZE(fault_names))
-				ret = bad(err, errsz, "unknown fault \"%s\" (missing, swapped, 1x, slow, dup-guid, dup-desc)", val);
+				ret = bad(err, errsz, "unknown fault \"%s\" (missing, swapped, 1x, slow, dup-guid, "
+					  "dup-desc, dup-port-guid, no-sl2vl)", val);
 			else
 				s->faults |= 1u << i;
 			continue;
@@ -451,6 +457,38 @@ static int plant(const struct spec *s, struct model *m, struct fabgen *g, char *
 			 "dup-guid: %s has the node GUID 0x%016" PRIx64 " of %s", m->n[b].desc, m->n[a].guid,
 			 m->n[a].desc);
 	}
+	if (s->faults & F_DUP_PORT_GUID) {
+		/*
+		 * ibsim gives port P of a node the GUID node GUID + P (its Guid
+		 * command on a port is not what NodeInfo answers), so the second
+		 * HCA becomes a two-port HCA one below the first's node GUID,
+		 * cabled at its port 2: that port's GUID is the first HCA's port 1.
+		 */
+		int a = first_ca(m, 0), b = first_ca(m, 1);
+
+		if (b < 0 || (s->faults & F_DUP_GUID && b == last_ca(m)))
+			return bad(err, errsz, "fault=dup-port-guid needs two HCAs (three with dup-guid)");
+		c = cable_at(m, b, 1);
+		m->n[b].guid = m->n[a].guid - 1;
+		m->n[b].nports = 2;
+		if (m->c[c].a == b)
+			m->c[c].ap = 2;
+		else
+			m->c[c].bp = 2;
+		g->sm_blocked = true;
+		snprintf(g->fault[g->nfaults++], sizeof(g->fault[0]),
+			 "dup-port-guid: %s port 2 has the port GUID 0x%016" PRIx64 " of %s port 1", m->n[b].desc,
+			 m->n[a].guid + 1, m->n[a].desc);
+	}
+	if (s->faults & F_NO_SL2VL) {
+		int h = last_ca(m);
+
+		/* ibsim's Error command: port 1 drops every SLtoVLMappingTable (0x17) MAD */
+		snprintf(m->no_sl2vl_of, sizeof(m->no_sl2vl_of), "%s", m->n[h].id);
+		snprintf(g->fault[g->nfaults++], sizeof(g->fault[0]),
+			 "no-sl2vl: %s port 1 answers no SL-to-VL mapping MAD (the SM cannot set its table)",
+			 m->n[h].desc);
+	}
 	return 0;
 }
 
@@ -483,6 +521,8 @@ static void write_net(const struct model *m, const struct spec *s, const char *s
 	}
 	if (m->dup_guid_of[0])
 		sb_addf(out, "\ndo Guid \"%s\" 0x%016" PRIx64 "\n", m->dup_guid_of, m->dup_guid);
+	if (m->no_sl2vl_of[0])
+		sb_addf(out, "\ndo Error \"%s\"[1] 100 0x17\n", m->no_sl2vl_of);
 	(void)s;
 }
 

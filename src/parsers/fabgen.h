@@ -5,7 +5,8 @@
  *   fat-tree:leaves=36,spines=18,hosts-per-leaf=18[,ports=36][,links=1][,speed=QDR]
  *   rail:hosts=64,rails=4,spines=4[,ports=36][,speed=QDR]
  *   ring:switches=5,hosts-per-switch=2[,ports=36][,speed=QDR]
- *   ... ,fault=missing,fault=swapped,fault=1x,fault=slow,fault=dup-guid,fault=dup-desc
+ *   ... ,fault=missing,fault=swapped,fault=1x,fault=slow,fault=dup-guid,fault=dup-desc,
+ *       fault=dup-port-guid,fault=no-sl2vl
  *
  * A two-level fat tree: every leaf has hosts-per-leaf single-port HCAs
  * ("h001 HCA-1") on its first ports and `links` cables to every spine on the
@@ -27,7 +28,11 @@
  *   dup-guid  the last HCA takes the first HCA's node GUID (ibsim's
  *             "Guid" command at the end of the file); opensm refuses such
  *             a subnet (ERR 0D01) and stays DISCOVERING;
- *   dup-desc  the second HCA has the first one's node description.
+ *   dup-desc  the second HCA has the first one's node description;
+ *   dup-port-guid  the second HCA's cabled port has the first HCA's port
+ *             GUID (opensm: ERR 0D15, that port stays INIT without a LID);
+ *   no-sl2vl  the last HCA's port drops every SL-to-VL mapping MAD (ibsim's
+ *             "Error" command): the SM cannot set its table (fabric-qos).
  * Node GUIDs are explicit (switchguid=/caguid= before each node), so the
  * plan names every node by GUID as ibnetdiscover would.
  *
