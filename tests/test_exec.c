@@ -23,7 +23,7 @@
 #include "check_main.h"
 
 /* UNDECIDED: a row that judged twice, both ok, sent without a verdict (NONE) */
-enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS, UNDECIDED };
+enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS, UNDECIDED, SKIP };
 
 /* The child: answer every run request as the script says. */
 static void fake_agent(int fd, enum script how, const char *reason)
@@ -54,8 +54,10 @@ static void fake_agent(int fd, enum script how, const char *reason)
 			/* fall through */
 		case PASS:
 		case FAIL:
+		case SKIP:
 			r = rq_result_new("t.case", NULL, 0);
-			rq_result_set(r, how == FAIL ? RQ_FAIL : RQ_PASS, "%s", reason ? reason : "ok");
+			rq_result_set(r, how == FAIL ? RQ_FAIL : how == SKIP ? RQ_SKIP : RQ_PASS, "%s",
+				      reason ? reason : "ok");
 			json_object_set_new(ans, "ok", json_true());
 			json_object_set_new(ans, "rows", json_pack("[o]", rq_result_to_json(r, false)));
 			rq_result_free(r);
@@ -341,6 +343,56 @@ START_TEST(three_sides_undecided_rows)
 END_TEST
 
 /*
+ * A node that lacks the device SKIPs the pair on whichever side it is, and
+ * the row names it; its partner is cancelled after the short grace (it has
+ * nothing to wait for), not the one after a side that finished.
+ */
+START_TEST(skip_on_either_side)
+{
+	struct rq_case c = tcase_of(60000);
+	static const struct {
+		enum script cl, sv;
+		const char *cwhy, *swhy, *want;
+	} t[] = {
+		{ SKIP, SILENT, "no RDMA device on this client side", NULL,
+		  "client side on node n1: no RDMA device on this client side" },
+		{ SILENT, SKIP, NULL, "no RDMA device on this server side",
+		  "server side on node n2: no RDMA device on this server side" },
+		{ FAIL, SKIP, "no server side: connection refused", "no RDMA device on this server side",
+		  "server side on node n2: no RDMA device on this server side "
+		  "(client side on node n1: no server side: connection refused)" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct rq_agent *cl = fake("cl", t[i].cl, t[i].cwhy);
+		struct rq_agent *sv = fake("sv", t[i].sv, t[i].swhy);
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+		int64_t t0 = now_ms();
+
+		rq_unit_init(&u, &c, 2);
+		set_side(&u, 0, cl, "client", true);
+		set_side(&u, 1, sv, "server", false);
+		u.side[0].node = "n1";
+		u.side[1].node = "n2";
+		run(&u, &rows, &log);
+		/* the 3 s grace (scaled: 0.3 s) after a side skipped, not the 10 s one */
+		ck_assert_int_lt(now_ms() - t0, 900);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_msg(rows.v[0]->verdict == RQ_SKIP, "%zu: %s: %s", i,
+			      rq_verdict_name(rows.v[0]->verdict), rows.v[0]->reason);
+		ck_assert_str_eq(rows.v[0]->reason, t[i].want);
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		rq_agent_close(cl);
+		rq_agent_close(sv);
+	}
+}
+END_TEST
+
+/*
  * A side that ends leaves the other a grace (10 s after an answer, 3 s after
  * a failure to run), then it is cancelled and says so.
  */
@@ -496,6 +548,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, agent_gone);
 	tcase_add_test(tc, n_sides);
 	tcase_add_test(tc, three_sides_undecided_rows);
+	tcase_add_test(tc, skip_on_either_side);
 	tcase_add_test(tc, lab_ids);
 }
 

@@ -43,6 +43,39 @@ static const char *side_name(const struct rq_unit_side *sd, char *buf, size_t si
 	return buf;
 }
 
+/* In reasons: "server side", or "server side on node n2" in a lab run. */
+static const char *side_ref(const struct rq_unit_side *sd, char *buf, size_t size)
+{
+	const char *label = sd->label ? sd->label : "other";
+
+	if (sd->node)
+		snprintf(buf, size, "%s side on node %s", label, sd->node);
+	else
+		snprintf(buf, size, "%s side", label);
+	return buf;
+}
+
+/*
+ * Did the side skip: answered ok with rows, every one SKIP?  It lacked
+ * what the case needs (a device, a port, a tool) and ran nothing, so its
+ * partners have nothing to wait for.
+ */
+static bool answer_skipped(const json_t *ans)
+{
+	const json_t *rows = json_object_get(ans, "rows"), *r;
+	size_t i;
+
+	if (!json_is_true(json_object_get(ans, "ok")) || !json_array_size(rows))
+		return false;
+	json_array_foreach(rows, i, r) {
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+
+		if (!v || strcmp(v, "SKIP"))
+			return false;
+	}
+	return true;
+}
+
 static void side_gone(struct rq_unit *u, size_t s)
 {
 	struct rq_unit_side *sd = &u->side[s];
@@ -112,7 +145,8 @@ bool rq_unit_poll(struct rq_unit *u)
 		if ((a = rq_agent_take(sd->ag, sd->id))) {
 			sd->ans = a;
 			sd->id = 0;
-			bool ok = json_is_true(json_object_get(a, "ok"));
+			bool skip = answer_skipped(a);
+			bool ok = json_is_true(json_object_get(a, "ok")) && !skip;
 			int64_t grace = now + scaled_ms(ok ? GRACE_OK_MS : GRACE_FAIL_MS);
 
 			if (grace < u->deadline) {
@@ -120,6 +154,7 @@ bool rq_unit_poll(struct rq_unit *u)
 				u->graced = true;
 				u->grace_side = s;
 				u->grace_ok = ok;
+				u->grace_skip = skip;
 				u->grace_ms = grace - now;
 			}
 		} else if (sd->ag->dead) {
@@ -138,13 +173,15 @@ bool rq_unit_poll(struct rq_unit *u)
 		if (u->graced)
 			snprintf(why, sizeof(why), "cancelled %.1f s after %s %s", u->grace_ms / 1000.0,
 				 side_name(&u->side[u->grace_side], name, sizeof(name)),
-				 u->grace_ok ? "finished" : "failed");
+				 u->grace_ok ? "finished" : u->grace_skip ? "skipped" : "failed");
 		for (size_t s = 0; s < u->nsides; s++) {
 			struct rq_unit_side *sd = &u->side[s];
 
 			if (!u->graced)
 				snprintf(why, sizeof(why), "timed out after %.1f s: agent %s did not answer",
 					 (now - u->start) / 1000.0, sd->ag->label);
+			if (sd->id && u->graced)
+				sd->graced_out = true;
 			cancel_side(sd, why);
 		}
 		out = false;
@@ -293,14 +330,16 @@ void rq_unit_rows(const struct rq_unit *u, struct rq_results *rows, struct sb *l
 	size_t first = rows->n, gone = u->nsides, why_side = u->nsides;
 	const struct rq_result *why_row = NULL;
 	struct rq_results srows = { 0 };
+	size_t *row_side = NULL;	/* the side each reported row came from */
 	bool bare = true;	/* the first reporting side's log goes in without a header */
+	char ref[256], wref[256];
 
 	for (size_t s = 0; s < u->nsides; s++) {
 		const struct rq_unit_side *sd = &u->side[s];
 		struct rq_results *dst = sd->reports ? rows : &srows;
 		struct sb slog = SB_INIT;
 		char failure[1100];
-		size_t had = srows.n;
+		size_t had = srows.n, had_rows = rows->n;
 
 		if (sd->why[0])
 			snprintf(failure, sizeof(failure), "%s", sd->why);
@@ -309,6 +348,9 @@ void rq_unit_rows(const struct rq_unit *u, struct rq_results *rows, struct sb *l
 		else
 			snprintf(failure, sizeof(failure), "the agent did not answer");
 		rq_answer_rows(c, sd->ans, failure, dst, &slog);
+		row_side = xrealloc(row_side, (rows->n - first + 1) * sizeof(*row_side));
+		for (size_t i = had_rows; i < rows->n; i++)
+			row_side[i - first] = s;
 		if (slog.len && (!sd->reports || !bare))
 			sb_addf(log, "\n----- %s side -----\n", sd->label ? sd->label : "other");
 		sb_add(log, slog.buf, slog.len);
@@ -316,37 +358,76 @@ void rq_unit_rows(const struct rq_unit *u, struct rq_results *rows, struct sb *l
 		sb_release(&slog);
 		if (sd->gone && gone == u->nsides)
 			gone = s;
-		/* A side that does not report and failed explains the others' failure. */
-		if (!sd->reports && !why_row) {
+		/*
+		 * A side that does not report and failed explains the others'
+		 * failure; one that skipped explains it before any that failed
+		 * (the rest failed for want of it: a rank cancelled after it).
+		 */
+		if (!sd->reports && (!why_row || why_row->verdict != RQ_SKIP)) {
 			struct rq_results mine = { .v = srows.v + had, .n = srows.n - had };
+			const struct rq_result *w = first_not_pass(&mine);
 
-			why_row = first_not_pass(&mine);
-			why_side = s;
+			if (w && (!why_row || w->verdict == RQ_SKIP)) {
+				why_row = w;
+				why_side = s;
+			}
 		}
 	}
+	if (why_row)
+		side_ref(&u->side[why_side], wref, sizeof(wref));
 	for (size_t i = first; i < rows->n; i++) {
 		struct rq_result *r = rows->v[i];
+		const struct rq_unit_side *mine = &u->side[row_side[i - first]];
 
 		if (gone < u->nsides) {
 			/* An agent died: no side's result says anything about the case. */
 			reset_row(r, RQ_ERROR, u->side[gone].why);
+		} else if (why_row && why_row->verdict == RQ_SKIP) {
+			/*
+			 * The other side lacked what the case needs and ran nothing:
+			 * this side's result, whatever it is, measured no pair.  The
+			 * same SKIP as when this side lacks it, naming the node.
+			 */
+			const char *sr = why_row->reason ? why_row->reason : "no reason given";
+			char *w;
+
+			if (r->verdict == RQ_PASS || mine->graced_out || !r->reason)
+				w = xasprintf("%s: %s", wref, sr);
+			else
+				w = xasprintf("%s: %s (%s: %s)", wref, sr,
+					      side_ref(mine, ref, sizeof(ref)), r->reason);
+			reset_row(r, RQ_SKIP, w);
+			free(w);
+		} else if (r->verdict == RQ_SKIP && u->nsides > 1 &&
+			   (!why_row || u->side[why_side].graced_out)) {
+			/*
+			 * This side lacked it: the others were only cancelled for
+			 * it.  Say which node, as the other side's SKIP would.
+			 */
+			if (mine->node) {
+				char *w = xasprintf("%s: %s", side_ref(mine, ref, sizeof(ref)),
+						    r->reason ? r->reason : "no reason given");
+
+				free(r->reason);
+				r->reason = w;
+			}
 		} else if (why_row) {
-			const char *label = u->side[why_side].label ? u->side[why_side].label : "other";
 			const char *sr = why_row->reason ? why_row->reason : "no reason given";
 
 			if (r->verdict == RQ_PASS) {
-				char *w = xasprintf("%s side: %s", label, sr);
+				char *w = xasprintf("%s: %s", wref, sr);
 
-				reset_row(r, why_row->verdict == RQ_SKIP ? RQ_SKIP : RQ_FAIL, w);
+				reset_row(r, RQ_FAIL, w);
 				free(w);
 			} else {
-				char *nr = xasprintf("%s (%s side: %s)", r->reason ? r->reason : "", label, sr);
+				char *nr = xasprintf("%s (%s: %s)", r->reason ? r->reason : "", wref, sr);
 
 				free(r->reason);
 				r->reason = nr;
 			}
 		}
 	}
+	free(row_side);
 	rq_results_release(&srows);
 }
 

@@ -6,14 +6,17 @@
  * its deadline anyway) and waited on against one deadline, the case's
  * timeout and 10 s.  When a side ends, the others get a grace instead of
  * the rest of the timeout: 10 s after a side that answered ok (a finished
- * client leaves the server its teardown), 3 s after one that failed (it
- * leaves the others nothing to wait for); a side still out then is
- * cancelled and says so.  When a side's agent dies the others are
+ * client leaves the server its teardown), 3 s after one that failed or
+ * skipped (it leaves the others nothing to wait for); a side still out
+ * then is cancelled and says so.  When a side's agent dies the others are
  * cancelled: their work means nothing without it.
  *
  * Then the answers become rows (rq_unit_rows): the rows of the sides that
  * report, with the first failure of a side that does not report (a
  * server) explaining them, and every row ERROR when a side's agent died.
+ * A side that SKIPped (its node lacks the device, port or tool the case
+ * needs) makes the unit's rows SKIP whichever side it was: a client could
+ * not have measured anything against a server that never ran.
  * rq_rows_stamp is the one place rows get what the runner knows: target,
  * kind, file, node, log, duration, and a lab row's id.
  *
@@ -38,12 +41,14 @@ struct rq_unit_side {
 	struct rq_agent *ag;
 	struct json_t *req;	/* the request to send (owned; freed once sent) */
 	const char *label;	/* in reasons: "server", "rank 3"; NULL: one side alone */
+	const char *node;	/* lab: the side's --nodes name, in reasons; else NULL */
 	bool reports;		/* its rows are the unit's (else it only explains them) */
 	/* the executor's */
 	uint64_t id;		/* in flight; 0: not (any more) */
 	struct json_t *ans;	/* its answer, or NULL */
 	char why[1024];		/* why there is no answer */
 	bool gone;		/* its agent died under the unit */
+	bool graced_out;	/* cancelled at the end of another side's grace */
 };
 
 struct rq_unit {
@@ -52,8 +57,8 @@ struct rq_unit {
 	struct rq_unit_side *side;
 	int64_t start, deadline;	/* now_ms() */
 	bool running;			/* sent, not over */
-	/* the deadline is a grace: grace_ms after side grace_side ended (ok or not) */
-	bool graced, grace_ok;
+	/* the deadline is a grace: grace_ms after side grace_side ended (ok or not, or skipped) */
+	bool graced, grace_ok, grace_skip;
 	size_t grace_side;
 	int64_t grace_ms;
 	/*

@@ -227,6 +227,8 @@ static void unit_start(struct cluster *cl, struct unit *u)
 		sd->req = build_req(cl, u, (int)s, port);
 		/* a pair's client reports; its server explains a failure */
 		sd->label = u->two ? (s ? "server" : "client") : NULL;
+		/* a pair's reasons say which node lacked or failed what */
+		sd->node = u->two ? u->nd[s]->name : NULL;
 		sd->reports = !u->two || s == 0;
 	}
 	if (rq_unit_start(&u->x))
