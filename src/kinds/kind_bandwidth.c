@@ -37,6 +37,7 @@ struct bw_cfg {
 	bool verify;
 	double min_gbps;
 	double min_line_rate;
+	long long qp_timeout;
 	char *server_devices;
 };
 
@@ -76,6 +77,9 @@ static const struct key_def bw_keys[] = {
 	{ .name = "server_devices", .type = KEY_STR,
 	  .offset = offsetof(struct bw_cfg, server_devices),
 	  .help = "device selection on the server side when its names differ (default: devices)" },
+	{ .name = "qp_timeout", .type = KEY_INT, .def = "0", .min = 0, .max = 31,
+	  .offset = offsetof(struct bw_cfg, qp_timeout),
+	  .help = "RC local ACK timeout, 4.096 us * 2^N before a retransmission (perftest's -u); 0: 14 (67 ms) on an HCA, 19 (2.1 s) on rxe/siw, whose round trip includes the host's scheduler" },
 	KEY_END
 };
 
@@ -411,6 +415,7 @@ static void run_pair(struct vp *s, int i, const struct bw_cfg *cfg)
 		.tx_depth = (int)cfg->queue_depth,
 		.rx_depth = cfg->op == VB_OP_SEND ? (int)cfg->queue_depth : 1,
 		.events = false,	/* busy polling, as perftest */
+		.ack_timeout = (int)cfg->qp_timeout,
 		.psn_seed = (uint32_t)now_ms() ^ (s->server ? 0x3c3cu : 0xc3c3u) ^ (uint32_t)getpid(),
 	};
 	char mine[1024], theirs[1024], why[512];

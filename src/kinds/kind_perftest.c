@@ -345,6 +345,12 @@ static void build_argv(const struct ptk_cfg *cfg, const struct vp_port *p, int t
 		snprintf(bufs[b], 32, "%d", p->gid_index);
 		argv[n++] = bufs[b++];
 	}
+	if (p->is_virtual && !cfg->connection) {
+		/* RC on rxe/siw: the QP timeout of the native kinds (VB_ACK_TIMEOUT_SOFT, verbs.h) */
+		argv[n++] = "-u";
+		snprintf(bufs[b], 32, "%d", VB_ACK_TIMEOUT_SOFT);
+		argv[n++] = bufs[b++];
+	}
 	if (is_bw(cfg->test)) {
 		argv[n++] = "--report_gbits";
 		if (cfg->qps > 1) {
@@ -529,7 +535,8 @@ const struct rq_kind rq_kind_perftest = {
 	.name = "perftest",
 	.summary = "ib_{write,read,send}_{bw,lat} server and client, output parsed, same figures as native",
 	.doc = "Runs one perftest tool as server on one side and client on the other with the same "
-	       "options (-d/-i/-x resolved per side, -F, --report_gbits for bw), parses the text output "
+	       "options (-d/-i/-x resolved per side, -F, --report_gbits for bw, -u 19 for RC on rxe/siw, "
+	       "whose round trip includes the host's scheduler), parses the text output "
 	       "and reports bw_avg/bw_peak/msg_rate or t_min/t_typical/t_avg/t_p99/t_max. Each side's tool "
 	       "runs under the case deadline and is killed when the other side fails or goes away, "
 	       "so perftest's handshake deadlock cannot hang a run; the client retries while the server "

@@ -33,6 +33,7 @@ struct pp_cfg {
 	bool verify;
 	int poll;
 	double max_latency_us;
+	long long qp_timeout;
 	char *server_devices;
 };
 
@@ -66,6 +67,9 @@ static const struct key_def pp_keys[] = {
 	{ .name = "server_devices", .type = KEY_STR,
 	  .offset = offsetof(struct pp_cfg, server_devices),
 	  .help = "device selection on the server side when its names differ (default: devices)" },
+	{ .name = "qp_timeout", .type = KEY_INT, .def = "0", .min = 0, .max = 31,
+	  .offset = offsetof(struct pp_cfg, qp_timeout),
+	  .help = "RC local ACK timeout, 4.096 us * 2^N before a retransmission (perftest's -u); 0: 14 (67 ms) on an HCA, 19 (2.1 s) on rxe/siw, whose round trip includes the host's scheduler" },
 	KEY_END
 };
 
@@ -230,6 +234,7 @@ static void run_pair(struct vp *s, int i, const struct pp_cfg *cfg)
 		.rx_depth = 4,
 		.events = cfg->poll == PP_EVENT,
 		.max_inline = 64,
+		.ack_timeout = (int)cfg->qp_timeout,
 		.psn_seed = (uint32_t)now_ms() ^ (s->server ? 0x5a5au : 0xa5a5u) ^ (uint32_t)getpid(),
 	};
 	char mine[512], theirs[512], why[512];

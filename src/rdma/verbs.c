@@ -112,6 +112,7 @@ int vb_open(struct vb *v, const struct vb_opts *o, char *why, size_t whysz)
 	v->port = o->port ? o->port : 1;
 	v->gid_index = o->gid_index;
 	v->events = o->events;
+	v->ack_timeout = o->ack_timeout >= 1 && o->ack_timeout <= 31 ? o->ack_timeout : VB_ACK_TIMEOUT_HCA;
 	snprintf(v->dev, sizeof(v->dev), "%s", o->dev);
 
 	v->ctx = open_by_name(o->dev, &err);
@@ -476,7 +477,7 @@ int vb_connect(struct vb *v, char *why, size_t whysz)
 		struct ibv_qp_attr rts = {
 			.qp_state = IBV_QPS_RTS,
 			.sq_psn = v->local.qp[i].psn,
-			.timeout = 14,		/* 4.096 us * 2^14 = 67 ms per try */
+			.timeout = (uint8_t)v->ack_timeout,	/* VB_ACK_TIMEOUT_*: why */
 			.retry_cnt = 7,
 			.rnr_retry = 7,		/* 7 = retry forever: the peer reposts receives */
 			.max_rd_atomic = (uint8_t)rd_atom,

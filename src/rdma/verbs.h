@@ -25,6 +25,27 @@
 #define VB_UD_GRH 40	/* UD receives start with a 40-byte GRH */
 #define VB_QKEY 0x11111111u
 
+/*
+ * RC local ACK timeout (IB's exponent: 4.096 us * 2^n before a request is
+ * retransmitted).  14 (67 ms) is perftest's and rc_pingpong's default and
+ * right for an HCA, whose round trip is microseconds.  Between emulated
+ * guests the round trip includes the host's scheduler: with two runs on a
+ * busy 2-core host a TCG guest is descheduled for longer than 67 ms, the
+ * requester retransmits data that had arrived (go-back-N: rxe's
+ * completer_retry_err beside the responder's duplicate_request, no
+ * sequence error, nothing lost), and rxe in Debian's 6.1 kernel then fails
+ * some retransmitted multi-packet SENDs at the responder ("remote
+ * operation error" / "local QP operation error", or "remote invalid
+ * request error"; 6.12 handles the same retransmissions).  Measured there
+ * (bandwidth SEND 64 KiB, 2 QPs, 3 s, two runs at once, load 20): 14 gave
+ * 15 to 64 retransmissions per case and 3 of 4 cases failed; 16 (268 ms)
+ * and more gave none.  Software devices get 19 (2.1 s): no spurious
+ * retransmission, and a real loss (none on the guests' unix-stream link)
+ * costs seconds, not a verdict.
+ */
+#define VB_ACK_TIMEOUT_HCA 14
+#define VB_ACK_TIMEOUT_SOFT 19
+
 enum vb_qpt { VB_RC, VB_UC, VB_UD };
 enum vb_op { VB_OP_SEND, VB_OP_WRITE, VB_OP_READ };
 
@@ -42,6 +63,7 @@ struct vb_opts {
 	bool events;		/* completion channel (event waits) instead of busy polling */
 	uint32_t max_inline;	/* asked for; 0: none */
 	uint32_t psn_seed;	/* PSNs are drawn from this */
+	int ack_timeout;	/* RC local ACK timeout exponent 1..31; 0: VB_ACK_TIMEOUT_HCA */
 };
 
 /* What one side tells the other about itself, per QP. */
@@ -77,6 +99,7 @@ struct vb {
 	bool armed;
 	unsigned unacked;	/* CQ events not yet acked */
 	uint32_t max_inline;	/* what the QPs accepted */
+	int ack_timeout;	/* RC local ACK timeout exponent, as set at RTS */
 	struct ibv_port_attr pattr;
 	struct vb_peer local, remote;
 	int path_mtu;		/* enum ibv_mtu, after connect */

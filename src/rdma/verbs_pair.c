@@ -274,6 +274,14 @@ int vp_trade(struct vp *s, struct rq_result *row, enum rq_verdict v, const char 
 	return -1;
 }
 
+int vp_ack_timeout(const struct vp_port *p, int asked)
+{
+	if (asked >= 1 && asked <= 31)
+		return asked;
+	/* a software device's round trip includes its host's scheduler (verbs.h) */
+	return p->is_virtual ? VB_ACK_TIMEOUT_SOFT : VB_ACK_TIMEOUT_HCA;
+}
+
 enum rq_verdict vp_open_vb(struct vp *s, int i, struct vb *v, struct vb_opts *o,
 			   char *why, size_t whysz)
 {
@@ -282,10 +290,12 @@ enum rq_verdict vp_open_vb(struct vp *s, int i, struct vb *v, struct vb_opts *o,
 	o->dev = s->ports[i].dev;
 	o->port = s->ports[i].port;
 	o->gid_index = s->ports[i].gid_index;
+	o->ack_timeout = vp_ack_timeout(&s->ports[i], o->ack_timeout);
 	ret = vb_open(v, o, why, whysz);
 	if (ret == 0) {
-		rq_log(s->ctx, "# opened %s/%d: %s, active MTU %d, GID index %d", o->dev, o->port,
-		       v->global ? "RoCE" : "IB", vb_mtu_bytes(v->pattr.active_mtu), v->gid_index);
+		rq_log(s->ctx, "# opened %s/%d: %s, active MTU %d, GID index %d, ACK timeout %d (%.4g ms)",
+		       o->dev, o->port, v->global ? "RoCE" : "IB", vb_mtu_bytes(v->pattr.active_mtu),
+		       v->gid_index, v->ack_timeout, 4.096e-3 * (double)(1u << v->ack_timeout));
 		return RQ_NONE;
 	}
 	rq_log(s->ctx, "# %s", why);

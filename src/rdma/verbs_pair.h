@@ -64,7 +64,17 @@ int vp_trade(struct vp *s, struct rq_result *row, enum rq_verdict v, const char 
 /* Verdict for an engine error: SKIP for ENODEV/ENETDOWN/ENOENT/EOPNOTSUPP, else FAIL. */
 enum rq_verdict vp_verdict_for(int err);
 
-/* Open the engine on pair i's port; on failure fill why and return the verdict. */
+/*
+ * The RC local ACK timeout for port p: the case's qp_timeout when it gives
+ * one (1..31), else VB_ACK_TIMEOUT_SOFT on a software device (rxe, siw)
+ * and VB_ACK_TIMEOUT_HCA on an HCA.
+ */
+int vp_ack_timeout(const struct vp_port *p, int asked);
+
+/*
+ * Open the engine on pair i's port (its ACK timeout from vp_ack_timeout);
+ * on failure fill why and return the verdict.
+ */
 enum rq_verdict vp_open_vb(struct vp *s, int i, struct vb *v, struct vb_opts *o,
 			   char *why, size_t whysz);
 
