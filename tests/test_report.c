@@ -8,6 +8,7 @@
  * log full of control bytes and invalid UTF-8.
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -359,6 +360,119 @@ START_TEST(run_info)
 }
 END_TEST
 
+/* Every file in dir, read whole, for comparing two report dirs. */
+static void read_report(const char *dir, const char *name, struct sb *out)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+
+	sb_reset(out);
+	ck_assert_msg(read_file(p, out, 0) == 0, "cannot read %s", p);
+	free(p);
+}
+
+/*
+ * A lab run's rows leave memory for the spool (core/spool.c): the binary
+ * form keeps every field bit for bit (NULLs, NUL and non-UTF-8 bytes in a
+ * log, a NaN, doubles that 10 digits would round), and junit.xml,
+ * results.json and report.html drawn from a spool are byte for byte those
+ * drawn from memory.  Lab-shaped rows too: node suites, a pairs suite.
+ */
+START_TEST(spooled_rows_same_reports)
+{
+	struct rq_run_info ri;
+	struct rq_results mem, sp = { 0 };
+	char dir[] = "/tmp/rq-spool-XXXXXX";
+	struct sb a = SB_INIT, b = SB_INIT, packed = SB_INIT;
+	const char *const files[] = { "junit.xml", "results.json", "report.html" };
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fixture(&ri, &mem);
+	for (int k = 0; k < 40; k++) {
+		struct rq_result *r = row(NULL, "lab.node", k % 2 ? "mlx5_0" : NULL, k % 3, 0.1 * k);
+
+		r->node = xasprintf("n%02d", k % 7);
+		if (k % 5 == 0)
+			r->peer_node = xasprintf("n%02d", (k + 1) % 7);
+		rq_figure_add(r, "bw_avg", 97.123456789012345 + k, "Gb/s");
+		rq_figure_add(r, "lat_p99", k == 3 ? NAN : 1.0 / 3.0, "us");
+		rq_fact_add(r, "node.hostname", "clone");
+		rq_judge(r, k % 4 != 0, "judged %d", k);
+		rq_result_finish(r);
+		rq_results_add(&mem, r);
+	}
+	/* one row through the binary form and back is the same row */
+	for (size_t i = 0; i < mem.n; i++) {
+		struct rq_result *back;
+		struct sb again = SB_INIT;
+
+		sb_reset(&packed);
+		rq_result_pack(mem.v[i], &packed);
+		back = rq_result_unpack(packed.buf, packed.len);
+		ck_assert_ptr_nonnull(back);
+		rq_result_pack(back, &again);
+		ck_assert_uint_eq(again.len, packed.len);
+		ck_assert(!memcmp(again.buf, packed.buf, packed.len));
+		ck_assert_uint_eq(back->log.len, mem.v[i]->log.len);
+		ck_assert(!memcmp(back->log.buf, mem.v[i]->log.buf, back->log.len));
+		sb_release(&again);
+		rq_result_free(back);
+	}
+	/* a cut record is refused, not read past its end */
+	ck_assert_ptr_null(rq_result_unpack(packed.buf, packed.len - 1));
+
+	/* the same rows, spilled in three goes, the last few still in memory */
+	ck_assert_int_eq(rq_results_spool(&sp, dir), 0);
+	for (size_t i = 0; i < mem.n; i++) {
+		sb_reset(&packed);
+		rq_result_pack(mem.v[i], &packed);
+		rq_results_add(&sp, rq_result_unpack(packed.buf, packed.len));
+		if (i == 3 || i == 20 || i == 37)
+			rq_results_spill(&sp);
+	}
+	ck_assert_uint_eq(sp.n, mem.n - 38);
+	ck_assert_uint_eq(rq_results_total(&sp), mem.n);
+	struct rq_counts cm, cs;
+
+	rq_results_count(&mem, &cm);
+	rq_results_count(&sp, &cs);
+	ck_assert(!memcmp(&cm, &cs, sizeof(cm)));
+	char *dm = xasprintf("%s/mem", dir), *ds = xasprintf("%s/spool", dir);
+
+	ck_assert_int_eq(rq_reports_write(dm, &ri, &mem), 0);
+	ck_assert_int_eq(rq_reports_write(ds, &ri, &sp), 0);
+	for (size_t f = 0; f < 3; f++) {
+		read_report(dm, files[f], &a);
+		read_report(ds, files[f], &b);
+		ck_assert_msg(a.len == b.len && !memcmp(a.buf, b.buf, a.len),
+			      "%s differs between rows in memory and spooled", files[f]);
+	}
+	/* the strings agree with the files written in pieces */
+	char *js = rq_json_render(&ri, &sp);
+
+	read_report(dm, "results.json", &a);
+	ck_assert_str_eq(js, a.buf);
+	free(js);
+	/* and the spool's file is not in the dir: it was unlinked when made */
+	const char *ls[] = { "ls", "-A", dir, NULL };
+	struct proc_opts o = { .argv = ls, .timeout_ms = scaled_ms(10000), .log_fd = -1 };
+	struct proc_result pr;
+
+	proc_result_init(&pr);
+	ck_assert_int_eq(proc_run(&o, &pr), 0);
+	ck_assert_str_eq(pr.out.buf, "mem\nspool\n");
+	proc_result_release(&pr);
+	free(dm);
+	free(ds);
+	sb_release(&a);
+	sb_release(&b);
+	sb_release(&packed);
+	rm_rf(dir);
+	rq_results_release(&mem);
+	rq_results_release(&sp);
+	rq_run_info_release(&ri);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	/* golden files and the XSD live beside this source file */
@@ -373,6 +487,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, junit_hostile_log_bounded);
 	tcase_add_test(tc, json_golden_and_parse);
 	tcase_add_test(tc, write_both_atomically);
+	tcase_add_test(tc, spooled_rows_same_reports);
 	tcase_add_test(tc, console_lines);
 	tcase_add_test(tc, run_info);
 }

@@ -195,15 +195,47 @@ static void print_dry(struct sched *s, const struct rq_case *c)
 			" (checked in the guest)" : "");
 }
 
+/* The row whose log file was written last: a copy, since rows leave memory (spill). */
+struct last_log {
+	bool set;
+	char *node, *case_name, *log_path;
+	struct sb log;
+};
+
 struct run_sink {
 	const char *run_dir;
 	struct runrep *rep;
 	struct sched *s;
 	struct rq_results *results;
 	struct rq_baseline *baseline;
-	const struct rq_result *last;	/* the row whose log file was written last */
+	struct last_log last;
 	int64_t flushed_ms;
+	int64_t flush_cost_ms;		/* what the last rewrite of the reports took */
 };
+
+static void last_log_set(struct last_log *l, const struct rq_result *r)
+{
+	free(l->node);
+	free(l->case_name);
+	free(l->log_path);
+	if (!l->set)
+		sb_init(&l->log);
+	l->node = r->node ? xstrdup(r->node) : NULL;
+	l->case_name = xstrdup(r->case_name);
+	l->log_path = r->log_path ? xstrdup(r->log_path) : NULL;
+	l->log.len = 0;
+	sb_add(&l->log, r->log.buf, r->log.len);
+	l->set = true;
+}
+
+static void last_log_release(struct last_log *l)
+{
+	free(l->node);
+	free(l->case_name);
+	free(l->log_path);
+	sb_release(&l->log);
+	memset(l, 0, sizeof(*l));
+}
 
 /*
  * Lab runs: the rows of one node-case (a row per device and port) carry
@@ -213,7 +245,7 @@ struct run_sink {
 static void sink_row(void *arg, struct rq_result *r)
 {
 	struct run_sink *rs = arg;
-	const struct rq_result *l = rs->last;
+	const struct last_log *l = rs->last.set ? &rs->last : NULL;
 
 	if (rs->baseline->doc)
 		rq_baseline_judge(rs->baseline, r, rq_baseline_model(r));
@@ -234,7 +266,7 @@ static void sink_row(void *arg, struct rq_result *r)
 		write_row_log(rs->rep, rs->run_dir, r, NULL);
 	}
 	if (!l || !r->log_path || !l->log_path || strcmp(l->log_path, r->log_path))
-		rs->last = r;
+		last_log_set(&rs->last, r);
 	runrep_row(rs->rep, r);
 }
 
@@ -243,15 +275,30 @@ static void sink_row(void *arg, struct rq_result *r)
  * rack's reports are large, and the journal, fsync'd per node-case, is
  * what --resume completes a killed run from.
  */
-static void sink_flush(void *arg)
+static void sink_spill(void *arg)
 {
 	struct run_sink *rs = arg;
 
-	if (now_ms() - rs->flushed_ms < 2000)
+	rq_results_spill(rs->results);
+}
+
+/*
+ * ... and at most a fifth of the run's time goes to rewriting them: the
+ * reports of 4,096 nodes take seconds to write, and rewriting them every
+ * 2 s whatever that costs made the run quadratic in its rows.
+ */
+static void sink_flush(void *arg)
+{
+	struct run_sink *rs = arg;
+	int64_t t0 = now_ms(), wait = rs->flush_cost_ms * 4 > 2000 ? rs->flush_cost_ms * 4 : 2000;
+
+	rq_results_spill(rs->results);
+	if (t0 - rs->flushed_ms < wait)
 		return;
 	runrep_facts(rs->rep, rs->s);
 	runrep_flush(rs->rep, rs->results);
 	rs->flushed_ms = now_ms();
+	rs->flush_cost_ms = rs->flushed_ms - t0;
 }
 
 static int run_main(int argc, char **argv, const char *resume);
@@ -665,10 +712,16 @@ static int run_main(int argc, char **argv, const char *resume)
 	size_t ran = 0;
 	unsigned nbad = 0;
 
-	struct run_sink rsink = { run_dir, &rep, &s, &results, &baseline, NULL, 0 };
-	struct cluster_sink sink = { sink_row, sink_flush, &rsink };
+	struct run_sink rsink = { run_dir, &rep, &s, &results, &baseline, { 0 }, 0, 0 };
+	struct cluster_sink sink = { sink_row, sink_flush, sink_spill, &rsink };
 
 	if (cl) {
+		/*
+		 * A lab run's rows go to a spool once journaled (core/spool.c),
+		 * so the runner's memory grows with the nodes, not with the rows.
+		 * Without one (no O_TMPFILE, no room) they stay in memory.
+		 */
+		rq_results_spool(&results, run_dir);
 		cluster_run(cl, sel, nsel, &s, run_dir, &results, &sink);
 		ran = nsel;
 	}
@@ -746,6 +799,7 @@ static int run_main(int argc, char **argv, const char *resume)
 		ret = RQ_EXIT_FAIL;
 	}
 	runrep_release(&rep);
+	last_log_release(&rsink.last);
 	rq_results_release(&results);
 	free(sel);
 	rq_suite_release(&suite);

@@ -28,7 +28,8 @@ struct cluster_opts {
 /* Where the rows go (the run loop's console line, log file and reports). */
 struct cluster_sink {
 	void (*row)(void *arg, struct rq_result *r);	/* r is then owned by the results */
-	void (*flush)(void *arg);
+	void (*flush)(void *arg);			/* after a case: the reports may be rewritten */
+	void (*spill)(void *arg);			/* after a unit's rows are journaled: they may leave memory */
 	void *arg;
 };
 

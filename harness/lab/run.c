@@ -356,6 +356,9 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 	u->rows.n = 0;
 	if (!unit_gone(u))
 		cluster_journal_unit(cl, u->key, e->out, first);
+	/* reported and journaled: the rows may go to the spool (lab.h) */
+	if (e->sink->spill)
+		e->sink->spill(e->sink->arg);
 }
 
 /*

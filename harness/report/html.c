@@ -60,6 +60,62 @@ static const char *jstr(json_t *o, const char *k)
 
 static const char *const verdicts[] = { "FAIL", "ERROR", "SKIP", "PASS" };
 
+/*
+ * The rows a page is drawn from: a document's "results", or a run's rows
+ * (a lab run's are mostly spooled on disk), each made into its results.json
+ * object when it is read, so a page of 122,880 rows never holds them all.
+ * A row from rows_at is good until the next rows_at on the same rows.
+ */
+struct rows {
+	json_t *arr;
+	const struct rq_results *rs;
+	json_t *cur;
+};
+
+static struct rows doc_rows(json_t *doc)
+{
+	return (struct rows){ .arr = json_object_get(doc, "results") };
+}
+
+static size_t rows_n(const struct rows *s)
+{
+	return s->rs ? rq_results_total(s->rs) : json_array_size(s->arr);
+}
+
+/* A number as results.json has it (10 significant digits), read back. */
+static void as_written(json_t *v)
+{
+	char buf[64];
+
+	if (!json_is_real(v))
+		return;
+	snprintf(buf, sizeof(buf), "%.10g", json_real_value(v));
+	json_real_set(v, strtod(buf, NULL));
+}
+
+static json_t *rows_at(struct rows *s, size_t i)
+{
+	size_t k;
+	json_t *f;
+
+	if (!s->rs)
+		return json_array_get(s->arr, i);
+	json_decref(s->cur);
+	s->cur = rq_result_to_json(rq_results_get(s->rs, i), false);
+	as_written(json_object_get(s->cur, "duration_s"));
+	json_array_foreach(json_object_get(s->cur, "figures"), k, f)
+		as_written(json_object_get(f, "value"));
+	return s->cur;
+}
+
+static void rows_release(struct rows *s)
+{
+	json_decref(s->cur);
+	s->cur = NULL;
+}
+
+#define ROWS_EACH(s, i, r) for ((i) = 0; (i) < rows_n(s) && ((r) = rows_at((s), (i))); (i)++)
+
 static const char *style =
 "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1200px}"
 "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -112,26 +168,26 @@ static void page_end(struct sb *out)
 
 /* ---- pieces ---- */
 
-static void counts_of(json_t *doc, unsigned c[4])
+static void counts_of(struct rows *rows, unsigned c[4])
 {
 	size_t i;
 	json_t *r;
 
 	memset(c, 0, 4 * sizeof(*c));
-	json_array_foreach(json_object_get(doc, "results"), i, r)
+	ROWS_EACH(rows, i, r)
 		for (int k = 0; k < 4; k++)
 			if (!strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[k]))
 				c[k]++;
 }
 
-static void summary(struct sb *out, json_t *doc, const char *id)
+static void summary(struct sb *out, json_t *doc, struct rows *rows, const char *id)
 {
 	unsigned c[4];
 	json_t *run = json_object_get(doc, "run");
 
-	counts_of(doc, c);
+	counts_of(rows, c);
 	sb_addf(out, "<section id=\"%s\" class=\"summary\" data-total=\"%zu\">\n", id,
-		json_array_size(json_object_get(doc, "results")));
+		rows_n(rows));
 	sb_addf(out, "<span class=\"verdict-big %s\">%s</span>\n", c[0] + c[1] ? "bad" : "ok",
 		c[0] + c[1] ? "FAILED" : "PASSED");
 	for (int k = 0; k < 4; k++)
@@ -208,12 +264,12 @@ static void log_tail(struct sb *out, const char *run_dir, const char *log_path)
 }
 
 /* FAIL and ERROR rows of doc first, with reason and log tail. */
-static void failures(struct sb *out, json_t *doc, const char *run_dir, const char *label)
+static void failures(struct sb *out, struct rows *rows, const char *run_dir, const char *label)
 {
 	size_t i, n = 0;
 	json_t *r;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
+	ROWS_EACH(rows, i, r) {
 		const char *v = jstr(r, "verdict");
 
 		if (!v || (strcmp(v, "FAIL") && strcmp(v, "ERROR")))
@@ -479,14 +535,32 @@ static char *row_where(json_t *r)
 	return xstrdup(jstr(r, "device") ? jstr(r, "device") : "(node)");
 }
 
-static size_t str_index(char ***v, size_t *n, const char *s)
+/* A list of distinct strings, found by a map: a lab page has thousands of nodes. */
+struct strlist {
+	char **v;
+	size_t n;
+	struct strmap map;
+};
+
+static size_t str_index(struct strlist *l, const char *s)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i], s))
-			return i;
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[*n] = xstrdup(s);
-	return (*n)++;
+	size_t *at = strmap_get(&l->map, s);
+	bool added;
+
+	if (at)
+		return *at;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n] = xstrdup(s);
+	strmap_put(&l->map, l->v[l->n], l->n, &added);
+	return l->n++;
+}
+
+static void strlist_release(struct strlist *l)
+{
+	strmap_release(&l->map);
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
 }
 
 /*
@@ -494,22 +568,24 @@ static size_t str_index(char ***v, size_t *n, const char *s)
  * suites, each cell the worst verdict of its rows, linking to the first
  * of them (failures come first in the rows table).
  */
-static void verdict_grid(struct sb *out, json_t *doc)
+static void verdict_grid(struct sb *out, struct rows *rows)
 {
-	char **where = NULL, **suite = NULL;
-	size_t nw = 0, ns = 0, i;
+	struct strlist wl = { 0 }, sl = { 0 };
+	size_t nw, ns, i;
 	json_t *r;
 	int *worst;
 	size_t *first, *count;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
+	ROWS_EACH(rows, i, r) {
 		char *w = row_where(r), *s = row_suite(r);
 
-		str_index(&where, &nw, w);
-		str_index(&suite, &ns, s);
+		str_index(&wl, w);
+		str_index(&sl, s);
 		free(w);
 		free(s);
 	}
+	nw = wl.n;
+	ns = sl.n;
 	if (!nw || !ns)
 		return;
 	worst = xcalloc(nw * ns, sizeof(*worst));
@@ -517,9 +593,9 @@ static void verdict_grid(struct sb *out, json_t *doc)
 	count = xcalloc(nw * ns, sizeof(*count));
 	for (size_t k = 0; k < nw * ns; k++)
 		worst[k] = 4;
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
+	ROWS_EACH(rows, i, r) {
 		char *w = row_where(r), *s = row_suite(r);
-		size_t c = str_index(&where, &nw, w) * ns + str_index(&suite, &ns, s);
+		size_t c = str_index(&wl, w) * ns + str_index(&sl, s);
 		int v = 0;
 
 		while (v < 4 && strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[v]))
@@ -539,13 +615,13 @@ static void verdict_grid(struct sb *out, json_t *doc)
 		"data-suites=\"%zu\"><tr><th></th>", nw, ns);
 	for (size_t s = 0; s < ns; s++) {
 		sb_adds(out, "<th>");
-		esc(out, suite[s]);
+		esc(out, sl.v[s]);
 		sb_adds(out, "</th>");
 	}
 	sb_adds(out, "</tr>\n");
 	for (size_t w = 0; w < nw; w++) {
 		sb_adds(out, "<tr><th>");
-		esc(out, where[w]);
+		esc(out, wl.v[w]);
 		sb_adds(out, "</th>");
 		for (size_t s = 0; s < ns; s++) {
 			size_t c = w * ns + s;
@@ -563,12 +639,8 @@ static void verdict_grid(struct sb *out, json_t *doc)
 		sb_adds(out, "</tr>\n");
 	}
 	sb_adds(out, "</table></section>\n");
-	for (size_t k = 0; k < nw; k++)
-		free(where[k]);
-	for (size_t k = 0; k < ns; k++)
-		free(suite[k]);
-	free(where);
-	free(suite);
+	strlist_release(&wl);
+	strlist_release(&sl);
 	free(worst);
 	free(first);
 	free(count);
@@ -583,7 +655,7 @@ static void filter_buttons(struct sb *out)
 }
 
 /* Every row: failures first (FAIL, ERROR, SKIP, PASS), then file order. */
-static void rows_table(struct sb *out, json_t *doc, const struct trend *t)
+static void rows_table(struct sb *out, struct rows *rows, const struct trend *t)
 {
 	size_t i;
 	json_t *r;
@@ -593,7 +665,7 @@ static void rows_table(struct sb *out, json_t *doc, const struct trend *t)
 	sb_adds(out, "<table id=\"rows\"><tr><th>verdict</th><th>row</th><th>target</th>"
 		"<th>time</th><th>reason</th><th>figures</th></tr>\n");
 	for (int k = 0; k < 4; k++)
-		json_array_foreach(json_object_get(doc, "results"), i, r) {
+		ROWS_EACH(rows, i, r) {
 			if (strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", verdicts[k]))
 				continue;
 			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-id=\"", verdicts[k]);
@@ -676,12 +748,12 @@ struct charts {
 };
 
 /* Figures named FAMILY_SIZE ("bw_64KiB", "msg_rate_4KiB") become points. */
-static void collect(struct charts *cs, json_t *doc, int side, const char *label)
+static void collect(struct charts *cs, struct rows *rows, int side, const char *label)
 {
 	size_t i, j;
 	json_t *r, *f;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r)
+	ROWS_EACH(rows, i, r)
 		json_array_foreach(json_object_get(r, "figures"), j, f) {
 			const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
 			const char *us = name ? strrchr(name, '_') : NULL;
@@ -832,7 +904,7 @@ struct bar {
 };
 
 /* Latency figures (unit us) as horizontal bars, before and after side by side. */
-static void latency_chart(struct sb *out, json_t *const *docs, const char *const *labels, int ndocs)
+static void latency_chart(struct sb *out, struct rows *docs, const char *const *labels, int ndocs)
 {
 	struct bar *b = NULL;
 	size_t n = 0;
@@ -842,7 +914,7 @@ static void latency_chart(struct sb *out, json_t *const *docs, const char *const
 		size_t i, j;
 		json_t *r, *f;
 
-		json_array_foreach(json_object_get(docs[d], "results"), i, r)
+		ROWS_EACH(&docs[d], i, r)
 			json_array_foreach(json_object_get(r, "figures"), j, f) {
 				const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
 				json_t *v = json_object_get(f, "value");
@@ -883,7 +955,7 @@ static void latency_chart(struct sb *out, json_t *const *docs, const char *const
 	free(b);
 }
 
-static void charts(struct sb *out, json_t *const *docs, const char *const *labels, int ndocs)
+static void charts(struct sb *out, struct rows *docs, const char *const *labels, int ndocs)
 {
 	struct charts cs = { 0 };
 	size_t before = out->len;
@@ -892,7 +964,7 @@ static void charts(struct sb *out, json_t *const *docs, const char *const *label
 	size_t mark = out->len;
 
 	for (int d = 0; d < ndocs; d++)
-		collect(&cs, docs[d], d, labels[d]);
+		collect(&cs, &docs[d], d, labels[d]);
 	for (size_t k = 0; k < cs.n; k++) {
 		line_chart(out, &cs.c[k], ndocs > 1);
 		for (size_t i = 0; i < cs.c[k].n; i++)
@@ -974,27 +1046,44 @@ void rq_html_heatmap(struct sb *out, const char *title, const char *const *label
 
 /* ---- pages ---- */
 
-void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *extra_html)
+static void run_page(struct sb *out, json_t *doc, struct rows *rows, const char *run_dir,
+		     const char *extra_html)
 {
 	json_t *run = json_object_get(doc, "run");
 	char *title = xasprintf("rdmaqual run %s", jstr(run, "id") ? jstr(run, "id") : "?");
 	const char *lab[1] = { NULL };
 
 	page_begin(out, "run", title);
-	summary(out, doc, "summary");
-	verdict_grid(out, doc);
-	failures(out, doc, run_dir, NULL);
+	summary(out, doc, rows, "summary");
+	verdict_grid(out, rows);
+	failures(out, rows, run_dir, NULL);
 	struct trend t;
 
 	trend_load(&t, run_dir, doc);
-	rows_table(out, doc, &t);
+	rows_table(out, rows, &t);
 	trend_release(&t);
-	charts(out, &doc, lab, 1);
+	charts(out, rows, lab, 1);
 	if (extra_html)
 		sb_adds(out, extra_html);
 	facts_table(out, doc, "facts", "Environment");
 	page_end(out);
 	free(title);
+}
+
+void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *extra_html)
+{
+	struct rows rows = doc_rows(doc);
+
+	run_page(out, doc, &rows, run_dir, extra_html);
+}
+
+void rq_html_run_rows(struct sb *out, json_t *doc, const struct rq_results *rs,
+		      const char *run_dir, const char *extra_html)
+{
+	struct rows rows = { .rs = rs };
+
+	run_page(out, doc, &rows, run_dir, extra_html);
+	rows_release(&rows);
 }
 
 static int write_html(const char *path, struct sb *html)
@@ -1010,6 +1099,15 @@ int rq_html_run_write(const char *path, json_t *doc, const char *run_dir, const 
 	struct sb html = SB_INIT;
 
 	rq_html_run(&html, doc, run_dir, extra_html);
+	return write_html(path, &html);
+}
+
+int rq_html_run_rows_write(const char *path, json_t *doc, const struct rq_results *rs,
+			   const char *run_dir, const char *extra_html)
+{
+	struct sb html = SB_INIT;
+
+	rq_html_run_rows(&html, doc, rs, run_dir, extra_html);
 	return write_html(path, &html);
 }
 
@@ -1210,7 +1308,9 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 		json_t *facts = json_object_get(sides[s]->doc, "facts");
 		unsigned c[4];
 
-		counts_of(sides[s]->doc, c);
+		struct rows rows = doc_rows(sides[s]->doc);
+
+		counts_of(&rows, c);
 		sb_addf(out, "<tr class=\"side\" data-side=\"%s\"><th>", sides[s]->label);
 		esc(out, sides[s]->label);
 		sb_adds(out, "</th><td>");
@@ -1254,7 +1354,9 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 	sb_adds(out, "</table></section>\n");
 
 	/* Failures of the after side first: what the upgrade broke or kept broken. */
-	failures(out, a->doc, a->run_dir, a->label);
+	struct rows arows = doc_rows(a->doc);
+
+	failures(out, &arows, a->run_dir, a->label);
 
 	/* Per row side by side; rows with a regression first. */
 	/* Each id once: a run with repeated rows is one row here (its figures are judged over all). */
@@ -1305,7 +1407,7 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 	json_decref(ids);
 	noise_section(out, b, a, cmp);
 
-	json_t *docs[2] = { b->doc, a->doc };
+	struct rows docs[2] = { doc_rows(b->doc), doc_rows(a->doc) };
 	const char *labels[2] = { b->label, a->label };
 
 	charts(out, docs, labels, 2);

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "core/result.h"
 #include "core/util.h"
 
 struct json_t;
@@ -33,6 +34,15 @@ struct json_t;
 void rq_html_run(struct sb *out, struct json_t *doc, const char *run_dir, const char *extra_html);
 int rq_html_run_write(const char *path, struct json_t *doc, const char *run_dir,
 		      const char *extra_html);
+/*
+ * The same page from a run's rows (rs, spooled or not) and doc, a
+ * results.json document without its "results" (run, facts, counts): the
+ * runner's report.html, with one row's JSON in memory at a time.
+ */
+void rq_html_run_rows(struct sb *out, struct json_t *doc, const struct rq_results *rs,
+		      const char *run_dir, const char *extra_html);
+int rq_html_run_rows_write(const char *path, struct json_t *doc, const struct rq_results *rs,
+			   const char *run_dir, const char *extra_html);
 
 /* One side of a comparison. */
 struct rq_html_side {

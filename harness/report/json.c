@@ -3,6 +3,12 @@
  * results.json, schema "rdmaqual-results/1" (docs/reports.md).  Rows use
  * the same encoding as the agent protocol (rq_result_to_json), minus the
  * log text: the log's path is in "log_path".
+ *
+ * Written a row at a time, never as one tree: a lab run's 122,880 rows
+ * made a tree of ~700 MB.  Each row is dumped on its own and indented by
+ * the depth it has in the document, which is exactly what jansson writes
+ * for the whole (its indentation is additive), so the file is byte for
+ * byte the document's dump.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,15 +17,36 @@
 #include "core/json_text.h"
 #include "report/report.h"
 
-char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+/* What the writer holds before it writes to the file. */
+#define FLUSH_BYTES (1u << 20)
+
+/* v's dump, each line after the first indented by pad more spaces. */
+static void add_dump(struct sb *out, json_t *v, const char *pad)
+{
+	char *text = json_dumps(v, DUMP_FLAGS | JSON_ENCODE_ANY);
+
+	if (!text)
+		abort();	/* only on OOM: everything is valid UTF-8 */
+	for (const char *p = text, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			sb_adds(out, p);
+			break;
+		}
+		sb_add(out, p, (size_t)(nl - p) + 1);
+		sb_adds(out, pad);
+	}
+	free(text);
+}
+
+json_t *rq_json_head(const struct rq_run_info *ri, const struct rq_results *rs)
 {
 	json_t *root = json_object();
 	json_t *run = json_object();
 	json_t *facts = json_object();
 	json_t *counts = json_object();
-	json_t *rows = json_array();
 	struct rq_counts c;
-	char *text;
 
 	json_object_set_new(root, "schema", json_string(RQ_RESULTS_SCHEMA));
 	json_object_set_new(run, "id", rq_json_text(ri->run_id));
@@ -41,25 +68,60 @@ char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
 	json_object_set_new(counts, "skip", json_integer(c.skip));
 	json_object_set_new(counts, "error", json_integer(c.error));
 	json_object_set_new(root, "counts", counts);
-	for (size_t i = 0; i < rs->n; i++)
-		json_array_append_new(rows, rq_result_to_json(rs->v[i], false));
-	json_object_set_new(root, "results", rows);
-	if (ri->lab)
-		json_object_set(root, "lab", ri->lab);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	return root;
+}
+
+/* Into out, written to f (when not NULL) as it grows. */
+static void render(struct sb *out, struct afile *f, const struct rq_run_info *ri,
+		   const struct rq_results *rs)
+{
+	json_t *root = rq_json_head(ri, rs);
+	size_t n = rq_results_total(rs);
+	char *head;
+
+	/* The head without its closing "\n}", then the rows, the lab, the end. */
+	head = json_dumps(root, DUMP_FLAGS);
 	json_decref(root);
-	if (!text)
-		abort();	/* only on OOM: everything above is valid UTF-8 */
-	char *out = xasprintf("%s\n", text);
-	free(text);
-	return out;
+	if (!head)
+		abort();
+	sb_add(out, head, strlen(head) - 2);
+	free(head);
+	sb_adds(out, ",\n  \"results\": [");
+	for (size_t i = 0; i < n; i++) {
+		json_t *row = rq_result_to_json(rq_results_get(rs, i), false);
+
+		sb_adds(out, i ? ",\n    " : "\n    ");
+		add_dump(out, row, "    ");
+		json_decref(row);
+		if (f)
+			afile_drain(f, out, FLUSH_BYTES);
+	}
+	sb_adds(out, n ? "\n  ]" : "]");
+	if (ri->lab) {
+		sb_adds(out, ",\n  \"lab\": ");
+		add_dump(out, ri->lab, "  ");
+	}
+	sb_adds(out, "\n}\n");
+}
+
+char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
+{
+	struct sb out = SB_INIT;
+
+	render(&out, NULL, ri, rs);
+	return sb_detach(&out);
 }
 
 int rq_json_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs)
 {
-	char *text = rq_json_render(ri, rs);
-	int ret = write_file_atomic(path, text, strlen(text));
+	struct afile f;
+	struct sb out = SB_INIT;
+	int ret = afile_open(&f, path);
 
-	free(text);
-	return ret;
+	if (ret)
+		return ret;
+	render(&out, &f, ri, rs);
+	afile_drain(&f, &out, 0);
+	sb_release(&out);
+	return afile_commit(&f);
 }

@@ -44,24 +44,18 @@ static char *suite_name(const char *file)
 	return xasprintf("%.*s.%.*s", (int)(base - dir), dir, (int)stem_len, stem);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-	if (!a || !b)
-		return !a && !b;
-	return !strcmp(a, b);
-}
-
 /*
  * Lab runs: a node's rows make one suite named by its --nodes name, and
  * the rows between nodes one suite "pairs"; other rows go by case file.
+ * The key tells those apart (a node called "pairs" is not the pairs suite).
  */
-static bool same_suite(const struct rq_result *a, const struct rq_result *b)
+static char *suite_key(const struct rq_result *r)
 {
-	if (a->peer_node || b->peer_node)
-		return a->peer_node && b->peer_node;
-	if (a->node || b->node)
-		return a->node && b->node && !strcmp(a->node, b->node);
-	return same_file(a->file, b->file);
+	if (r->peer_node)
+		return xstrdup("p");
+	if (r->node)
+		return xasprintf("n%s", r->node);
+	return r->file ? xasprintf("f%s", r->file) : xstrdup("-");
 }
 
 static char *row_suite_name(const struct rq_result *r)
@@ -181,66 +175,143 @@ static void testcase(struct xml *x, const char *classname, const struct rq_resul
 	xml_close(x);
 }
 
-static void testsuite(struct xml *x, const struct rq_run_info *ri,
-		      const struct rq_results *rs, size_t first, bool *done)
+/* Bytes of XML held before they are written to the file. */
+#define FLUSH_BYTES (1u << 20)
+
+static void count_row(struct rq_counts *c, enum rq_verdict v)
 {
-	const struct rq_result *head = rs->v[first];
-	char *name = row_suite_name(head);
-	struct rq_results sub = { 0 };
-	struct rq_counts c;
-	double t = 0;
+	struct rq_result r = { .verdict = v };
+	struct rq_result *one = &r;
+	struct rq_results rs = { &one, 1, NULL };
+	struct rq_counts k;
 
-	for (size_t i = first; i < rs->n; i++) {
-		if (done[i] || !same_suite(rs->v[i], head))
-			continue;
-		done[i] = true;
-		sub.v = xrealloc(sub.v, (sub.n + 1) * sizeof(*sub.v));
-		sub.v[sub.n++] = rs->v[i];
-		if (rs->v[i]->duration_s > 0)
-			t += rs->v[i]->duration_s;
-	}
-	rq_results_count(&sub, &c);
-	xml_open(x, "testsuite");
-	xml_attr(x, "name", name);
-	xml_attrf(x, "tests", "%u", c.total);
-	xml_attrf(x, "failures", "%u", c.fail);
-	xml_attrf(x, "errors", "%u", c.error);
-	xml_attrf(x, "skipped", "%u", c.skip);
-	attr_time(x, t);
-	xml_attr(x, "timestamp", ri->started);
-	/* a lab node's suite: what the node reported (a fact), else its --nodes name */
-	const char *host = head->node && !head->peer_node ? head->node : ri->hostname;
-
-	for (size_t i = 0; head->node && !head->peer_node && i < head->nfacts; i++)
-		if (!strcmp(head->facts[i].key, "node.hostname"))
-			host = head->facts[i].value;
-	xml_attr(x, "hostname", host);
-	if (ri->nfacts || sub.n) {
-		xml_open(x, "properties");
-		for (size_t i = 0; i < ri->nfacts; i++)
-			property(x, ri->facts[i].key, ri->facts[i].value);
-		for (size_t i = 0; i < sub.n; i++)
-			row_properties(x, sub.v[i]);
-		xml_close(x);
-	}
-	for (size_t i = 0; i < sub.n; i++)
-		testcase(x, name, sub.v[i]);
-	xml_close(x);
-	free(sub.v);
-	free(name);
+	rq_results_count(&rs, &k);
+	c->pass += k.pass;
+	c->fail += k.fail;
+	c->skip += k.skip;
+	c->error += k.error;
+	c->total += k.total;
 }
 
-void rq_junit_render(struct sb *out, const struct rq_run_info *ri, const struct rq_results *rs)
+/*
+ * The suites in order of first appearance, each a list of its rows, made
+ * in one pass: rows are read a time each (a spooled run has them on disk)
+ * and a suite is not found by scanning the others (4,096 node suites).
+ */
+struct suite {
+	char *name, *host;	/* host: its first row's last node.hostname fact, or NULL */
+	bool node;		/* a lab node's suite */
+	struct rq_counts c;
+	double t;
+	size_t first, last;
+};
+
+struct suites {
+	struct suite *v;
+	size_t n;
+	size_t *next;		/* per row: the next row of its suite, or SIZE_MAX */
+};
+
+static void suites_make(struct suites *ss, const struct rq_results *rs, double *sum)
+{
+	size_t n = rq_results_total(rs);
+	struct strmap map = { 0 };
+	char **keys = xcalloc(n + 1, sizeof(*keys));
+
+	memset(ss, 0, sizeof(*ss));
+	ss->next = xcalloc(n + 1, sizeof(*ss->next));
+	for (size_t i = 0; i < n; i++) {
+		const struct rq_result *r = rq_results_get(rs, i);
+		bool added;
+		size_t *slot;
+		struct suite *su;
+
+		keys[i] = suite_key(r);
+		slot = strmap_put(&map, keys[i], ss->n, &added);
+		ss->next[i] = SIZE_MAX;
+		if (added) {
+			ss->v = xrealloc(ss->v, (ss->n + 1) * sizeof(*ss->v));
+			su = &ss->v[ss->n++];
+			memset(su, 0, sizeof(*su));
+			su->name = row_suite_name(r);
+			su->node = r->node && !r->peer_node;
+			su->first = i;
+			/* the last one, as a row's facts are read elsewhere */
+			for (size_t k = 0; su->node && k < r->nfacts; k++)
+				if (!strcmp(r->facts[k].key, "node.hostname")) {
+					free(su->host);
+					su->host = xstrdup(r->facts[k].value);
+				}
+		} else {
+			su = &ss->v[*slot];
+			ss->next[su->last] = i;
+		}
+		su->last = i;
+		count_row(&su->c, r->verdict);
+		if (r->duration_s > 0)
+			su->t += r->duration_s;
+		if (sum && r->duration_s > 0)
+			*sum += r->duration_s;
+	}
+	strmap_release(&map);
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+static void suites_release(struct suites *ss)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		free(ss->v[i].name);
+		free(ss->v[i].host);
+	}
+	free(ss->v);
+	free(ss->next);
+}
+
+static void drain(struct xml *x, struct afile *f)
+{
+	if (f && !x->in_tag)
+		afile_drain(f, x->out, FLUSH_BYTES);
+}
+
+static void testsuite(struct xml *x, const struct rq_run_info *ri, const struct rq_results *rs,
+		      const struct suites *ss, const struct suite *su, struct afile *f)
+{
+	xml_open(x, "testsuite");
+	xml_attr(x, "name", su->name);
+	xml_attrf(x, "tests", "%u", su->c.total);
+	xml_attrf(x, "failures", "%u", su->c.fail);
+	xml_attrf(x, "errors", "%u", su->c.error);
+	xml_attrf(x, "skipped", "%u", su->c.skip);
+	attr_time(x, su->t);
+	xml_attr(x, "timestamp", ri->started);
+	/* a lab node's suite: what the node reported (a fact), else its --nodes name */
+	xml_attr(x, "hostname", su->host ? su->host : su->node ? su->name : ri->hostname);
+	xml_open(x, "properties");
+	for (size_t i = 0; i < ri->nfacts; i++)
+		property(x, ri->facts[i].key, ri->facts[i].value);
+	for (size_t i = su->first; i != SIZE_MAX; i = ss->next[i]) {
+		row_properties(x, rq_results_get(rs, i));
+		drain(x, f);
+	}
+	xml_close(x);
+	for (size_t i = su->first; i != SIZE_MAX; i = ss->next[i]) {
+		testcase(x, su->name, rq_results_get(rs, i));
+		drain(x, f);
+	}
+	xml_close(x);
+}
+
+static void render(struct sb *out, struct afile *f, const struct rq_run_info *ri,
+		   const struct rq_results *rs)
 {
 	struct xml x;
 	struct rq_counts c;
-	bool *done = xcalloc(rs->n ? rs->n : 1, sizeof(*done));
+	struct suites ss;
 	double t = ri->finished ? ri->duration_s : 0;
 
-	if (!ri->finished)
-		for (size_t i = 0; i < rs->n; i++)
-			if (rs->v[i]->duration_s > 0)
-				t += rs->v[i]->duration_s;
+	suites_make(&ss, rs, ri->finished ? NULL : &t);
 	rq_results_count(rs, &c);
 	xml_begin(&x, out);
 	xml_open(&x, "testsuites");
@@ -249,20 +320,27 @@ void rq_junit_render(struct sb *out, const struct rq_run_info *ri, const struct 
 	xml_attrf(&x, "failures", "%u", c.fail);
 	xml_attrf(&x, "errors", "%u", c.error);
 	attr_time(&x, t);
-	for (size_t i = 0; i < rs->n; i++)
-		if (!done[i])
-			testsuite(&x, ri, rs, i, done);
+	for (size_t i = 0; i < ss.n; i++)
+		testsuite(&x, ri, rs, &ss, &ss.v[i], f);
 	xml_end(&x);
-	free(done);
+	suites_release(&ss);
+}
+
+void rq_junit_render(struct sb *out, const struct rq_run_info *ri, const struct rq_results *rs)
+{
+	render(out, NULL, ri, rs);
 }
 
 int rq_junit_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs)
 {
 	struct sb out = SB_INIT;
-	int ret;
+	struct afile f;
+	int ret = afile_open(&f, path);
 
-	rq_junit_render(&out, ri, rs);
-	ret = write_file_atomic(path, out.buf, out.len);
+	if (ret)
+		return ret;
+	render(&out, &f, ri, rs);
+	afile_drain(&f, &out, 0);
 	sb_release(&out);
-	return ret;
+	return afile_commit(&f);
 }

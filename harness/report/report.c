@@ -94,17 +94,22 @@ int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct
 	p = xasprintf("%s/results.json", dir);
 	int r2 = rq_json_write(p, ri, rs);
 	free(p);
-	/* The page is drawn from the document results.json holds, as a
-	 * comparison's is, so both read the same fields. */
-	char *text = rq_json_render(ri, rs);
+	/*
+	 * The page is drawn from what results.json holds, as a comparison's
+	 * is, so both read the same fields: its head read back from its text
+	 * (numbers as the file has them), its rows one at a time.
+	 */
+	json_t *head = rq_json_head(ri, rs);
+	char *text = json_dumps(head, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
 	int r3 = -ENOMEM;
 
 	if (doc) {
 		p = xasprintf("%s/report.html", dir);
-		r3 = rq_html_run_write(p, doc, dir, ri->html_extra);
+		r3 = rq_html_run_rows_write(p, doc, rs, dir, ri->html_extra);
 		free(p);
 	}
+	json_decref(head);
 	json_decref(doc);
 	free(text);
 	return ret ? ret : r2 ? r2 : r3;

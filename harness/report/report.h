@@ -55,6 +55,9 @@ int rq_junit_write(const char *path, const struct rq_run_info *ri, const struct 
 char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs);
 int rq_json_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs);
 
+/* results.json's document without "results" and "lab": schema, run, facts, counts. */
+struct json_t *rq_json_head(const struct rq_run_info *ri, const struct rq_results *rs);
+
 /* All into dir (created if missing): junit.xml, results.json and report.html. */
 int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct rq_results *rs);
 

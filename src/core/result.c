@@ -95,15 +95,6 @@ void rq_results_add(struct rq_results *rs, struct rq_result *r)
 	rs->v[rs->n++] = r;
 }
 
-void rq_results_release(struct rq_results *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		rq_result_free(rs->v[i]);
-	free(rs->v);
-	rs->v = NULL;
-	rs->n = 0;
-}
-
 /* Reasons are one line: newlines and tabs become spaces. */
 static char *one_line(char *s)
 {
@@ -213,21 +204,6 @@ void rq_result_finish(struct rq_result *r)
 		return;
 	}
 	r->verdict = RQ_PASS;
-}
-
-void rq_results_count(const struct rq_results *rs, struct rq_counts *c)
-{
-	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < rs->n; i++) {
-		switch (rs->v[i]->verdict) {
-		case RQ_PASS: c->pass++; break;
-		case RQ_FAIL: c->fail++; break;
-		case RQ_SKIP: c->skip++; break;
-		/* An undecided row in a report is a harness error. */
-		default: c->error++; break;
-		}
-		c->total++;
-	}
 }
 
 /* ---- JSON ---- */

@@ -57,9 +57,17 @@ struct rq_result {
 	char *peer_node;	/* lab runs: a pair's server side, else NULL */
 };
 
+/*
+ * A run's rows.  A lab run spools them (rq_results_spool): rows handed to
+ * rq_results_spill() go to an unlinked file, so the runner's memory grows
+ * with the nodes, not with the rows; v then holds only the rows not yet
+ * spilled, which follow the spilled ones (rq_results_total, rq_results_get).
+ */
+struct rq_spool;
 struct rq_results {
 	struct rq_result **v;
 	size_t n;
+	struct rq_spool *spool;		/* NULL: every row is in v */
 };
 
 struct rq_result *rq_result_new(const char *case_name, const char *device, int port);
@@ -89,6 +97,22 @@ struct rq_counts {
 	unsigned pass, fail, skip, error, total;
 };
 void rq_results_count(const struct rq_results *rs, struct rq_counts *c);
+
+/*
+ * Spooling (core/spool.c).  rq_results_spool: rows spilled from now on go
+ * to an unlinked file made in dir (0, or -errno: rows then stay in memory).
+ * rq_results_spill: v's rows into the spool, freed (on a write error they
+ * stay in v; nothing is lost).  rq_results_get: row i of all of them, the
+ * spilled first; a spilled row is read back into one buffer per spool, so
+ * the pointer is good until the next rq_results_get on the same rows.
+ */
+int rq_results_spool(struct rq_results *rs, const char *dir);
+void rq_results_spill(struct rq_results *rs);
+size_t rq_results_total(const struct rq_results *rs);
+const struct rq_result *rq_results_get(const struct rq_results *rs, size_t i);
+/* Exact binary form of a row (every field, the log's raw bytes), and back. */
+void rq_result_pack(const struct rq_result *r, struct sb *out);
+struct rq_result *rq_result_unpack(const char *buf, size_t len);
 
 /* JSON (jansson) round trip, used by the agent protocol and results.json. */
 struct json_t;

@@ -436,12 +436,35 @@ int write_full(int fd, const void *data, size_t len)
 	return 0;
 }
 
-static int write_file_rename(const char *path, const void *data, size_t len, bool durable)
+/* Make a rename durable: fsync the directory path is in. */
+static void fsync_dir_of(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int fd;
+
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+int afile_open(struct afile *f, const char *path)
 {
 	static unsigned seq;
 	char *tmp = NULL;
-	int ret, fd = -1;
+	int fd = -1;
 
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
 	/*
 	 * Unique per writer, so two threads writing one path cannot collide;
 	 * O_EXCL so a name someone planted (a file, a hard link, a symlink) is
@@ -456,38 +479,71 @@ static int write_file_rename(const char *path, const void *data, size_t len, boo
 			break;
 	}
 	if (fd < 0) {
-		ret = -errno;
+		f->err = -errno;
 		free(tmp);
-		return ret;
+		return f->err;
 	}
-	ret = write_full(fd, data, len);
-	if (!ret && durable && fsync(fd) < 0)
+	f->fd = fd;
+	f->tmp = tmp;
+	f->path = xstrdup(path);
+	return 0;
+}
+
+void afile_write(struct afile *f, const void *data, size_t len)
+{
+	if (f->fd >= 0 && !f->err)
+		f->err = write_full(f->fd, data, len);
+}
+
+void afile_drain(struct afile *f, struct sb *out, size_t min)
+{
+	if (out->len < min || !out->len)
+		return;
+	afile_write(f, out->buf, out->len);
+	out->len = 0;
+	out->buf[0] = '\0';
+}
+
+static int afile_finish(struct afile *f, bool durable)
+{
+	int ret = f->err;
+
+	if (f->fd < 0) {
+		free(f->tmp);
+		free(f->path);
+		return ret ? ret : -EBADF;
+	}
+	if (!ret && durable && fsync(f->fd) < 0)
 		ret = -errno;
-	if (close(fd) < 0 && !ret)
+	if (close(f->fd) < 0 && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
+	if (!ret && rename(f->tmp, f->path) < 0)
 		ret = -errno;
 	if (ret)
-		unlink(tmp);
-	free(tmp);
-	if (ret || !durable)
+		unlink(f->tmp);
+	if (!ret && durable)
+		fsync_dir_of(f->path);
+	free(f->tmp);
+	free(f->path);
+	f->fd = -1;
+	f->tmp = f->path = NULL;
+	return ret;
+}
+
+int afile_commit(struct afile *f)
+{
+	return afile_finish(f, true);
+}
+
+static int write_file_rename(const char *path, const void *data, size_t len, bool durable)
+{
+	struct afile f;
+	int ret = afile_open(&f, path);
+
+	if (ret)
 		return ret;
-	/* Make the rename itself durable: fsync the directory. */
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	else
-		strcpy(dir, ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-	return 0;
+	afile_write(&f, data, len);
+	return afile_finish(&f, durable);
 }
 
 int write_file_replace_at(int dirfd, const char *name, const void *data, size_t len)

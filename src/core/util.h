@@ -86,6 +86,21 @@ int write_full(int fd, const void *data, size_t len);
 /* Write data to path via temp file + fsync + rename, so readers never see a torn file. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*
+ * The same, written in pieces (a report too large to hold whole): open,
+ * write any number of times (the first error sticks), then commit, which
+ * fsyncs and renames, or removes the temp file after an error.  0 or -errno.
+ */
+struct afile {
+	int fd;
+	int err;
+	char *tmp, *path;
+};
+int afile_open(struct afile *f, const char *path);
+void afile_write(struct afile *f, const void *data, size_t len);
+int afile_commit(struct afile *f);
+/* Writes out's text to f when it holds at least min bytes (0: always), then empties it. */
+void afile_drain(struct afile *f, struct sb *out, size_t min);
+/*
  * The same without the fsyncs: readers (and a process killed after the
  * rename) see the old file or the new one, never a torn one, but a power
  * loss may lose it.  For files that a crash makes moot (an agent's answer
