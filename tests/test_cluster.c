@@ -286,6 +286,20 @@ START_TEST(suspects_one_bad_node)
 }
 END_TEST
 
+START_TEST(suspects_names_hosts)
+{
+	ck_assert(rq_suspects_names("vm2 vm5", "vm5"));
+	ck_assert(rq_suspects_names("n1,n3", "n1"));
+	ck_assert(rq_suspects_names(" n1, n3 ", "n3"));
+	ck_assert(!rq_suspects_names("n10 n11", "n1"));
+	ck_assert(!rq_suspects_names("n1", "n10"));
+	ck_assert(!rq_suspects_names("n1", ""));
+	ck_assert(!rq_suspects_names(NULL, "n1"));
+	ck_assert(!rq_suspects_names("n1", NULL));
+	ck_assert(!rq_suspects_names("", "n1"));
+}
+END_TEST
+
 START_TEST(suspects_link_and_node_checks)
 {
 	struct rq_pairs_policy p = { .kind = RQ_PAIRS_ALL };
@@ -342,6 +356,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, plan_list_many_rounds);
 	tcase_add_test(tc, suspects_one_bad_node);
 	tcase_add_test(tc, suspects_link_and_node_checks);
+	tcase_add_test(tc, suspects_names_hosts);
 }
 
 RQ_CHECK_MAIN("cluster", add_tests)

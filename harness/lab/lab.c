@@ -609,6 +609,11 @@ void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel
 			       c->kind->no_target ? "no target" : "needs the fabric");
 			continue;
 		}
+		if (c->kind->spans_nodes) {
+			printf("%-40s once, across all %zu nodes, launched from %s\n", c->name,
+			       cl->n, cl->n ? cl->nodes[0].name : "-");
+			continue;
+		}
 		if (!cluster_case_is_pairs(c)) {
 			printf("%-40s node-local, on %zu nodes, %u at once\n", c->name, cl->n,
 			       cl->co.fanout);

@@ -18,6 +18,7 @@
 #include "core/kind.h"
 #include "core/proc.h"
 #include "exec/unit.h"
+#include "cluster/suspects.h"
 #include "lab/lab_int.h"
 
 struct unit {
@@ -25,6 +26,7 @@ struct unit {
 	const struct rq_case *c;
 	struct cnode *nd[2];		/* [0]: the node, or a pair's client; [1]: its server */
 	bool two;			/* a pair's unit (else node-local) */
+	bool span;			/* one unit for every node (kind->spans_nodes), from nd[0] */
 	int rail;			/* the pair's rail i, or -1 (node-local, or no rails known) */
 	size_t pair;			/* index into cl->pairs */
 	bool silent;			/* rail discovery: rows are read, not reported */
@@ -112,6 +114,17 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 		/* command_pair's {peer_host}: [client side, server side] */
 		json_object_set_new(r.param, "hosts", json_pack("[s,s]", u->nd[0]->name, u->nd[1]->name));
 	}
+	if (u->span) {
+		/* every node up, by the address the lab reaches it at (mpirun's hostfile) */
+		json_t *all = json_array();
+
+		for (size_t i = 0; i < cl->n; i++)
+			if (!cl->nodes[i].down)
+				json_array_append_new(all, json_string(cl->nodes[i].mgmt[0] ?
+								       cl->nodes[i].mgmt :
+								       cl->nodes[i].name));
+		json_object_set_new(r.param, "nodes", all);
+	}
 	if (railed) {
 		struct cnode *peer = u->nd[!side];
 
@@ -180,10 +193,14 @@ static void unit_rows(struct cluster *cl, struct unit *u)
 {
 	struct sb log = SB_INIT;
 
+	char *id = u->span ? xasprintf("%s[all]", u->c->name) : NULL;
+
 	rq_unit_rows(&u->x, &u->rows, &log);
-	lab_stamp(cl, u->c, u->nd[0], u->two ? u->nd[1] : NULL, u->two ? u->rail : -1, NULL,
+	/* a job over every node: the lab's row, not its launching node's */
+	lab_stamp(cl, u->c, u->nd[0], u->two ? u->nd[1] : NULL, u->two ? u->rail : -1, id,
 		  u->rows.v, u->rows.n, &log, (now_ms() - u->x.start) / 1000.0);
 	sb_release(&log);
+	free(id);
 }
 
 /* ---- the unit loop -------------------------------------------------- */
@@ -335,6 +352,29 @@ static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *
 	}
 }
 
+/*
+ * A job over every node failed: the nodes it names as suspects (by the
+ * hostname a rank printed, or the address or name the lab knows) are
+ * suspects of the lab, not the node the job was launched from.
+ */
+static void note_span(struct cluster *cl, const struct rq_result *r)
+{
+	const char *sus = NULL;
+
+	for (size_t i = 0; i < r->nfacts; i++)
+		if (!strcmp(r->facts[i].key, "suspects"))
+			sus = r->facts[i].value;
+	if (!sus || (r->verdict != RQ_FAIL && r->verdict != RQ_ERROR))
+		return;
+	for (size_t i = 0; i < cl->n; i++) {
+		struct cnode *nd = &cl->nodes[i];
+
+		if (rq_suspects_names(sus, nd->hostname) || rq_suspects_names(sus, nd->name) ||
+		    rq_suspects_names(sus, nd->mgmt))
+			note_local_fail(nd, r);
+	}
+}
+
 static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 {
 	struct emit *e = arg;
@@ -344,7 +384,9 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 	for (size_t i = 0; i < u->rows.n; i++) {
 		struct rq_result *r = u->rows.v[i];
 
-		if (!u->two)
+		if (u->span)
+			note_span(cl, r);
+		else if (!u->two)
 			note_local_fail(u->nd[0], r);
 		rq_results_add(e->out, r);
 		e->sink->row(e->sink->arg, r);
@@ -378,7 +420,10 @@ static bool resumed(struct cluster *cl, const struct rq_case *c, const char *key
 				 p ? cl->nodes[p->server].name : NULL, out, sink))
 		return false;
 	for (size_t i = first; nd && i < out->n; i++)
-		note_local_fail(nd, out->v[i]);
+		if (c->kind->spans_nodes)
+			note_span(cl, out->v[i]);
+		else
+			note_local_fail(nd, out->v[i]);
 	if (pair >= 0)
 		note_pair(cl, (size_t)pair, out->v + first, out->n - first);
 	return true;
@@ -424,6 +469,46 @@ static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
 	for (size_t i = 0; i < nu; i++)
 		unit_free(&u[i]);
 	free(u);
+}
+
+/* ---- one job over every node ----------------------------------------- */
+
+/*
+ * An MPI job spans the nodes itself: run on each node, it would be N jobs
+ * of one node (or N jobs over all at once).  One unit, from the first node
+ * that is up, its hostfile every node up; its row is the lab's, stamped
+ * with the node it was launched from.
+ */
+static void cluster_exec_span(struct cluster *cl, const struct rq_case *c,
+			      struct rq_results *out, const struct cluster_sink *sink)
+{
+	struct emit e = { out, sink };
+	struct cnode *nd = NULL;
+	struct unit u;
+	char *key;
+
+	for (size_t i = 0; i < cl->n && !nd; i++)
+		if (!cl->nodes[i].down)
+			nd = &cl->nodes[i];
+	if (!nd)
+		nd = &cl->nodes[0];	/* all down: the unit says why */
+	key = xasprintf("%s|all", c->name);
+	if (resumed(cl, c, key, out, sink, nd, -1)) {
+		free(key);
+		return;
+	}
+	if (nd->root) {
+		struct rq_result *r = rq_verdict_row(c->name, RQ_SKIP, "%s runs a job across "
+						  "the nodes: a captured tree runs none", c->name);
+		lab_stamp(cl, c, nd, NULL, -1, NULL, &r, 1, NULL, 0);
+		rq_results_add(out, r);
+		sink->row(sink->arg, r);
+		free(key);
+		return;
+	}
+	u = (struct unit){ .c = c, .nd = { nd, NULL }, .rail = -1, .key = key, .span = true };
+	run_units(cl, &u, 1, emit_done, &e);
+	unit_free(&u);
 }
 
 /* ---- rails ---------------------------------------------------------- */
@@ -663,6 +748,8 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 			free(key);
 		} else if (cluster_case_is_pairs(c)) {
 			cluster_exec_pairs(cl, c, out, sink);
+		} else if (c->kind->spans_nodes) {
+			cluster_exec_span(cl, c, out, sink);
 		} else {
 			cluster_exec_local(cl, c, out, sink);
 		}

@@ -146,3 +146,19 @@ void rq_suspects_release(struct rq_suspects *s)
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
+
+bool rq_suspects_names(const char *list, const char *host)
+{
+	size_t hl = host ? strlen(host) : 0;
+
+	if (!list || !hl)
+		return false;
+	for (const char *p = list + strspn(list, " ,"); *p; p += strspn(p, " ,")) {
+		size_t l = strcspn(p, " ,");
+
+		if (l == hl && !strncmp(p, host, l))
+			return true;
+		p += l;
+	}
+	return false;
+}

@@ -48,5 +48,11 @@ struct rq_suspects {
 void rq_suspects_find(size_t nnodes, const char *const *names, const struct rq_node_outcome *nodes,
 		      const struct rq_pair_outcome *pairs, size_t npairs, struct rq_suspects *out);
 void rq_suspects_release(struct rq_suspects *s);
+/*
+ * Whether list, hosts separated by blanks or commas as a job over every
+ * node names its suspects ("vm2 vm5", "n1,n3"), names host (exactly: "n1"
+ * is not "n10").  NULL or empty host: false.
+ */
+bool rq_suspects_names(const char *list, const char *host);
 
 #endif

@@ -40,6 +40,8 @@ struct rq_kind {
 	bool fabric_sm;			/* fabric_sm:'s default: ibsim starts an SM first */
 	bool loads_modules;		/* its cases may say modules: (loaded before, unloaded after) */
 	bool no_target;			/* pure lint: runs on the controller (opensm-conf, command) */
+	bool spans_nodes;		/* one run for all nodes (an MPI job): a lab runs it once,
+					 * from its first node, with ctx->param "nodes" = every node */
 	/* Post-load validation across keys; append errors with rq_cfg_error(). */
 	int (*validate)(const struct rq_case *c, char *err, size_t errsz);
 	/* Kind-specific applicability; return RQ_SKIP/RQ_ERROR with reason, or RQ_NONE to go on. */

@@ -78,8 +78,23 @@ int app_nodes_hostfile(struct rq_ctx *ctx, struct app_nodes *nd, char *err, size
 		return -1;
 	}
 	snprintf(nd->hostfile, sizeof(nd->hostfile), "%s/hostfile", ctx->scratch);
-	for (size_t i = 0; i < nd->n; i++)
-		sb_addf(&s, "%s slots=%d\n", nd->name[i], nd->slots);
+	/*
+	 * One line a host: Open MPI's allocator aborts on a host listed twice,
+	 * which a lab of local agents (every node 127.0.0.1) or two names of
+	 * one machine give; its slots add up instead.
+	 */
+	for (size_t i = 0; i < nd->n; i++) {
+		int k = 0;
+		size_t j;
+
+		for (j = 0; j < i && strcmp(nd->name[j], nd->name[i]); j++)
+			;
+		if (j < i)
+			continue;	/* counted with its first line */
+		for (j = i; j < nd->n; j++)
+			k += !strcmp(nd->name[j], nd->name[i]);
+		sb_addf(&s, "%s slots=%d\n", nd->name[i], nd->slots * k);
+	}
 	/* the case's own scratch dir: a new file, never one someone put there */
 	fd = open(nd->hostfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == EEXIST && !unlink(nd->hostfile))

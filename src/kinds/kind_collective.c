@@ -707,6 +707,7 @@ out:
 
 const struct rq_kind rq_kind_collective = {
 	.name = "collective",
+	.spans_nodes = true,
 	.summary = "an MPI collective (allreduce, alltoall, ...) or ring/bisection bandwidth across "
 		   "every node at once, each result checked",
 	.doc = "Launched once from the first node for all nodes: mpirun with a hostfile of the "

@@ -52,6 +52,24 @@ expect_eq "mpirun refusing to start ranks: ERROR" ERROR "$(verdict fault.nostart
 expect_grep "... in mpirun's words" "mpirun has detected an attempt to run as root" "$T/run.out"
 expect_eq "command fills {hosts} {hostfile} {np} {nnodes}" PASS "$(verdict cmd.placeholders)"
 
+# A lab run: the job spans the nodes, so it runs once for the lab, from its
+# first node, every node in the hostfile (three local agents, all this
+# host: one line of 12 slots); the straggler's host is a lab suspect and
+# drained, the node it was launched from is not.  The second node takes
+# this host's name, which the ranks print.
+H=$(hostname)
+"$RQ" run --nodes "n1,$H,n3" --launcher local --dry-run -k coll.allreduce "$C/local.yaml" \
+	>"$T/labdry.out" 2>&1
+expect_grep "lab dry run: once, across all nodes" '^coll\.allreduce +once, across all 3 nodes, launched from n1$' \
+	"$T/labdry.out"
+RDMAQUAL_STATE_DIR="$T/labst" "$RQ" run --nodes "n1,$H,n3" --launcher local --report-dir "$T/lab" \
+	--drain-list "$T/drain" -k coll.allreduce -k fault.late "$C/local.yaml" >"$T/lab.out" 2>&1
+expect_eq "lab: exits 1 (fault.late)" 1 $?
+expect_eq "lab: one row a collective, the lab's, launched from n1, 3 x 4 ranks" \
+	"coll.allreduce[all] n1 PASS 12|fault.late[all] n1 FAIL 12" \
+	"$(jq -r '.results[] | "\(.id) \(.node) \(.verdict) \(.facts.ranks)"' "$T/lab/latest/results.json" | paste -sd'|')"
+expect_eq "lab: the straggler's node is drained, alone" "$H fault.late[all]" "$(cut -d: -f1 "$T/drain")"
+
 # lint: an unknown placeholder names the case's file:line:col
 printf 'cases:\n  - name: x.dev\n    kind: command\n    argv: [ibv_devinfo, -d, "{devv}"]\n' >"$T/bad.yaml"
 "$RQ" lint "$T/bad.yaml" >"$T/lint.out" 2>&1
