@@ -113,6 +113,8 @@ struct rq_case {
 	char *fabric;		/* needs_fabric kinds: the topology to simulate; NULL: the target's */
 	bool fabric_sm;		/* ... and whether the target brings it up with an SM first */
 	char *routing_engine;	/* ... and that SM's routing engine(s) (opensm -R); NULL: opensm's */
+	char *sm_config;	/* ... its opensm.conf (-F), as the case says it; NULL: none */
+	char *qos_policy;	/* ... its qos-policy.conf (-Q -Y); NULL: QoS as sm_config says */
 	char **modules;		size_t nmodules;	/* loaded before the case, unloaded after */
 	bool fresh_guest;	/* rxe-vm: boot fresh guests for this case */
 	void *cfg;		/* kind's config struct, cfg_size bytes */

@@ -57,6 +57,10 @@ const struct key_def rq_common_keys[] = {
 	[CK_FRESH_GUEST] = { .name = "fresh_guest", .type = KEY_BOOL, .offset = CO(fresh_guest),
 		.def = "false",
 		.help = "rxe-vm: boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },
+	[CK_SM_CONFIG] = { .name = "sm_config", .type = KEY_STR, .offset = CO(sm_config),
+		.help = "fabric kinds only; ibsim target: an opensm.conf for the target's opensm (-F), relative to the case file; its qos_* options are the SL2VL and VLArb tables fabric-qos expects" },
+	[CK_QOS_POLICY] = { .name = "qos_policy", .type = KEY_STR, .offset = CO(qos_policy),
+		.help = "fabric kinds only; ibsim target: a qos-policy.conf for the target's opensm (-Q -Y), relative to the case file; fabric-qos lints it against opensm's grammar" },
 	KEY_END,
 };
 #undef CO
@@ -312,7 +316,7 @@ int common_index(const char *key)
 
 bool common_allowed(int ck, const struct rq_kind *kind)
 {
-	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING)
+	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING || ck == CK_SM_CONFIG || ck == CK_QOS_POLICY)
 		return kind && kind->needs_fabric;
 	/* The driver kind's own modules: key checks modules, it loads none. */
 	if (ck == CK_MODULES)

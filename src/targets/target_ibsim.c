@@ -187,6 +187,22 @@ static void osm_reason(const char *log, char *why, size_t size)
 	sb_release(&sb);
 }
 
+/* A file the case names (sm_config:, qos_policy:), next to the case file: its real path, or NULL with err. */
+static char *case_file_path(const struct rq_case *c, const char *key, const char *name, char *err, size_t errsz)
+{
+	char *dir = xstrdup(c->file ? c->file : "."), *slash = strrchr(dir, '/'), *joined, *real;
+
+	if (slash)
+		*slash = '\0';
+	joined = name[0] == '/' || !slash ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+	real = realpath(joined, NULL);
+	if (!real)
+		snprintf(err, errsz, "%s: cannot open %s: %s", key, joined, strerror(errno));
+	free(joined);
+	free(dir);
+	return real;
+}
+
 static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_placement *pl,
 		       char *err, size_t errsz)
 {
@@ -203,6 +219,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	int64_t sm_t0, sm_ms = 0, ready_ms = 0;
 	bool sm_up = true;
 	json_t *param;
+	char *sm_config = NULL, *qos_policy = NULL;
 
 	ip->stdin_w = -1;
 	ip->pl = pl;
@@ -218,6 +235,9 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		snprintf(err, errsz, "libumad2sim.so not found");
 		goto fail;
 	}
+	if ((c->sm_config && !(sm_config = case_file_path(c, "sm_config", c->sm_config, err, errsz))) ||
+	    (c->qos_policy && !(qos_policy = case_file_path(c, "qos_policy", c->qos_policy, err, errsz))))
+		goto fail;
 	snprintf(ip->dir, sizeof(ip->dir), "%s/c%u", p->base, ++p->seq);
 	ibsm_record_dir(state_dir, ip->dir);
 	if (mkdir_p(ip->dir, 0700) < 0) {
@@ -323,6 +343,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 			.priority = 0, .sweep_s = 5, .log_path = log, .out_path = out,
 			.env = (const char *const *)pl->env, .cwd = pl->tool_cwd,
 			.routing = c->routing_engine,
+			.config = sm_config, .qos = qos_policy != NULL, .qos_policy = qos_policy,
 		};
 		struct ibsm_tools tt = { .run = env_run, .arg = &er };
 		struct ibsm_view v = { 0 };
@@ -374,6 +395,10 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		json_object_set_new(param, "faults", faults);
 		json_object_set_new(param, "fabric_spec", json_string(c->fabric));
 	}
+	if (start_sm && sm_config)
+		json_object_set_new(param, "sm_config", json_string(sm_config));
+	if (start_sm && qos_policy)
+		json_object_set_new(param, "qos_policy", json_string(qos_policy));
 	if (start_sm && c->routing_engine)
 		json_object_set_new(param, "routing_engine", json_string(c->routing_engine));
 	if (start_sm) {
@@ -394,6 +419,8 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	ibnet_release(&net);
 	fabgen_release(&gen);
 	free(dir_of_net);
+	free(sm_config);
+	free(qos_policy);
 	return 0;
 fail:
 	teardown(ip, state_dir);
@@ -408,6 +435,8 @@ fail:
 	ibnet_release(&net);
 	fabgen_release(&gen);
 	free(dir_of_net);
+	free(sm_config);
+	free(qos_policy);
 	return ret ? ret : -EIO;
 }
 

@@ -1,7 +1,12 @@
 #!/bin/sh
 # QoS and identity on ibsim.  rdmaqual fabric qos-lint names each mistake
-# of a qos-policy.conf at file:line:column and passes a valid one.  A
-# duplicated port GUID FAILs fabric-health's guids row naming both ports.
+# of a qos-policy.conf at file:line:column and passes a valid one; a case's
+# qos_policy: is linted by rdmaqual lint the same way.  opensm -Q with an
+# opensm.conf's qos_* options and a policy: every port's SL2VL and VLArb
+# tables pass (4 HCA ports, 8 switch ports); a plan with another SL2VL
+# table FAILs naming the ports; an HCA port that drops SL-to-VL MADs
+# FAILs naming it.  A duplicated port GUID FAILs fabric-health's guids row
+# naming both ports.
 # Nothing of ours is left running (ibsim, opensm) and no run-state record
 # (daemon or scratch dir) is left.
 set -u
@@ -47,11 +52,34 @@ if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 ||
 	skip "ibsim target unavailable here"
 fi
 
+# a case's qos_policy: is linted with the case file
+cp tests/integration/qos-cases/opensm-qos.conf "$T/"
+cp "$T/bad.conf" "$T/qos-policy.conf"
+sed -e 's/^  sm_config: .*/  sm_config: opensm-qos.conf/' tests/integration/qos-cases/qos.yaml > "$T/qos.yaml"
+"$RQ" lint "$T/qos.yaml" >"$T/clint.out" 2>&1
+expect_eq "rdmaqual lint of a case with a bad policy: exit 2 (invalid case file)" 2 $?
+expect_grep "... naming the policy's file:line:col" "qos_policy: .*/qos-policy.conf:10:13: sl: 20 is out of range" "$T/clint.out"
+
+"$RQ" run --state-dir "$T/state" --report-dir "$T/rq" tests/integration/qos-cases/qos.yaml >"$T/qout" 2>&1
+expect_eq "qos run exit status" 1 $?
+R="$T/rq/latest/results.json"
+v() { jq -r --arg n "$1" '.results[] | select(.id == $n) | .verdict' "$R"; }
+r() { jq -r --arg n "$1" '.results[] | select(.id == $n) | .reason' "$R"; }
+fig() { jq --arg n "$1" --arg f "$2" '.results[] | select(.id == $n) | .figures[] | select(.name == $f) | .value' "$R"; }
+for row in qos.ok 'qos.ok[policy]' 'qos.ok[sl2vl]' 'qos.ok[vlarb]'; do
+	expect_eq "healthy: $row passes" PASS "$(v "$row")"
+done
+expect_eq "healthy: 12 ports judged (4 HCA, 8 switch)" 12 "$(fig qos.ok ports)"
+expect_eq "planned other SL2VL: FAIL" FAIL "$(v 'qos.planned_other[sl2vl]')"
+expect_eq "... every one of the 12 ports" 12 "$(fig 'qos.planned_other[sl2vl]' bad_ports)"
+expect_true "... named by switch port and in/out row" sh -c "echo '$(r 'qos.planned_other[sl2vl]')' | grep -q 'leaf02 port 1 (in 0, out 1): SL 1 -> VL 0, the plan (sl2vl:) asks VL 1'"
+expect_eq "... VLArb still as configured" PASS "$(v 'qos.planned_other[vlarb]')"
+expect_eq "a port that drops SL2VL MADs: FAIL" FAIL "$(v 'qos.no_sl2vl[sl2vl]')"
+expect_true "... naming it" sh -c "echo '$(r 'qos.no_sl2vl[sl2vl]')' | grep -q '^1 problem(s): h04 HCA-1 port 1: no SL2VL table'"
+
 "$RQ" run --state-dir "$T/state" --report-dir "$T/rh" tests/integration/qos-cases/health.yaml >"$T/hout" 2>&1
 expect_eq "health run exit status" 1 $?
 R="$T/rh/latest/results.json"
-v() { jq -r --arg n "$1" '.results[] | select(.id == $n) | .verdict' "$R"; }
-r() { jq -r --arg n "$1" '.results[] | select(.id == $n) | .reason' "$R"; }
 expect_eq "dup-port-guid: guids FAILs" FAIL "$(v 'health.dup_port_guid[guids]')"
 expect_eq "dup-port-guid: both ports named" \
 	"duplicated port GUID 0x0002c90300000011: h02 HCA-1 port 2 (behind leaf01 port 2) and h01 HCA-1 port 1 (behind leaf01 port 1)" \
