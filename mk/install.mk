@@ -7,7 +7,7 @@
 #   $(BINDIR)/rdmaqual, $(BINDIR)/rdmaqual-coll (the MPI benchmark, where mpicc built it)
 #   $(PKGDATADIR)/cases/...            the shipped suite (`rdmaqual run` with no path)
 #   $(PKGDATADIR)/fixtures/{fabrics,opensm}   what the shipped ibsim/sm cases read
-#   $(PKGLIBEXECDIR)/{kernel.sh,debian-kernel.sh,initramfs.sh,init}   guest image
+#   $(PKGLIBEXECDIR)/{kernel.sh,debian-kernel.sh,initramfs.sh,cache.sh,init}   guest image
 #   $(DOCDIR)/README.md, $(DOCDIR)/docs/*.md, $(DOCDIR)/examples/rdmaqual.sbatch
 #   $(MANDIR)/man1/rdmaqual.1, $(MANDIR)/man5/rdmaqual-cases.5
 #   $(BASHCOMPDIR)/rdmaqual, $(ZSHCOMPDIR)/_rdmaqual
@@ -28,7 +28,7 @@ INSTALL       ?= install
 INST_CASES    := $(sort $(shell find cases -type f -name '*.yaml' 2>/dev/null))
 INST_FIXTURES := $(sort $(wildcard fixtures/fabrics/*.net fixtures/fabrics/README \
 	fixtures/opensm/*.conf fixtures/opensm/README))
-INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/init
+INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/cache.sh vm/init
 INST_DOCS     := $(sort $(wildcard docs/*.md))
 INST_EXAMPLES := docs/examples/rdmaqual.sbatch
 INST_MAN      := man/rdmaqual.1 man/rdmaqual-cases.5

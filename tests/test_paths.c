@@ -171,6 +171,42 @@ START_TEST(test_user_cache_made_private_and_refused_when_planted)
 }
 END_TEST
 
+/* Any cache (RQ_VM_CACHE, a checkout's): its physical path, ours, under dirs nobody else can change. */
+START_TEST(test_any_cache_checked_with_its_parents)
+{
+	char real[512], err[512];
+	struct stat st;
+
+	/* missing: made 0700, and the builders get the path without the link */
+	ck_assert_int_eq(mkdir_p(at("real"), 0755), 0);
+	ck_assert_int_eq(symlink(at("real"), at("link")), 0);
+	ck_assert_int_eq(rq_cache_check(at("link/c"), real, sizeof(real), err, sizeof(err)), 0);
+	ck_assert_str_eq(real, at("real/c"));
+	ck_assert_int_eq(lstat(real, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	/* ours but writable by group */
+	ck_assert_int_eq(chmod(real, 0770), 0);
+	ck_assert_int_eq(rq_cache_check(real, real, sizeof(real), err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "mode 0770"));
+	/* ours, under a dir others may write (not sticky): it could be swapped */
+	ck_assert_int_eq(mkdir_p(at("open/c"), 0700), 0);
+	ck_assert_int_eq(chmod(at("open"), 0777), 0);
+	ck_assert_int_eq(rq_cache_check(at("open/c"), real, sizeof(real), err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "lies under"));
+	/* ...sticky, as /tmp: others cannot rename what is ours in it */
+	ck_assert_int_eq(chmod(at("open"), 01777), 0);
+	ck_assert_int_eq(rq_cache_check(at("open/c"), real, sizeof(real), err, sizeof(err)), 0);
+	/* under another user's dir */
+	if (geteuid() == 0) {
+		ck_assert_int_eq(mkdir_p(at("theirs/c"), 0700), 0);
+		ck_assert_int_eq(chown(at("theirs"), 65534, 65534), 0);
+		ck_assert_int_eq(rq_cache_check(at("theirs/c"), real, sizeof(real), err, sizeof(err)),
+				 -EPERM);
+		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
+	}
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	(void)s;
@@ -178,6 +214,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, test_checkout_found_from_root_and_build_san);
 	tcase_add_test(tc, test_installed_prefix_is_relative_to_the_binary);
 	tcase_add_test(tc, test_user_cache_made_private_and_refused_when_planted);
+	tcase_add_test(tc, test_any_cache_checked_with_its_parents);
 }
 
 RQ_CHECK_MAIN("paths", add_tests)

@@ -185,6 +185,27 @@ START_TEST(accel_verdicts_persist)
 	ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q|g1"), 1);
 	ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q|g2"), 1);
 	ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q"), -1);
+
+	/* Planted verdicts are not read: through a link, or a file not ours. */
+	char *f = xasprintf("%s/accel-verdicts", tmpdir);
+	char *planted = xasprintf("%s/planted", tmpdir);
+
+	ck_assert_int_eq(write_file_atomic(planted, "kvm h1|q|g3\n", 12), 0);
+	ck_assert_int_eq(unlink(f), 0);
+	ck_assert_int_eq(symlink(planted, f), 0);
+	ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q|g3"), -1);
+	ck_assert_int_eq(unlink(f), 0);
+	ck_assert_int_eq(rename(planted, f), 0);
+	ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q|g3"), 1);
+	ck_assert_int_eq(chmod(f, 0666), 0);
+	ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q|g3"), -1);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chmod(f, 0644), 0);
+		ck_assert_int_eq(chown(f, 65534, 65534), 0);
+		ck_assert_int_eq(rq_accel_verdict_get(tmpdir, "h1|q|g3"), -1);
+	}
+	free(f);
+	free(planted);
 }
 END_TEST
 

@@ -35,6 +35,11 @@ done
 { [ $# -eq 1 ] && [ -n "$cache" ]; } || { echo "usage: debian-kernel.sh --cache DIR SUITE|PACKAGE=VERSION" >&2; exit 2; }
 spec=$1
 die() { echo "debian-kernel.sh: $*" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=vm/cache.sh
+. "$here/cache.sh"
+# Checked and locked (by kernel.sh, when it runs this one).
+cache_open "$cache"
 
 # The spec is a file-name component below: letters, digits and . + ~ - = : only.
 case $spec in
@@ -174,6 +179,12 @@ rel=${pkg#linux-image-}
 rel=${rel%-unsigned}
 dir=$deb/$(echo "${pkg}_$want" | tr ':~' '__')
 
+# A tree whose vmlinuz no longer matches the sha256 recorded when it was
+# unpacked (or that has none: an older rdmaqual's) is fetched again.
+if [ -e "$dir.meta" ] && ! cache_verify "$dir/boot/vmlinuz-$rel" "$dir.meta" RQ_KSHA256 2>"$err"; then
+	echo "debian-kernel.sh: $(cat "$err"): fetching it again" >&2
+	rm -f "$dir.meta"
+fi
 if [ ! -e "$dir.meta" ]; then
 	echo "debian-kernel.sh: fetching $pkg $want from $origin" >&2
 	dl=$(mktemp -d "$st/archives/dl.XXXXXX")
@@ -188,6 +199,7 @@ if [ ! -e "$dir.meta" ]; then
 		{ rm -rf "$dir"; die "$pkg $want has no rdma_rxe module (soft-RoCE is needed)"; }
 	depmod -b "$dir" "$rel"
 	{
+		echo "RQ_KSHA256=$(cache_sum "$dir/boot/vmlinuz-$rel")"
 		echo "RQ_KSPEC=$spec"
 		echo "RQ_KREL=$rel"
 		echo "RQ_KPKG=$pkg"

@@ -46,10 +46,11 @@ die() { echo "initramfs.sh: $*" >&2; exit 1; }
 [ -x "$busybox" ] || die "busybox not found at $busybox (install busybox-static)"
 ! command -v file >/dev/null || ! file -L "$busybox" | grep -q 'dynamically linked' ||
 	die "$busybox is dynamically linked: the initramfs needs busybox-static"
-mkdir -p "$cache"
-# One builder at a time per cache (concurrent runs, other checkouts sharing it).
-exec 9>"$cache/.lock"
-flock -w 600 9 || die "cache $cache is locked by another build for 10 minutes"
+# shellcheck source=vm/cache.sh
+. "$here/cache.sh"
+# Checked (ours, written by no one else) and locked: one builder at a time
+# per cache (concurrent runs, other checkouts sharing it).
+cache_open "$cache"
 
 # Resolve.  -a matters: without it every name after the first is taken as a
 # module parameter and silently dropped.
@@ -80,9 +81,15 @@ key=$({
 	for f in $files; do echo "$(basename "$f") $(stat -L -c '%s %Y' "$f")"; done
 } | sha256sum | cut -c1-16)
 out="$cache/initramfs-$kver-$key.cpio"
-if [ -s "$out" ]; then
-	echo "RQ_INITRD=$out"
-	exit 0
+# Booted as it is: reused only with the sha256 recorded when it was built
+# (the key names the inputs, not the archive's bytes).
+if [ -e "$out" ] || [ -L "$out" ]; then
+	if cache_verify "$out" 2>"$err"; then
+		echo "RQ_INITRD=$out"
+		exit 0
+	fi
+	echo "initramfs.sh: $(cat "$err"): building it again" >&2
+	rm -f "$out" "$out.meta"
 fi
 
 stage=$(mktemp -d "$cache/stage.XXXXXX")
@@ -146,8 +153,9 @@ tmp="$out.tmp.$$"
 	cpio_entry TRAILER!!! 0 0 0
 } >"$tmp"
 mv -f "$tmp" "$out"
+cache_record "$out"
 # Older archives of this kernel are stale now; leave recent ones alone, a
 # concurrent run (another checkout sharing RQ_VM_CACHE) may be booting one.
-find "$cache" -maxdepth 1 -name "initramfs-$kver-*.cpio" ! -name "$(basename "$out")" \
-	-mmin +60 -delete 2>/dev/null || true
+find "$cache" -maxdepth 1 \( -name "initramfs-$kver-*.cpio" -o -name "initramfs-$kver-*.cpio.meta" \) \
+	! -name "$(basename "$out")" ! -name "$(basename "$out").meta" -mmin +60 -delete 2>/dev/null || true
 echo "RQ_INITRD=$out"

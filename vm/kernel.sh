@@ -50,11 +50,11 @@ while [ $# -gt 0 ]; do
 done
 
 die() { echo "kernel.sh: $*" >&2; exit 1; }
-mkdir -p "$cache"
-cache=$(cd "$cache" && pwd)
-# One builder at a time per cache (concurrent runs, other checkouts sharing it).
-exec 9>"$cache/.lock"
-flock -w 600 9 || die "cache $cache is locked by another build for 10 minutes"
+# shellcheck source=vm/cache.sh
+. "$here/cache.sh"
+# Checked (ours, written by no one else) and locked: one builder at a time
+# per cache (concurrent runs, other checkouts sharing it).
+cache_open "$cache"
 
 # Extract the ELF vmlinux from a bzImage: Debian compresses it with XZ (6.1)
 # or zstd (6.12); the stream starts at the first FD 37 7A 58 5A 00 or
@@ -65,9 +65,15 @@ extract_pvh() {
 	img=$1
 	key=$(stat -L -c '%s-%Y' "$img")
 	out="$cache/vmlinux/$(basename "$img")-$key"
-	if [ -s "$out" ]; then
-		echo "$out"
-		return 0
+	# Booted as it is: reused only with the sha256 recorded at extraction.
+	if [ -e "$out" ] || [ -L "$out" ]; then
+		if cache_verify "$out" 2>"$cache/vmlinux/why.$$"; then
+			rm -f "$cache/vmlinux/why.$$"
+			echo "$out"
+			return 0
+		fi
+		echo "kernel.sh: $(cat "$cache/vmlinux/why.$$"): extracting it again" >&2
+		rm -f "$cache/vmlinux/why.$$" "$out" "$out.meta"
 	fi
 	mkdir -p "$cache/vmlinux"
 	tmp="$out.tmp.$$"
@@ -91,6 +97,7 @@ extract_pvh() {
 		return 0
 	fi
 	mv -f "$tmp" "$out"
+	cache_record "$out"
 	echo "$out"
 }
 
@@ -113,6 +120,13 @@ has_rxe() {
 emit() {
 	src=$1 ver=$2 img=$3 moddir=$4
 	[ -r "$img" ] || die "kernel image not readable: $img"
+	# A cached Debian kernel is booted (or its vmlinux extracted) only with
+	# the sha256 recorded when it was unpacked.
+	if [ "$src" = debian ] && [ "${kverified:-0}" != 1 ]; then
+		cache_verify "$img" "$meta" RQ_KSHA256 2>"$cache/why.$$" ||
+			{ why=$(cat "$cache/why.$$"); rm -f "$cache/why.$$"; die "$why: refusing to boot it (remove $(dirname "$(dirname "$img")") to fetch it again)"; }
+		rm -f "$cache/why.$$"
+	fi
 	[ -d "$moddir" ] || die "modules directory missing: $moddir"
 	[ -e "$moddir/modules.dep" ] || die "no modules.dep in $moddir (run depmod)"
 	pvh=$(extract_pvh "$img")
@@ -126,7 +140,7 @@ emit() {
 		echo "RQ_KPVH=0"
 	fi
 	echo "RQ_MODROOT=$(modroot_for "$moddir" "$ver")"
-	[ -z "${meta:-}" ] || [ ! -r "$meta" ] || cat "$meta"
+	[ -z "${meta:-}" ] || [ ! -r "$meta" ] || grep -v '^RQ_KSHA256=' "$meta" || true
 	[ -z "${kcache:-}" ] || echo "RQ_KCACHE=$kcache"
 	exit 0
 }
@@ -190,15 +204,31 @@ if [ -z "$pkg" ]; then
 fi
 if [ -n "$pkg" ]; then
 	ver=${pkg#linux-image-}
+	# A tree whose vmlinuz no longer matches its recorded sha256 (or that
+	# has none: unpacked by an older rdmaqual) is fetched again.
+	if [ -e "$deb/$ver.ok" ]; then
+		if cache_verify "$deb/$ver/boot/vmlinuz-$ver" "$deb/$ver.meta" RQ_KSHA256 2>"$deb/why.$$"; then
+			kverified=1
+		else
+			echo "kernel.sh: $(cat "$deb/why.$$"): fetching it again" >&2
+			rm -f "$deb/$ver.ok"
+		fi
+		rm -f "$deb/why.$$"
+	fi
 	if [ ! -e "$deb/$ver.ok" ]; then
 		dl="$deb/dl.$$"
-		rm -rf "$dl" "${deb:?}/$ver"
+		new="$deb/new.$$"
+		rm -rf "$dl" "$new"
 		mkdir -p "$dl"
 		echo "kernel.sh: fetching $pkg" >&2
+		# Unpacked beside the old tree and swapped in when complete, so a
+		# tree is never half there.
 		if (cd "$dl" && apt-get download "$pkg" >&2 2>"$dl.err") &&
-		   dpkg -x "$dl"/*.deb "$deb/$ver"; then
-			depmod -b "$deb/$ver" "$ver"
+		   dpkg -x "$dl"/*.deb "$new" && depmod -b "$new" "$ver"; then
+			rm -rf "${deb:?}/$ver"
+			mv "$new" "$deb/$ver"
 			{
+				echo "RQ_KSHA256=$(cache_sum "$deb/$ver/boot/vmlinuz-$ver")"
 				echo "RQ_KPKG=$pkg"
 				echo "RQ_KPKGVER=$(dpkg-deb -f "$dl"/*.deb Version)"
 				cand=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')
@@ -207,12 +237,12 @@ if [ -n "$pkg" ]; then
 			} >"$deb/$ver.meta"
 			touch "$deb/$ver.ok"
 			kcache=fetched
+			kverified=1
 		else
 			echo "kernel.sh: apt-get download $pkg failed: $(tail -n1 "$dl.err" 2>/dev/null)" >&2
-			rm -rf "${deb:?}/$ver"
 			ver=
 		fi
-		rm -rf "$dl" "$dl.err"
+		rm -rf "$dl" "$dl.err" "$new"
 	fi
 fi
 if [ -z "$ver" ]; then
@@ -221,22 +251,8 @@ if [ -z "$ver" ]; then
 	[ -n "$ok" ] || die "no guest kernel: no mirror answered and $deb holds none (pre-seed it, or pass --kernel/--modules)"
 	ver=$ok
 	echo "kernel.sh: using cached $ver" >&2
-	offline=1
 	kcache=offline
 fi
 meta="$deb/$ver.meta"
-if [ ! -s "$meta" ] && [ "${offline:-0}" != 1 ]; then
-	# A tree unpacked before package versions were recorded.
-	kp=linux-image-$ver
-	kv=$(apt-cache show --no-all-versions "$kp" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
-	if [ -n "$kv" ]; then
-		{
-			echo "RQ_KPKG=$kp"
-			echo "RQ_KPKGVER=$kv"
-			echo "RQ_KORIGIN=$(apt-cache policy "$kp" 2>/dev/null | awk -v v="$kv" '
-				$1 == v || ($1 == "***" && $2 == v) { getline; print $2, $3; exit }')"
-		} >"$meta"
-	fi
-fi
 kcache=${kcache:-cached}
 emit debian "$ver" "$deb/$ver/boot/vmlinuz-$ver" "$deb/$ver/lib/modules/$ver"

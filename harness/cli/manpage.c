@@ -283,7 +283,7 @@ static int page1(struct sb *o)
 	     "lint load when given no path");
 	item(o, "PREFIX/share/rdmaqual/fixtures/", "topologies (fabrics/) and opensm.conf files "
 	     "(opensm/) the shipped ibsim and sm cases name");
-	item(o, "PREFIX/libexec/rdmaqual/", "the guest image builders (kernel.sh, "
+	item(o, "PREFIX/libexec/rdmaqual/", "the guest image builders (kernel.sh, cache.sh, "
 	     "debian-kernel.sh, initramfs.sh) and the guest's init");
 	item(o, "/var/cache/rdmaqual/", "guest kernels, modules and initramfs of an installed "
 	     "rdmaqual run as root (RQ_VM_CACHE overrides)");

@@ -134,6 +134,77 @@ static int own_dir(const char *dir, unsigned mode, char *err, size_t errsz)
 	return 0;
 }
 
+/*
+ * Every directory above real (a physical path) is one whose entries only
+ * root or the euid can rename or replace: owned by one of them, and
+ * writable by group or others only when sticky (/tmp).  Otherwise the
+ * owner of such a parent could swap the cache for a tree of theirs after
+ * it was checked.
+ */
+static int safe_parents(const char *real, char *err, size_t errsz)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s", real);
+	for (char *slash = strrchr(p, '/'); slash; slash = strrchr(p, '/')) {
+		if (slash == p)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (lstat(p, &st) < 0) {
+			snprintf(err, errsz, "%s: %s", p, strerror(errno));
+			return -errno;
+		}
+		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+			snprintf(err, errsz, "the image cache %s lies under %s, owned by uid %u with mode "
+				 "%04o: someone else could replace it (set RQ_VM_CACHE to a dir under "
+				 "directories only root or uid %u may change)", real, p,
+				 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+			return -EPERM;
+		}
+		if (slash == p)
+			break;
+	}
+	return 0;
+}
+
+int rq_cache_check(const char *dir, char *real, size_t size, char *err, size_t errsz)
+{
+	char buf[PATH_MAX];
+	int rc;
+
+	if (!*dir) {
+		snprintf(err, errsz, "the image cache is an empty path");
+		return -EINVAL;
+	}
+	/* Missing: made private (0700), parents too, as mkdir -p would. */
+	rc = mkdir_p(dir, 0700);
+	if (rc) {
+		snprintf(err, errsz, "cannot create the image cache %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	/*
+	 * The builders get the physical path: a link named by RQ_VM_CACHE is
+	 * followed once, here, and cannot be repointed after the check.
+	 */
+	if (!realpath(dir, buf)) {
+		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (strlen(buf) >= size) {
+		snprintf(err, errsz, "cache path too long");
+		return -ENAMETOOLONG;
+	}
+	rc = own_dir(buf, 0700, err, errsz);
+	if (rc == 0)
+		rc = safe_parents(buf, err, errsz);
+	if (rc == 0)
+		snprintf(real, size, "%s", buf);
+	return rc;
+}
+
 int rq_cache_dir(char *buf, size_t size, char *err, size_t errsz)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");

@@ -48,5 +48,13 @@ const char *rq_default_cases(void);
  * the scripts run what they unpack there.  0 or -errno with err set.
  */
 int rq_cache_dir(char *buf, size_t size, char *err, size_t errsz);
+/*
+ * Any image cache (RQ_VM_CACHE, a checkout's vm/cache, rq_cache_dir's):
+ * created 0700 when missing; then its physical path goes to real, and it
+ * must be a directory of the euid that nobody else may write, under
+ * directories that only root or the euid can change (sticky ones aside).
+ * 0 or -errno with err set.
+ */
+int rq_cache_check(const char *dir, char *real, size_t size, char *err, size_t errsz);
 
 #endif

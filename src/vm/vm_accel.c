@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "core/proc.h"
@@ -62,6 +63,29 @@ static void verdict_path(const char *cache, char *buf, size_t size)
 	snprintf(buf, size, "%s/accel-verdicts", cache);
 }
 
+/*
+ * The verdicts file, read only when it is a regular file of ours that no one
+ * else may write (not through a link): a planted "kvm" line would boot
+ * guests under an accelerator that hangs them.
+ */
+static int verdict_read(const char *path, struct sb *f)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	rc = read_fd_all(fd, f, 1 << 20);
+	close(fd);
+	return rc;
+}
+
 int rq_accel_verdict_get(const char *cache, const char *key)
 {
 	char path[1200];
@@ -69,7 +93,7 @@ int rq_accel_verdict_get(const char *cache, const char *key)
 	int v = -1;
 
 	verdict_path(cache, path, sizeof(path));
-	if (read_file(path, &f, 1 << 20) < 0) {
+	if (verdict_read(path, &f) < 0) {
 		sb_release(&f);
 		return -1;
 	}
@@ -97,8 +121,8 @@ int rq_accel_verdict_put(const char *cache, const char *key, enum rq_accel a)
 	int rc;
 
 	verdict_path(cache, path, sizeof(path));
-	mkdir_p(cache, 0755);
-	read_file(path, &f, 1 << 20);
+	mkdir_p(cache, 0700);
+	verdict_read(path, &f);
 	/* Rewrite without older lines for this key. */
 	char *save = NULL;
 

@@ -179,6 +179,13 @@ int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 		snprintf(img->cache, sizeof(img->cache), "%.*s/cache",
 			 (int)(sizeof(img->cache) - sizeof("/cache")), img->vm_dir);
 	}
+	/* What is cached there is booted: the scripts check it again, and each file. */
+	char cache[sizeof(img->cache)];
+
+	snprintf(cache, sizeof(cache), "%s", img->cache);
+	rc = rq_cache_check(cache, img->cache, sizeof(img->cache), err, errsz);
+	if (rc < 0)
+		return rc;
 	snprintf(kscript, sizeof(kscript), "%s/kernel.sh", img->vm_dir);
 	snprintf(iscript, sizeof(iscript), "%s/initramfs.sh", img->vm_dir);
 
