@@ -489,6 +489,19 @@ static void ibsim_cleanup_stale(const struct rq_run_opts *o)
 	sb_release(&msgs);
 }
 
+/*
+ * The run's scratch dir (each case's fabric is a dir below it): named in the
+ * report so that whoever checks what the run left (a test beside others on
+ * one host) looks at this run's dir, not at every /tmp/rq-ibsim-*.
+ */
+static void ibsim_facts(struct rq_target *t, struct rq_result *sink)
+{
+	struct ibsim_priv *p = t->priv;
+
+	if (p)
+		rq_fact_add(sink, "ibsim.scratch", p->base);
+}
+
 /* auto, without a ConnectX: first choice for a fabric kind, after rxe-vm for the rest. */
 static int ibsim_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 {
@@ -510,4 +523,5 @@ const struct rq_target_ops rq_target_ibsim = {
 	.unplace = ibsim_unplace,
 	.close = ibsim_close,
 	.cleanup_stale = ibsim_cleanup_stale,
+	.facts = ibsim_facts,
 };

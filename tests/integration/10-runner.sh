@@ -41,7 +41,7 @@ for pair in runner.pass:PASS runner.fail_exit:FAIL runner.fail_output:FAIL \
 done
 expect_grep "skip names every unmet need" 'rdmaqual-no-such-tool.*no_such_module' "$R"
 expect_grep "console has one line per case" 'runner.error_timeout' "$T/run.out"
-expect_true "no sleep left by the timed-out case" no_proc "^sleep 30.3"
+expect_true "no sleep left by the timed-out case" none_with "^sleep 30.3" "$T/state"
 
 # 3. filters that select nothing are an error, not a green run
 "$RQ" run --report-dir "$T/rep" -k 'no.such.*' tests/cases/runner >/dev/null 2>&1
@@ -73,7 +73,7 @@ expect_eq "then the two finished cases, a line each" "slow.first slow.second" \
 	"$(jq -r '.unit // empty' "$J" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "... with the rows results.json has" "$(jq -r '[.results[].id] | join(" ")' "$T/k/latest/results.json")" \
 	"$(jq -r '.rows[]?.id' "$J" | tr '\n' ' ' | sed 's/ $//')"
-wait_for "no process of the killed run remains" 5 no_proc "^sleep 31.7"
+wait_for "no process of the killed run remains" 5 none_with "^sleep 31.7" "$T/state"
 
 # 6. the node lock
 "$RQ" run --report-dir "$T/l" -k slow.hang tests/cases/slow >/dev/null 2>&1 &
@@ -87,20 +87,14 @@ expect_grep "refusal names the holder" 'another run holds this node' "$T/lock.ou
 # 7. SIGINT ends the run promptly with a report, once the case runs (a
 # signal before its first case leaves no row to say "interrupted"): its
 # sleep is up, ours by the state dir in its environment
-our_sleep() {
-	for p in $(pgrep -f '^sleep 31.7'); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RDMAQUAL_STATE_DIR=$T/state" &&
-			return 0
-	done
-	return 1
-}
+our_sleep() { [ -n "$(procs_with '^sleep 31.7' "$T/state")" ]; }
 wait_for "the hanging case runs" 10 our_sleep
 kill -INT $pid
 wait $pid
 expect_eq "interrupted run exit status" 1 $?
 expect_true "report after SIGINT is well-formed" xmllint --noout "$T/l/latest/junit.xml"
 expect_grep "interrupted case is an error" 'interrupted' "$T/l/latest/results.json"
-expect_true "no sleep left after SIGINT" no_proc "^sleep 31.7"
+expect_true "no sleep left after SIGINT" none_with "^sleep 31.7" "$T/state"
 
 # 8. an opt-in target that cannot work here says why
 if [ ! -d "/lib/modules/$(uname -r)" ] && [ ! -d /sys/module/rdma_rxe ]; then

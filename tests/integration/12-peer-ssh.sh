@@ -67,8 +67,12 @@ chmod 755 "/tmp/rdmaqual-peer/$old"
 expect_eq "run with a peer" 0 $?
 expect_grep "peer facts are in the report" 'name="peer.kernel"' "$T/rep/latest/junit.xml"
 expect_true "a planted file in a pre-made cache dir never runs" test ! -e "$T/pwned"
-expect_true "no peer agent left running" no_proc "/tmp/rdmaqual-peer.*/rdmaqual-.* agent"
-wait_for "the peer's private copy dir is removed" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
+# Ours: the peer side runs under this test's sshd (its PATH holds $T), and
+# the copy dir is the one this run's report names.
+expect_true "no peer agent left running" none_with "/tmp/rdmaqual-peer.*/rdmaqual-.* agent" "$T"
+copy=$(peer_copies "$T/rep/latest/junit.xml")
+expect_true "the report names the peer's copy ($copy)" test -n "$copy"
+wait_for "the peer's private copy dir is removed" 5 none_exist "$copy"
 
 expect_grep "the peer's agent is the copy" 'name="peer.rdmaqual_exe" value="/tmp/rdmaqual-peer\.[^/]*/rdmaqual-' "$T/rep/latest/junit.xml"
 
@@ -88,7 +92,9 @@ case $("$RQ" --version) in
 *) expect_grep "the same version on the peer's PATH runs, no copy" \
 	"name=\"peer.rdmaqual_exe\" value=\"$T/peerbin/rdmaqual\"" "$T/rep5/latest/junit.xml" ;;
 esac
-wait_for "no copy dir is left" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
+copies=$(peer_copies "$T/rep4/latest/junit.xml" "$T/rep5/latest/junit.xml")
+expect_true "the reports name the copies ($copies)" test -n "$copies"
+wait_for "no copy dir is left" 5 none_exist "$copies"
 
 # --peer never becomes an ssh option.
 "$RQ" run --report-dir "$T/rep3" --target local --peer "-oProxyCommand=touch $T/pwned2" \
@@ -101,5 +107,6 @@ sed -i "s/Port $port/Port 1/" "$T/ssh_config"
 "$RQ" run --report-dir "$T/rep2" --target local --peer rq-peer -k runner.pass tests/cases/runner >"$T/run2.out" 2>&1
 expect_eq "unreachable peer fails the run" 1 $?
 expect_grep "the reason names ssh" 'ERROR.*ssh rq-peer' "$T/run2.out"
-rm -rf /tmp/rdmaqual-peer /tmp/rdmaqual-peer.*
+# The fixed dir this test planted (nothing else uses that name now).
+rm -rf /tmp/rdmaqual-peer
 finish

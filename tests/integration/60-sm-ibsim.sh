@@ -16,8 +16,8 @@ RQ=${RQ:-build/san/rdmaqual}
 T=$(mktemp -d /tmp/rq-it-sm.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
-ours() { pgrep -f -- "$1" | while read -r p; do grep -qa "$T\|rq-ibsim\|rq-agent" "/proc/$p/cmdline" "/proc/$p/environ" 2>/dev/null && echo "$p"; done; }
-before_ibsim=$(count /tmp/rq-ibsim-*)
+# This test's processes: its runs' children inherit RDMAQUAL_STATE_DIR=$T/state.
+ours() { procs_with "$1" "$T"; }
 
 if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
 	skip "ibsim target unavailable here"
@@ -62,7 +62,10 @@ expect_grep "repeated key with both lines" "bad.conf:10: 'sweep_interval' repeat
 # 3. nothing left
 expect_eq "no ibsim of ours left" "" "$(ours 'ibsim -s -n')"
 expect_eq "no opensm of ours left" "" "$(ours '^opensm')"
-expect_eq "no ibsim scratch left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
+# The runs' own scratch dirs, as their reports name them (fact ibsim.scratch).
+scratch=$(facts_of ibsim.scratch "$T/rep"; facts_of ibsim.scratch "$T/rf")
+expect_eq "both runs name their ibsim scratch" 2 "$(echo "$scratch" | grep -c '^/tmp/rq-ibsim-')"
+expect_true "no ibsim scratch of theirs left" none_exist "$scratch"
 expect_eq "no run-state record left" 0 "$(count "$T/state"/ibsm-*)"
 
 # 4. SIGKILL in the middle of a bring-up wait, then rdmaqual cleanup
@@ -80,8 +83,11 @@ YAML
 "$RQ" run --state-dir "$T/state2" --report-dir "$T/rk" "$T/slow.yaml" >"$T/kill.out" 2>&1 &
 pid=$!
 wait_for "opensm of the killed run started" 30 sh -c "ls $T/state2/ibsm-*.run 2>/dev/null | xargs -r grep -l '^pid' | xargs -r cat | grep -c '^pid' | grep -q 2"
+# The killed run wrote no report: its scratch is the one its run-state record names.
+kscratch=$(sed -n 's/^dir //p' "$T/state2"/ibsm-*.run 2>/dev/null | head -n1)
 kill -9 $pid
 wait $pid 2>/dev/null
+expect_true "the killed run's record named its scratch ($kscratch)" test -n "$kscratch"
 # The killed run's agent dies with it (PDEATHSIG), not always at once: a record
 # whose writer still lives is left for the next cleanup, so retry briefly.
 cleaned() {
@@ -89,7 +95,7 @@ cleaned() {
 	[ "$(count "$T/state2"/ibsm-*)" = 0 ]
 }
 wait_for "rdmaqual cleanup finished what the run left" 10 cleaned
-wait_for "no ibsim of the killed run" 10 sh -c "[ -z \"\$(pgrep -f 'ibsim -s -n' | while read p; do grep -qa rq-ibsim /proc/\$p/environ 2>/dev/null && echo \$p; done)\" ] || [ -z \"\$(pgrep -f 'ibsim -s -n')\" ]"
+wait_for "no ibsim of the killed run" 10 none_with 'ibsim -s -n' "$T"
 expect_eq "no run-state record after cleanup" 0 "$(count "$T/state2"/ibsm-*)"
-expect_eq "no ibsim scratch after cleanup" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
+expect_true "its ibsim scratch is gone after cleanup" none_exist "$kscratch"
 finish

@@ -21,7 +21,6 @@ export RDMAQUAL_STATE_DIR="$T/state"
 if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
 	skip "ibsim target unavailable here"
 fi
-before_ibsim=$(count /tmp/rq-ibsim-*)
 
 "$RQ" run --state-dir "$T/state" --report-dir "$T/rep" tests/integration/fabric-cases/links.yaml >"$T/out" 2>&1
 expect_eq "fault run exit status" 1 $?
@@ -98,8 +97,11 @@ expect_eq "import of a topology that does not parse: exit 1" 1 $?
 expect_grep "... naming the file and line" 'ERROR: .*bad.txt:3: node header without a quoted node id' "$T/bad.err"
 expect_eq "... and writing nothing" 0 "$(count "$T/bad.net")"
 
-expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
-expect_eq "no scratch dir left" "$before_ibsim" "$(count /tmp/rq-ibsim-*)"
+expect_eq "no ibsim of ours left" "" "$(procs_with "ibsim -s -n /tmp/rq-ibsim" "$T")"
+# The runs' own scratch dirs, as their reports name them (fact ibsim.scratch).
+scratch=$(facts_of ibsim.scratch "$T")
+expect_true "the runs name their ibsim scratch ($(echo "$scratch" | grep -c .))" test -n "$scratch"
+expect_true "no scratch dir of theirs left" none_exist "$scratch"
 expect_eq "no run-state record left" 0 "$(count "$T"/state/ibsm-*.run)"
 echo "61-fabric-ibsim: $_checks checks, $_fails failed"
 [ "$_fails" -eq 0 ]

@@ -94,5 +94,9 @@ expect_eq "no opensm of ours left" "" "$(pgrep -x opensm | while read -r p; do g
 # starts it and removes the record once it is gone: no record left, nothing
 # left (other runs on this host have /tmp/rq-ibsim-* dirs of their own).
 expect_eq "no run-state record left" 0 "$(count "$T"/state/ibsm-*.run)"
+# The run's own scratch dir, as its report names it (fact ibsim.scratch).
+scratch=$(facts_of ibsim.scratch "$T/rh")
+expect_true "the run names its ibsim scratch ($scratch)" test -n "$scratch"
+expect_true "and it is gone" none_exist "$scratch"
 echo "62-fabric-qos: $_checks checks, $_fails failed"
 [ "$_fails" -eq 0 ]

@@ -109,7 +109,10 @@ YAML
 "$RQ" run --nodes 'node[01-04]' --launcher local --pairs ring --report-dir "$T/rq" \
 	"$T/pairslow.yaml" >"$T/outq" 2>&1 &
 pid=$!
-wait_for "the pairs of round 1 run" 20 sh -c "[ \$(pgrep -c -f '$SLOW') -ge 4 ]"
+# The slow case's processes of this test's runs (their environment holds $T).
+pairs_run() { [ "$(procs_with "$SLOW" "$T/state" | grep -c .)" -ge 4 ]; }
+slow_runs() { [ -n "$(procs_with "$SLOW" "$T/state")" ]; }
+wait_for "the pairs of round 1 run" 20 pairs_run
 # node02's agent: local agents carry their node's name in their environment
 victim=
 for a in $(pgrep -P $pid); do
@@ -124,13 +127,13 @@ expect_true "and ends soon after (bounded)" test $(( $(date +%s) - start )) -lt 
 expect_grep "its partner's row ERRORs: peer gone" 'ERROR +lab\.pairslow\[node01->node02\] .*peer node02 gone: agent node02 closed the channel' "$T/outq"
 expect_grep "its next pair ERRORs too, without running" 'ERROR +lab\.pairslow\[node02->node03\] .*node02 gone' "$T/outq"
 expect_grep "pairs without node02 pass" 'PASS +lab\.pairslow\[node03->node04\]' "$T/outq"
-expect_true "nothing of the pairs left running" no_proc "$SLOW"
+expect_true "nothing of the pairs left running" none_with "$SLOW" "$T/state"
 
 echo "-- a node dies mid-case"
 "$RQ" run --nodes 'node[01-04]' --launcher local --report-dir "$T/r2" "$C/node.yaml" "$T/slow.yaml" \
 	$C/pairs.yaml >"$T/out2" 2>&1 &
 pid=$!
-wait_for "the slow case runs on the nodes" 20 pgrep -f "$SLOW"
+wait_for "the slow case runs on the nodes" 20 slow_runs
 # node02's agent: local agents carry their node's name in their environment
 victim=
 for a in $(pgrep -P $pid); do
@@ -154,13 +157,13 @@ echo "-- SIGINT stops every node's work; --resume completes the same report"
 "$RQ" run --nodes 'node[01-03]' --launcher local --report-dir "$T/r3" "$C/node.yaml" "$T/slow.yaml" \
 	>"$T/out3" 2>&1 &
 pid=$!
-wait_for "the slow case runs" 20 pgrep -f "$SLOW"
+wait_for "the slow case runs" 20 slow_runs
 kill -INT $pid
 start=$(date +%s)
 wait $pid
 expect_eq "interrupted run exits 1" 1 $?
 expect_true "within 5 s" test $(( $(date +%s) - start )) -lt 5
-expect_true "no agent or case left running" no_proc "$SLOW"
+expect_true "no agent or case left running" none_with "$SLOW" "$T/state"
 expect_grep "it says how to resume" 'rdmaqual run --resume ' "$T/out3"
 run3=$(readlink -f "$T/r3/latest")
 expect_nogrep "the interrupted units are not journaled" 'lab\.slow' "$run3/journal.jsonl"

@@ -37,6 +37,7 @@ PasswordAuthentication no
 StrictModes no
 UsePAM no
 MaxStartups 30
+SetEnv RQ_IT_SSHD=$T
 CFG
 cat >"$T/ssh_config" <<CFG
 Host lab1 lab2 lab3
@@ -86,6 +87,10 @@ expect_eq "results.json flags the duplicate" "lab1" \
 expect_eq "results.json: lab1's hostname is the node's own" "$host" \
 	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['lab']['nodes'][0]['hostname'])" "$T/rep/latest/results.json")"
 expect_eq "the drain list names the unreachable node" "labdead" "$(cut -d' ' -f1 "$T/drain")"
-expect_true "no node agent left running" no_proc "/tmp/rdmaqual-peer.*/rdmaqual-.* agent"
-wait_for "the nodes' private copy dirs are removed" 5 sh -c '! ls -d /tmp/rdmaqual-peer.* 2>/dev/null'
+# Ours: the nodes run under this test's sshd (SetEnv puts $T in their
+# environment), and the copy dirs are those this run's report names.
+expect_true "no node agent left running" none_with "/tmp/rdmaqual-peer.*/rdmaqual-.* agent" "$T"
+copies=$(peer_copies "$T/rep/latest/junit.xml")
+expect_eq "the report names the three nodes' copies" 3 "$(echo "$copies" | grep -c .)"
+wait_for "the nodes' private copy dirs are removed" 5 none_exist "$copies"
 finish

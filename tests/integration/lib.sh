@@ -9,8 +9,41 @@ expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: expected '$2', got
 expect_true() { d=$1; shift; if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d"; fi; }
 expect_grep() { if grep -Eq -- "$2" "$3"; then ok "$1"; else bad "$1: /$2/ not in $3"; sed 's/^/    | /' "$3" | tail -20; fi; }
 expect_nogrep() { if grep -Eq -- "$2" "$3"; then bad "$1: /$2/ found in $3"; else ok "$1"; fi; }
-# no_proc PATTERN: no process whose command line matches PATTERN (pgrep -f)
+# no_proc PATTERN: no process whose command line matches PATTERN (pgrep -f).
+# Machine-wide: use it only with a PATTERN that names something of this
+# test's own (its $T, a dir or pid it learnt); else procs_with.
 no_proc() { ! pgrep -f -- "$1" >/dev/null; }
+# procs_with PATTERN TEXT: the pids whose command line matches PATTERN and
+# whose environment holds TEXT (this test's $T, e.g. in the
+# RDMAQUAL_STATE_DIR it exported, which its runs' children inherit): the
+# test's own processes, not those of another run on the host.
+procs_with() {
+	for _q in $(pgrep -f -- "$1"); do
+		grep -qaF -- "$2" "/proc/$_q/environ" 2>/dev/null && echo "$_q"
+	done
+	return 0
+}
+# none_with PATTERN TEXT: no such process of this test's
+none_with() { [ -z "$(procs_with "$1" "$2")" ]; }
+# facts_of KEY DIR: the values of the report fact KEY in every results.json
+# under DIR (the runs this test made), one a line
+facts_of() {
+	find "$2" -name results.json -exec jq -r --arg k "$1" '.facts[$k] // empty' {} + 2>/dev/null |
+		sort -u
+}
+# peer_copies REPORT...: the peer copy dirs (/tmp/rdmaqual-peer.*) that the
+# runs' reports name (facts peer.rdmaqual_exe, NODE.node.rdmaqual_exe)
+peer_copies() {
+	grep -ohE 'rdmaqual_exe" value="/tmp/rdmaqual-peer\.[^/"]+' "$@" 2>/dev/null |
+		sed 's/.*value="//' | sort -u
+}
+# none_exist LIST...: none of the paths exists (each argument a path or
+# paths one a line, as facts_of and peer_copies print them)
+none_exist() {
+	printf '%s\n' "$@" | while IFS= read -r _p; do
+		[ -z "$_p" ] || [ ! -e "$_p" ] || exit 1
+	done
+}
 # wait_for DESC SECONDS CMD...: poll until CMD succeeds or time is up
 wait_for() {
 	d=$1; s=$2; shift 2
