@@ -28,7 +28,9 @@ INSTALL       ?= install
 INST_CASES    := $(sort $(shell find cases -type f -name '*.yaml' 2>/dev/null))
 INST_FIXTURES := $(sort $(wildcard fixtures/fabrics/*.net fixtures/fabrics/README \
 	fixtures/opensm/*.conf fixtures/opensm/README))
-INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/cache.sh vm/init
+INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/init
+# sourced by those, not run: 0644 (an executable without #! is a lintian warning)
+INST_VM_LIB   := vm/cache.sh
 INST_DOCS     := $(sort $(wildcard docs/*.md))
 INST_EXAMPLES := docs/examples/rdmaqual.sbatch
 INST_MAN      := man/rdmaqual.1 man/rdmaqual-cases.5
@@ -58,6 +60,7 @@ install: rdmaqual $(COLL) $(INST_MAN) $(INST_COMP)
 		$(INSTALL) -m 0644 "$$f" "$(DESTDIR)$(PKGDATADIR)/$$f"; \
 	done; echo "installed $(words $(INST_CASES)) case files and $(words $(INST_FIXTURES)) fixtures in $(DESTDIR)$(PKGDATADIR)"
 	$(INSTALL) -m 0755 $(INST_VM) $(DESTDIR)$(PKGLIBEXECDIR)/
+	$(INSTALL) -m 0644 $(INST_VM_LIB) $(DESTDIR)$(PKGLIBEXECDIR)/
 	$(INSTALL) -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	$(INSTALL) -m 0644 $(INST_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
@@ -72,7 +75,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man5/rdmaqual-cases.5 $(DESTDIR)$(BASHCOMPDIR)/rdmaqual \
 		$(DESTDIR)$(ZSHCOMPDIR)/_rdmaqual
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(INST_CASES) $(INST_FIXTURES))
-	rm -f $(addprefix $(DESTDIR)$(PKGLIBEXECDIR)/,$(notdir $(INST_VM)))
+	rm -f $(addprefix $(DESTDIR)$(PKGLIBEXECDIR)/,$(notdir $(INST_VM) $(INST_VM_LIB)))
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS)) \
 		$(DESTDIR)$(DOCDIR)/examples/$(notdir $(INST_EXAMPLES))
 	@# rmdir, never rm -r: a file someone put there stays, and says so.

@@ -38,6 +38,8 @@ for f in kernel.sh debian-kernel.sh initramfs.sh init; do
 	expect_true "libexec/rdmaqual/$f installed, mode 0755" \
 		sh -c "[ \"\$(stat -c %a '$D$P/libexec/rdmaqual/$f')\" = 755 ]"
 done
+expect_true "libexec/rdmaqual/cache.sh (sourced by them) installed, mode 0644" \
+	sh -c "[ \"\$(stat -c %a '$D$P/libexec/rdmaqual/cache.sh')\" = 644 ]"
 expect_eq "nothing installed is writable by group or others" "" \
 	"$(find "$D" -perm /022 ! -type l | head -3)"
 expect_eq "every case file of the checkout is installed" \
