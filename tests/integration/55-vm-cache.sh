@@ -125,6 +125,23 @@ PATH="$T/bin:$PATH" vm/kernel.sh --no-host --cache "$T/d" >/dev/null 2>"$T/d3.er
 expect_eq "a cached kernel with no recorded sha256 is refused offline" 1 $?
 expect_grep "saying so" 'has no recorded sha256' "$T/d3.err"
 
+# 7b. The same for a kernel fetched by spec (debian-kernel.sh, run by
+#     kernel.sh under kernel.sh's lock: it must not wait for that lock).
+sd=$T/s/debian/linux-image-0.0-fake_1
+mkdir -p "$sd/boot" "$sd/lib/modules"
+chmod 0700 "$T/s"
+cp "$K" "$sd/boot/vmlinuz-0.0-fake"
+cp -r "$M" "$sd/lib/modules/"
+printf 'RQ_KSHA256=%s\nRQ_KSPEC=bookworm\nRQ_KREL=0.0-fake\nRQ_KPKG=linux-image-0.0-fake\nRQ_KPKGVER=1\nRQ_KCACHE=fetched\n' \
+	"$(sha256sum <"$sd/boot/vmlinuz-0.0-fake" | cut -d' ' -f1)" >"$sd.meta"
+PATH="$T/bin:$PATH" timeout 60 vm/kernel.sh --cache "$T/s" --spec debian:bookworm >"$T/s1.out" 2>"$T/s1.err"
+expect_eq "a cached spec kernel matching its sha256 is used offline (no wait on its own lock)" 0 $?
+expect_grep "that kernel" '^RQ_KVER=0.0-fake$' "$T/s1.out"
+echo "tampered" >>"$sd/boot/vmlinuz-0.0-fake"
+PATH="$T/bin:$PATH" timeout 60 vm/kernel.sh --cache "$T/s" --spec debian:bookworm >/dev/null 2>"$T/s2.err"
+expect_eq "a tampered spec kernel is refused offline" 1 $?
+expect_grep "naming the mismatch" 'vmlinuz-0.0-fake does not match the sha256 recorded.*refusing to boot it' "$T/s2.err"
+
 # 8. The initramfs: built with a recorded sha256, reused while it matches,
 #    rebuilt when tampered with.  It needs a real module tree: the one a
 #    default `rdmaqual vm image` unpacked (read, not written).
