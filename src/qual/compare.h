@@ -131,12 +131,55 @@ struct cmp_report {
 int cmp_check_doc(struct json_t *doc, char *err, size_t errsz);
 
 /*
+ * A results.json as compare keeps it: its head (the document, or every key
+ * but "results" when a reader streams it), its rows parsed and cut to what
+ * compare reads (rq_result: id, verdict, reason, target, device, figures,
+ * facts) and the repeats of their figures, so a comparison holds no row as
+ * a jansson tree (two 112 MB files took 1.6 GB that way).  A reader that
+ * streams a file: cmp_doc_init, head = an object of its other keys,
+ * cmp_doc_results(d, true) at a "results" array (false for a "results"
+ * that is not one), cmp_doc_row for each element.  Bad rows are found as
+ * they come, reported by cmp_doc_check after the head's faults, as
+ * cmp_check_doc would.
+ */
+struct cmp_spread {
+	size_t fig;		/* index into the row's figures */
+	double *v;		/* its "spread": {"samples"} */
+	size_t n;
+};
+struct cmp_spreads {
+	struct cmp_spread *v;
+	size_t n;
+};
+struct rq_result;
+struct cmp_doc {
+	struct json_t *head;		/* owned */
+	bool results_array;
+	struct rq_result **rows;
+	struct cmp_spreads *spread;	/* per row */
+	size_t n, cap;
+	size_t seen;			/* rows of "results" so far, good or bad */
+	char *row_err;			/* the first bad row, or NULL */
+};
+void cmp_doc_init(struct cmp_doc *d);
+void cmp_doc_results(struct cmp_doc *d, bool array);
+void cmp_doc_row(struct cmp_doc *d, struct json_t *row);
+/* From a parsed document (it takes a reference); 0. */
+int cmp_doc_from_json(struct cmp_doc *d, struct json_t *doc);
+/* As cmp_check_doc. */
+int cmp_doc_check(const struct cmp_doc *d, char *err, size_t errsz);
+void cmp_doc_release(struct cmp_doc *d);
+
+/*
  * Compare two documents.  Returns 0 and fills rep (release with
  * cmp_report_release), or -EINVAL when either document fails
  * cmp_check_doc; err then starts with "before: " or "after: ".
  */
 int cmp_compare(struct json_t *before, struct json_t *after, const struct cmp_opts *o,
 		struct cmp_report *rep, char *err, size_t errsz);
+/* The same on documents read as cmp_doc (compare.c streams results.json so). */
+int cmp_compare_docs(const struct cmp_doc *before, const struct cmp_doc *after,
+		     const struct cmp_opts *o, struct cmp_report *rep, char *err, size_t errsz);
 void cmp_report_release(struct cmp_report *rep);
 
 /*

@@ -101,4 +101,47 @@ cmp rootdir 2 "$T/a" "$B"
 expect_grep "a reports folder: hint at latest" 'holds no results\.json .*try .*/latest' "$T/rootdir.out"
 cmp badtol 2 -T 'lat_*=x' "$A" "$B"
 expect_grep "a bad tolerance is a usage error" 'is not a percentage' "$T/badtol.out"
+
+echo "-- read a row at a time: the same findings as whole documents"
+# Without --html compare reads each results.json a row at a time; with it,
+# whole (the page draws every row).  Same tables, same JSON, same verdicts.
+# Repeats too (a merged document's "spread": {"samples"}), judged with their noise.
+spread='(.results[] | select(.id == "runner.pass")).figures[-2].spread = {"samples": SAMPLES}'
+edit sb "$(echo "$spread" | sed 's/SAMPLES/[100, 101, 99, 100]/')" "$T/fb.json"
+edit sa "$(echo "$spread" | sed 's/SAMPLES/[90, 91, 89, 90]/')" "$T/fa.json"
+for args in "" "--json"; do
+	for pair in "fb fa" "sb sa"; do
+		# shellcheck disable=SC2086 # two names, split on purpose
+		set -- $pair
+		# shellcheck disable=SC2086 # args: empty or one option, split on purpose
+		"$RQ" compare $args "$T/$1.json" "$T/$2.json" >"$T/rows.out" 2>&1
+		rc_rows=$?
+		# shellcheck disable=SC2086
+		"$RQ" compare $args --html "$T/page.html" "$T/$1.json" "$T/$2.json" >"$T/whole.out" 2>&1
+		expect_eq "compare ${args:-(tables)} $pair: exit 1 either way (bw_avg -10%)" "1 1" "$rc_rows $?"
+		expect_true "compare ${args:-(tables)} $pair: same output either way" diff -q "$T/rows.out" "$T/whole.out"
+	done
+done
+expect_grep "the repeats were judged with their noise" '"n_before": 4' "$T/rows.out"
+# Keys in another order, "results" twice (the later one wins, as in jansson), a
+# string with escapes: the row reader takes them as the document does.
+jq -c '{results: [], facts, counts, run, schema, results: .results, lab: {"a\"b": [1, {"x": null}]}}' \
+	"$B" >"$T/order.json"
+cmp order 0 "$A" "$T/order.json"
+expect_grep "reordered, duplicate key: 6 rows matched" '^6 rows matched; 0 regressions' "$T/order.out"
+# A bad row is named by its position, as before.
+edit badrow '.results[2].verdict = "MAYBE"'
+cmp badrow 2 "$A" "$T/badrow.json"
+expect_grep "a bad row: its position named" 'badrow\.json: results\[2\]: result: unknown verdict "MAYBE"' "$T/badrow.out"
+edit notarr '.results = {"a": 1}'
+cmp notarr 2 "$A" "$T/notarr.json"
+expect_grep "results not an array: said so" '"results" is missing or not an array' "$T/notarr.out"
+# What the row reader does not expect goes to the whole-file reader, whose
+# message names the line: text after the document, a cut file.
+{ cat "$B"; echo '{}'; } >"$T/trail.json"
+cmp trail 2 "$A" "$T/trail.json"
+expect_grep "text after the document: not JSON, with its line" 'trail\.json: not a results\.json: not JSON \(line [0-9]+: ' "$T/trail.out"
+head -c 2000 "$B" >"$T/cut.json"
+cmp cut 2 "$A" "$T/cut.json"
+expect_grep "a cut file: not JSON" 'cut\.json: not a results\.json: not JSON' "$T/cut.out"
 finish
