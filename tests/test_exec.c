@@ -22,8 +22,13 @@
 #include "exec/unit.h"
 #include "check_main.h"
 
-/* UNDECIDED: a row that judged twice, both ok, sent without a verdict (NONE) */
-enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS, UNDECIDED, SKIP };
+/*
+ * UNDECIDED: a row that judged twice, both ok, sent without a verdict (NONE).
+ * STOP_REAPED, STOP_LEFTOVER: silent until cancelled, then answer the run
+ * as the agent does once its processes are gone, or are not.
+ */
+enum script { PASS, FAIL, SILENT, TIMED_OUT, MALFORMED, NO_ROWS, DIE, SLOW_PASS, UNDECIDED, SKIP,
+	      STOP_REAPED, STOP_LEFTOVER };
 
 /* The child: answer every run request as the script says. */
 static void fake_agent(int fd, enum script how, const char *reason)
@@ -38,8 +43,18 @@ static void fake_agent(int fd, enum script how, const char *reason)
 		struct rq_result *r;
 
 		if (op && !strcmp(op, "cancel")) {
+			json_int_t run = json_integer_value(json_object_get(req, "target_id"));
+
 			json_decref(req);
-			continue;
+			if (how != STOP_REAPED && how != STOP_LEFTOVER)
+				continue;
+			ans = json_pack("{s:i, s:I, s:b, s:s}", "v", RQ_AGENT_PROTO, "id", run, "ok", 0,
+					"error", "cancelled");
+			if (how == STOP_REAPED)
+				json_object_set_new(ans, "reaped", json_true());
+			else
+				json_object_set_new(ans, "leftover", json_string(reason));
+			goto send;
 		}
 		json_decref(req);
 		ans = json_pack("{s:i, s:I, s:s}", "v", RQ_AGENT_PROTO, "id", id, "log", "agent log\n");
@@ -47,6 +62,8 @@ static void fake_agent(int fd, enum script how, const char *reason)
 		case DIE:
 			_exit(0);
 		case SILENT:
+		case STOP_REAPED:
+		case STOP_LEFTOVER:
 			json_decref(ans);
 			continue;
 		case SLOW_PASS:
@@ -83,6 +100,7 @@ static void fake_agent(int fd, enum script how, const char *reason)
 			json_object_set_new(ans, "rows", json_array());
 			break;
 		}
+send:;
 		char *t = json_dumps(ans, JSON_COMPACT);
 
 		json_decref(ans);
@@ -393,6 +411,56 @@ START_TEST(skip_on_either_side)
 END_TEST
 
 /*
+ * A side cancelled after the other's grace is confirmed gone only by its
+ * agent's answer to the cancelled run: processes reaped, or what is left;
+ * no answer by the deadline is not a confirmation either.
+ */
+START_TEST(settle_after_cancel)
+{
+	struct rq_case c = tcase_of(60000);
+	static const struct {
+		enum script sv;
+		size_t bad;
+		const char *want;
+	} t[] = {
+		{ STOP_REAPED, 0, "" },
+		{ STOP_LEFTOVER, 1, "process group 4242 of the stopped case is still there" },
+		{ SILENT, 1, "its stopped run was not confirmed gone within 0.5 s" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct rq_agent *cl = fake("cl", FAIL, "bind failed");
+		struct rq_agent *sv = fake("sv", t[i].sv, t[i].want);
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		struct rq_unit u;
+
+		rq_unit_init(&u, &c, 2);
+		set_side(&u, 0, cl, "client", true);
+		set_side(&u, 1, sv, "server", false);
+		run(&u, &rows, &log);
+		ck_assert(u.side[1].graced_out);
+		ck_assert_uint_ne(u.side[1].stopped, 0);
+		int64_t t0 = now_ms();
+
+		ck_assert_uint_eq(rq_unit_settle(&u, now_ms() + 500), t[i].bad);
+		ck_assert_str_eq(u.side[1].leftover, t[i].want);
+		ck_assert_str_eq(u.side[0].leftover, "");
+		/* an answer ends the wait; only silence waits out the deadline */
+		if (t[i].sv == SILENT)
+			ck_assert_int_ge(now_ms() - t0, 500);
+		else
+			ck_assert_int_lt(now_ms() - t0, 400);
+		rq_unit_release(&u);
+		rq_results_release(&rows);
+		sb_release(&log);
+		rq_agent_close(cl);
+		rq_agent_close(sv);
+	}
+}
+END_TEST
+
+/*
  * A side that ends leaves the other a grace (10 s after an answer, 3 s after
  * a failure to run), then it is cancelled and says so.
  */
@@ -549,6 +617,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, n_sides);
 	tcase_add_test(tc, three_sides_undecided_rows);
 	tcase_add_test(tc, skip_on_either_side);
+	tcase_add_test(tc, settle_after_cancel);
 	tcase_add_test(tc, lab_ids);
 }
 

@@ -89,6 +89,18 @@ static void run_placed(struct sched *s, const struct rq_case *c, const char *tna
 	}
 	rq_unit_run(&u, s->tick, s->tick_arg);
 	rq_unit_rows(&u, rows, log);
+	/* a stopped side's processes should be gone before the next case runs beside them */
+	if (!rq_interrupted && rq_unit_settle(&u, now_ms() + scaled_ms(RQ_UNIT_SETTLE_MS)))
+		for (size_t i = 0; i < u.nsides; i++) {
+			const struct rq_unit_side *sd = &u.side[i];
+
+			if (!sd->leftover[0])
+				continue;
+			sb_addf(log, "# %s: %s\n", sd->label ? sd->label : "the case", sd->leftover);
+			fprintf(stderr, "rdmaqual: warning: %s (%s): %s; the cases after it may fail "
+				"beside what it left\n", c->name, sd->label ? sd->label : "its run",
+				sd->leftover);
+		}
 	rq_unit_release(&u);
 }
 

@@ -88,11 +88,27 @@ static void side_gone(struct rq_unit *u, size_t s)
 		u->gone(u, s, u->arg);
 }
 
+/* What an agent's answer to a stopped run says about its processes. */
+static void note_stopped(struct rq_unit_side *sd, const json_t *a)
+{
+	const char *left = json_string_value(json_object_get(a, "leftover"));
+
+	/* it ended on its own before the cancel came: its tools went with it */
+	if (json_is_true(json_object_get(a, "ok")))
+		return;
+	if (left)
+		snprintf(sd->leftover, sizeof(sd->leftover), "%s", left);
+	else if (!json_is_true(json_object_get(a, "reaped")))
+		snprintf(sd->leftover, sizeof(sd->leftover),
+			 "the agent did not confirm the stopped run's processes gone");
+}
+
 static void cancel_side(struct rq_unit_side *sd, const char *why)
 {
 	if (!sd->id)
 		return;
 	rq_agent_cancel(sd->ag, sd->id);
+	sd->stopped = sd->id;
 	sd->id = 0;
 	snprintf(sd->why, sizeof(sd->why), "%s", why);
 }
@@ -145,6 +161,10 @@ bool rq_unit_poll(struct rq_unit *u)
 		if ((a = rq_agent_take(sd->ag, sd->id))) {
 			sd->ans = a;
 			sd->id = 0;
+			/* the agent stopped it at its timeout: what did that leave? */
+			if (!json_is_true(json_object_get(a, "ok")) &&
+			    (json_object_get(a, "reaped") || json_object_get(a, "leftover")))
+				note_stopped(sd, a);
 			bool skip = answer_skipped(a);
 			bool ok = json_is_true(json_object_get(a, "ok")) && !skip;
 			int64_t grace = now + scaled_ms(ok ? GRACE_OK_MS : GRACE_FAIL_MS);
@@ -189,6 +209,64 @@ bool rq_unit_poll(struct rq_unit *u)
 	if (!out)
 		u->running = false;
 	return !out;
+}
+
+size_t rq_unit_settle(struct rq_unit *u, int64_t deadline)
+{
+	struct rq_agent **ags = xcalloc(u->nsides ? u->nsides : 1, sizeof(*ags));
+	int64_t t0 = now_ms();
+	size_t bad = 0;
+	bool intr = false;
+
+	for (;;) {
+		size_t n = 0;
+
+		for (size_t s = 0; s < u->nsides; s++) {
+			struct rq_unit_side *sd = &u->side[s];
+			json_t *a;
+
+			if (!sd->stopped)
+				continue;
+			if ((a = rq_agent_take(sd->ag, sd->stopped))) {
+				note_stopped(sd, a);
+				json_decref(a);
+				sd->stopped = 0;
+			} else if (sd->ag->dead) {
+				snprintf(sd->leftover, sizeof(sd->leftover), "%s", sd->ag->dead_why);
+				sd->stopped = 0;
+			} else {
+				bool seen = false;
+
+				for (size_t i = 0; i < n && !seen; i++)
+					seen = ags[i] == sd->ag;
+				if (!seen)
+					ags[n++] = sd->ag;
+			}
+		}
+		if (!n || now_ms() >= deadline)
+			break;
+		if (rq_agent_poll(ags, n, deadline) == -2) {
+			intr = true;
+			break;
+		}
+	}
+	for (size_t s = 0; s < u->nsides; s++) {
+		struct rq_unit_side *sd = &u->side[s];
+
+		if (sd->stopped) {
+			if (intr)
+				snprintf(sd->leftover, sizeof(sd->leftover),
+					 "interrupted before its stopped run was confirmed gone");
+			else
+				snprintf(sd->leftover, sizeof(sd->leftover),
+					 "its stopped run was not confirmed gone within %.1f s",
+					 (deadline - t0) / 1000.0);
+			sd->stopped = 0;
+		}
+		bad += sd->leftover[0] != '\0';
+	}
+	free(ags);
+	return bad;
 }
 
 void rq_unit_cancel(struct rq_unit *u, const char *why)

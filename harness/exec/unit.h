@@ -49,6 +49,8 @@ struct rq_unit_side {
 	char why[1024];		/* why there is no answer */
 	bool gone;		/* its agent died under the unit */
 	bool graced_out;	/* cancelled at the end of another side's grace */
+	uint64_t stopped;	/* a run cancelled and not yet confirmed gone (its id) */
+	char leftover[256];	/* the agent could not confirm a stopped run gone: why */
 };
 
 struct rq_unit {
@@ -83,6 +85,18 @@ bool rq_unit_start(struct rq_unit *u);
  * when the unit is over.
  */
 bool rq_unit_poll(struct rq_unit *u);
+/*
+ * After the unit: wait, until deadline, for the answers to the runs it
+ * cancelled.  The agent answers a stopped run once its worker and every
+ * process group the run started are gone ("reaped"), or says what is left
+ * ("leftover").  Returns how many sides are not confirmed clean, each with
+ * its leftover set (no answer by the deadline, what the agent said is
+ * left, or its agent died); such a side's node must not run a new unit
+ * beside what the last one left.
+ */
+size_t rq_unit_settle(struct rq_unit *u, int64_t deadline);
+/* How long rq_unit_settle is given: the agent's cleanup of a stopped run, its group kill, and slack. */
+#define RQ_UNIT_SETTLE_MS 40000
 /* Cancel every side still in flight, with why (an interrupt). */
 void rq_unit_cancel(struct rq_unit *u, const char *why);
 /*

@@ -252,6 +252,34 @@ static void unit_start(struct cluster *cl, struct unit *u)
 		cl->units++;
 }
 
+/*
+ * The units' cancelled sides must be gone before their nodes run anything
+ * else: a stopped pair's server or QP left beside the next round's pair
+ * failed that pair ("remote invalid request error (9)") and made its node
+ * a false link suspect.  Each agent answers a stopped run once its
+ * processes are gone (exec/unit.h, rq_unit_settle); a node whose agent
+ * does not, or says what is left, is given no more work, and its later
+ * units say why.  One deadline for the round: the agents clean up at once.
+ */
+static void settle_units(struct cluster *cl, struct unit *u, size_t n)
+{
+	int64_t deadline = now_ms() + scaled_ms(RQ_UNIT_SETTLE_MS);
+
+	for (size_t i = 0; i < n && !rq_interrupted; i++) {
+		struct unit *x = &u[i];
+
+		if (!rq_unit_settle(&x->x, deadline))
+			continue;
+		for (size_t s = 0; s < x->x.nsides; s++)
+			if (x->x.side[s].leftover[0])
+				cluster_node_down(cl, x->nd[s], "given no more work after a stopped "
+						  "unit (%s%s%s): %s", x->c->name,
+						  x->x.side[s].label ? ", side " : "",
+						  x->x.side[s].label ? x->x.side[s].label : "",
+						  x->x.side[s].leftover);
+	}
+}
+
 /* Work through units, at most fanout in flight; calls done() as each ends. */
 static void run_units(struct cluster *cl, struct unit *u, size_t n,
 		      void (*done)(struct cluster *, struct unit *, void *), void *arg)
@@ -307,6 +335,7 @@ static void run_units(struct cluster *cl, struct unit *u, size_t n,
 			}
 		}
 	}
+	settle_units(cl, u, n);
 	free(ags);
 	free(run);
 }

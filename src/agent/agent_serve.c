@@ -453,13 +453,32 @@ static int worker_exec(json_t *req, const char *dir)
 	return 0;
 }
 
+/* In a worker: <dir>/groups, "+PGID" and "-PGID" lines (proc_group_hook). */
+static int groups_fd = -1;
+
+static void note_group(pid_t pgid, bool started)
+{
+	if (groups_fd >= 0)
+		dprintf(groups_fd, "%c%d\n", started ? '+' : '-', (int)pgid);
+}
+
 static pid_t fork_worker(struct agent *ag, int (*fn)(json_t *, const char *), json_t *req,
 			 const char *dir)
 {
 	pid_t pid = fork();
+	char path[600];
 
 	if (pid)
 		return pid;
+	/*
+	 * The tools this worker starts each lead a session of their own, out
+	 * of the worker's group: a kill of the worker misses what they
+	 * started.  Their groups go to a file the agent reads after the
+	 * worker is gone (reap_groups).
+	 */
+	snprintf(path, sizeof(path), "%s/groups", dir);
+	groups_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	proc_group_hook = note_group;
 	/*
 	 * Worker: own session (so its own group, which a kill addresses to
 	 * reach its tools, and no controlling terminal); dies with the agent.
@@ -541,6 +560,72 @@ static void describe_status(int status, char *buf, size_t size)
 #define LOG_HEAD (256u << 10)
 #define LOG_TAIL (768u << 10)
 
+/* How long the groups of a killed worker get to be gone after their SIGKILL. */
+#define REAP_GROUPS_MS	5000
+
+/*
+ * A worker was killed (cancelled, timed out): kill every group it (or its
+ * cleanup) had running and wait, until deadline, until each is empty.  An
+ * orphan of a killed tool is our child (PR_SET_CHILD_SUBREAPER): reaped
+ * here, else its zombie keeps the group alive.  false with why naming a
+ * group still there; the answer says so and the controller gives the node
+ * no more work beside it.
+ */
+static bool reap_groups(const char *dir, int64_t deadline, char *why, size_t size)
+{
+	char path[600], line[32];
+	pid_t g[256];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/groups", dir);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		return true;	/* it started nothing */
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long v = strtol(line + 1, NULL, 10);
+
+		if (v <= 1 || v > INT_MAX || (line[0] != '+' && line[0] != '-'))
+			continue;
+		if (line[0] == '+' && n < ARRAY_SIZE(g)) {
+			g[n++] = (pid_t)v;
+			continue;
+		}
+		/* ended: reaped by the worker, its number free for reuse: never signal it */
+		for (size_t i = 0; i < n; i++)
+			if (g[i] == (pid_t)v)
+				g[i--] = g[--n];
+	}
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		kill(-g[i], SIGKILL);
+	for (;;) {
+		size_t left = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			while (waitpid(-g[i], NULL, WNOHANG) > 0)
+				;
+			if (kill(-g[i], 0) == 0 || errno != ESRCH)
+				g[left++] = g[i];
+		}
+		n = left;
+		if (!n)
+			return true;
+		if (now_ms() >= deadline)
+			break;
+		struct timespec ts = { 0, 10 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	snprintf(why, size, "process group %d of the stopped case is still there %.1f s after "
+		 "its kill%s", (int)g[0], REAP_GROUPS_MS / 1000.0, n > 1 ? " (and more)" : "");
+	return false;
+}
+
 static void finish_worker(struct agent *ag, struct worker *w, int status)
 {
 	char path[600];
@@ -566,18 +651,30 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 		snprintf(path, sizeof(path), "%s/log", w->dir);
 		read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
 	}
-	if (!payload) {
-		char how[128];
+	bool stopped = !payload || w->timed_out || w->cancelled;
+
+	if (stopped) {
+		/*
+		 * The answer to a stopped (or crashed) run says whether what it
+		 * started is gone: the controller waits for it before it gives
+		 * this node another pair (a leftover server or QP fails the next
+		 * one).
+		 */
+		char why[256], how[128];
+		bool gone = reap_groups(w->dir, now_ms() + (int64_t)(REAP_GROUPS_MS * w->mul), why,
+					sizeof(why));
+		json_t *p = gone ? json_pack("{s:b}", "reaped", 1) : json_pack("{s:s}", "leftover", why);
 
 		describe_status(status, how, sizeof(how));
-		if (w->cancelled)	/* what it printed until then still explains it */
-			answer(ag, id, false, "cancelled", json_pack("{s:s%}", "log", log.buf, log.len));
-		else if (w->timed_out)
-			answer(ag, id, false, "timed out", json_pack("{s:o}", "log", rq_json_textn(log.buf, log.len)));
-		else {
+		json_object_set_new(p, "log", rq_json_textn(log.buf, log.len));
+		if (w->cancelled) {	/* what it printed until then still explains it */
+			answer(ag, id, false, "cancelled", p);
+		} else if (w->timed_out) {
+			answer(ag, id, false, "timed out", p);
+		} else {
 			char *msg = xasprintf("worker %s without an answer", how);
 
-			answer(ag, id, false, msg, json_pack("{s:o}", "log", rq_json_textn(log.buf, log.len)));
+			answer(ag, id, false, msg, p);
 			free(msg);
 		}
 	} else {

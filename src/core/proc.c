@@ -30,6 +30,13 @@
 extern char **environ;
 
 double rq_timeout_mul = 1.0;
+void (*proc_group_hook)(pid_t pgid, bool started);
+
+static void group_note(pid_t pgid, bool started)
+{
+	if (proc_group_hook && pgid > 0)
+		proc_group_hook(pgid, started);
+}
 volatile sig_atomic_t rq_interrupted;
 
 #define DEFAULT_TAIL 4096
@@ -488,6 +495,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 		goto out_close;
 	}
 
+	group_note(pid, true);
 	set_nonblock(outp[0]);
 	set_nonblock(errp[0]);
 	if (inp[1] >= 0)
@@ -512,6 +520,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r)
 				kill(-pid, SIGKILL);
 				if (x < 0 || reap(pid, &r->status) < 0)
 					lost = true;	/* someone else reaped it */
+				group_note(pid, false);
 				exited = true;
 				close_fd(&inp[1]);
 				drain_until = now + DRAIN_MS;
@@ -701,6 +710,7 @@ pid_t proc_spawn(const struct spawn_opts *o)
 		reap(pid, NULL);
 		return -e;
 	}
+	group_note(pid, true);
 	return pid;
 fail:
 	close(stp[0]);
@@ -727,6 +737,8 @@ static int wait_deadline(pid_t pid, int64_t deadline_ms, int *status, bool nowai
 			x = 1;
 			if (!nowait && reap(pid, status) < 0)
 				x = -ECHILD;
+			else if (!nowait)
+				group_note(pid, false);
 			break;
 		}
 		int64_t left = deadline_ms - now_ms();
@@ -767,8 +779,8 @@ void proc_kill_group(pid_t pid, int64_t grace_ms)
 	/* Leader stays a zombie until the whole group got its SIGKILL. */
 	int x = wait_deadline(pid, now_ms() + grace_ms, NULL, true);
 	kill(-pid, SIGKILL);
-	if (x >= 0)
-		reap(pid, NULL);
+	if (x >= 0 && !reap(pid, NULL))
+		group_note(pid, false);
 }
 
 bool cmd_exists(const char *name)

@@ -86,6 +86,16 @@ pid_t proc_spawn(const struct spawn_opts *o);
 int proc_wait_deadline(pid_t pid, int64_t deadline_ms, int *status);
 void proc_kill_group(pid_t pid, int64_t grace_ms);
 
+/*
+ * Called with each child's group (its pid: every child leads a session of
+ * its own) when it starts and once it is reaped and its group killed;
+ * NULL: nobody listens.  The agent's workers record the groups they have
+ * running, so that the agent can kill and wait for them when it kills a
+ * worker (a cancelled or timed-out run): PR_SET_PDEATHSIG reaches a
+ * worker's children, not what they started.
+ */
+extern void (*proc_group_hook)(pid_t pgid, bool started);
+
 /* Is the named command in PATH? */
 bool cmd_exists(const char *name);
 

@@ -45,4 +45,21 @@ expect_grep "agent still serves after all that" '"id":9.*"ok":true' "$T/out"
 expect_true "a run answers with its rows and log" \
 	jqt 'map(select(.id == 10))[0] | .rows[0].verdict == "PASS" and (.log | test("hi"))'
 expect_true "the agent wrote nothing to stderr" test ! -s "$T/err"
+
+echo "-- a cancelled run: what its tool started is gone before the agent answers"
+# The tool's background child outlives the tool (PR_SET_PDEATHSIG reaches
+# the tool, not what it started) unless the agent kills the tool's group.
+# Its argv is this test's own: "sleep 3<pid>".
+LEFT="sleep 3$$"
+{
+	printf '{"v":1,"id":1,"op":"run","timeout_ms":60000,"case":{"keys":[{"key":"name","value":{"text":"a.stopped"}},{"key":"kind","value":{"text":"command"}},{"key":"argv","value":{"list":[{"text":"sh"},{"text":"-c"},{"text":"%s & exec sleep 600"}]}}]}}\n' "$LEFT"
+	sleep 1
+	echo '{"v":1,"id":2,"op":"cancel","target_id":1}'
+	sleep 2
+} | timeout 30 "$RQ" agent --stdio >"$T/cancel" 2>"$T/cerr"
+expect_true "the cancelled run answers: cancelled, its groups reaped" \
+	jq -e -s 'map(select(.id == 1))[0] | (.ok | not) and .error == "cancelled" and .reaped == true' "$T/cancel"
+expect_true "the tool's background child is gone" no_proc "^$LEFT\$"
+# ours by argv, should the check fail: never left running
+for p in $(pgrep -f -- "^$LEFT\$"); do kill "$p"; done
 finish
