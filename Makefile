@@ -216,7 +216,8 @@ test-cluster-vm: rdmaqual
 	tests/integration/73-cluster-vm.sh
 
 bench: rdmaqual
-	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
+	@# 4 is a skip (kselftest's code: a tool this host lacks)
+	@for b in bench/*.sh; do echo "== $$b"; $$b; rc=$$?; [ $$rc = 0 ] || [ $$rc = 4 ] || exit 1; done
 
 cleanup: rdmaqual
 	./rdmaqual cleanup
