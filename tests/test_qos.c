@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parsers/partitions.h"
 #include "parsers/qos_policy.h"
 #include "real_outputs.h"
 #include "check_main.h"
@@ -221,8 +222,71 @@ START_TEST(tables_from_opensm_conf)
 }
 END_TEST
 
+START_TEST(partitions_and_pkey_tables)
+{
+	struct partitions p;
+	uint16_t k[16];
+	const char *names[16];
+	size_t n;
+	char err[256];
+	const char *conf =
+		"# partitions\n"
+		"Default=0x7fff, ipoib : ALL=full ;\n"
+		"storage=0x0002, rate=7 : 0x0002c90300000011=full,\n"
+		"    0x0002c90300000021 ;   # limited by default\n"
+		"gpu=0x8003, defmember=full : 0x0002c90300000021, mgid=ff12:401b::1 ;\n";
+
+	ck_assert_msg(partitions_parse(conf, strlen(conf), &p, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(p.n, 3);
+	ck_assert_uint_eq(p.v[1].line, 3);
+	ck_assert_uint_eq(p.v[2].pkey, 0x0003);	/* the membership bit is not the key */
+	n = partitions_port_pkeys(&p, 0x0002c90300000011, false, k, names, 16);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(k[0], 0x8002);
+	ck_assert_str_eq(names[0], "storage");
+	ck_assert_uint_eq(k[1], 0xffff);
+	n = partitions_port_pkeys(&p, 0x0002c90300000021, false, k, NULL, 16);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(k[0], 0x0002);
+	ck_assert_uint_eq(k[1], 0x8003);
+	ck_assert_uint_eq(k[2], 0xffff);
+	partitions_release(&p);
+	/* opensm without a file: Default, full; with one that does not say ALL=full: limited, the SM full */
+	ck_assert_uint_eq(partitions_port_pkeys(NULL, 1, false, k, NULL, 16), 1);
+	ck_assert_uint_eq(k[0], 0xffff);
+	ck_assert_int_eq(partitions_parse("a=0x10 : ALL_CAS ;", 18, &p, err, sizeof(err)), 0);
+	n = partitions_port_pkeys(&p, 5, false, k, NULL, 16);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(k[0], 0x0010);
+	ck_assert_uint_eq(k[1], 0x7fff);
+	ck_assert_uint_eq(partitions_port_pkeys(&p, 5, true, k, NULL, 16), 2);
+	ck_assert_uint_eq(k[1], 0xffff);
+	partitions_release(&p);
+	/* mistakes name their line */
+	ck_assert_int_eq(partitions_parse("\nx : ALL ;", 11, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "line 2: a partition without a P_Key"), "%s", err);
+	ck_assert_int_eq(partitions_parse("a=0x1 : h01=full ;", 18, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "line 1: not a port GUID"), "%s", err);
+	ck_assert_int_eq(partitions_parse("a=0x1 : ALL=most ;", 18, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(partitions_parse("a=0x1 : ALL\n", 12, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "without its closing ';'"), "%s", err);
+	/* smpquery pkeys as ibsim answered it after opensm -P (umad2sim's ibwarn line first) */
+	const char *out = "ibwarn: [1] sim_connect: attached as client 2 at node \"Switch1\"\n"
+			  "   0: 0xffff 0x8002 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000\n"
+			  "   8: 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000\n"
+			  "64 pkeys capacity for this port\n";
+
+	ck_assert_int_eq(pkeys_parse(out, strlen(out), k, 16, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(k[1], 0x8002);
+	ck_assert_int_eq(pkeys_parse("64 pkeys capacity\n", 18, k, 16, &n, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(pkeys_parse("   0: 0xffff 0x1ffff\n", 21, k, 16, &n, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
+	tcase_add_test(tc, partitions_and_pkey_tables);
 	tcase_add_test(tc, real_policies_lint_clean);
 	tcase_add_test(tc, each_mistake_named_at_line_and_column);
 	tcase_add_test(tc, structure_mistakes);

@@ -115,6 +115,7 @@ struct rq_case {
 	char *routing_engine;	/* ... and that SM's routing engine(s) (opensm -R); NULL: opensm's */
 	char *sm_config;	/* ... its opensm.conf (-F), as the case says it; NULL: none */
 	char *qos_policy;	/* ... its qos-policy.conf (-Q -Y); NULL: QoS as sm_config says */
+	char *sm_partitions;	/* ... its partitions.conf (-P); NULL: none */
 	char **modules;		size_t nmodules;	/* loaded before the case, unloaded after */
 	bool fresh_guest;	/* rxe-vm: boot fresh guests for this case */
 	void *cfg;		/* kind's config struct, cfg_size bytes */

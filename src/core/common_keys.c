@@ -61,6 +61,8 @@ const struct key_def rq_common_keys[] = {
 		.help = "fabric kinds only; ibsim target: an opensm.conf for the target's opensm (-F), relative to the case file; its qos_* options are the SL2VL and VLArb tables fabric-qos expects" },
 	[CK_QOS_POLICY] = { .name = "qos_policy", .type = KEY_STR, .offset = CO(qos_policy),
 		.help = "fabric kinds only; ibsim target: a qos-policy.conf for the target's opensm (-Q -Y), relative to the case file; fabric-qos lints it against opensm's grammar" },
+	[CK_SM_PARTITIONS] = { .name = "sm_partitions", .type = KEY_STR, .offset = CO(sm_partitions),
+		.help = "fabric kinds only; ibsim target: a partitions.conf for the target's opensm (-P), relative to the case file; fabric-health checks every CA port's P_Key table against it" },
 	KEY_END,
 };
 #undef CO
@@ -316,7 +318,8 @@ int common_index(const char *key)
 
 bool common_allowed(int ck, const struct rq_kind *kind)
 {
-	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING || ck == CK_SM_CONFIG || ck == CK_QOS_POLICY)
+	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING || ck == CK_SM_CONFIG || ck == CK_QOS_POLICY ||
+	    ck == CK_SM_PARTITIONS)
 		return kind && kind->needs_fabric;
 	/* The driver kind's own modules: key checks modules, it loads none. */
 	if (ck == CK_MODULES)

@@ -153,6 +153,7 @@ static void case_free(struct rq_case *c)
 	free(c->routing_engine);
 	free(c->sm_config);
 	free(c->qos_policy);
+	free(c->sm_partitions);
 	for (size_t i = 0; i < c->nmodules; i++)
 		free(c->modules[i]);
 	free(c->modules);
@@ -438,6 +439,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->routing_engine = cc.routing_engine;
 	c->sm_config = cc.sm_config;
 	c->qos_policy = cc.qos_policy;
+	c->sm_partitions = cc.sm_partitions;
 	c->fabric_sm = seen_common[CK_FABRIC_SM] ? cc.fabric_sm : kind->fabric_sm;
 	c->modules = cc.modules.str;
 	c->nmodules = cc.modules.n;
@@ -508,7 +510,7 @@ static void check_defaults_used(struct ld *ld, struct file_state *fs)
 
 		/* a fabric key in a file without fabric kinds: as unknown as a kind key */
 		if ((ck >= 0 && ck != CK_FABRIC && ck != CK_FABRIC_SM && ck != CK_ROUTING &&
-		     ck != CK_SM_CONFIG && ck != CK_QOS_POLICY) || d->used)
+		     ck != CK_SM_CONFIG && ck != CK_QOS_POLICY && ck != CK_SM_PARTITIONS) || d->used)
 			continue;
 		for (int j = 0; j < CK_COUNT; j++)
 			hint_try(&h, rq_common_keys[j].name);

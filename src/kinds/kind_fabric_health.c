@@ -13,7 +13,8 @@
  * GUID hides one of its nodes from discovery; the ports that are LinkUp
  * (iblinkinfo) with no discovered peer are asked for their NodeInfo by
  * directed route, and a GUID found there that discovery placed elsewhere is
- * named with both places.  Links (fabric-links), counters (ib-counters) and
+ * named with both places.  With a partitions.conf, a pkeys row judges every
+ * CA port's P_Key table.  Links (fabric-links), counters (ib-counters) and
  * routes (fabric-routing) are kinds of their own.  Read-only.
  */
 #include <inttypes.h>
@@ -21,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "kinds/ibkind.h"
 #include "parsers/parse_ibdiag.h"
+#include "parsers/partitions.h"
 #include "core/util.h"
 
 #define FH_MAX_PROBES 32
@@ -31,6 +34,7 @@
 struct fh_cfg {
 	long long sm_priority;
 	long long lmc;
+	char *partitions;
 };
 
 static const struct key_def fh_keys[] = {
@@ -40,6 +44,8 @@ static const struct key_def fh_keys[] = {
 	{ .name = "lmc", .type = KEY_INT, .def = "-1", .min = -1, .max = 7,
 	  .offset = offsetof(struct fh_cfg, lmc),
 	  .help = "the planned LMC of every CA port; -1: any, the same on every port" },
+	{ .name = "partitions", .type = KEY_STR, .offset = offsetof(struct fh_cfg, partitions),
+	  .help = "the planned partitions.conf, relative to the case file: every CA port's P_Key table is judged against it (row pkeys); default: the target SM's sm_partitions, else no pkeys row" },
 	KEY_END
 };
 
@@ -318,8 +324,9 @@ static void check_lids(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struc
 	sb_release(&msg);
 }
 
-static void check_sm(struct rq_ctx *ctx, const struct fh_cfg *cfg)
+static uint64_t check_sm(struct rq_ctx *ctx, const struct fh_cfg *cfg)
 {
+	uint64_t guid = 0;
 	static const char *const sminfo[] = { "sminfo", NULL };
 	struct rq_result *row = rq_ctx_row(ctx, "sm", 0);
 	struct proc_result r;
@@ -339,7 +346,118 @@ static void check_sm(struct rq_ctx *ctx, const struct fh_cfg *cfg)
 	} else {
 		rq_judge(row, true, "MASTER SM at LID %u, GUID 0x%" PRIx64 ", priority %d", si.lid, si.guid, si.priority);
 	}
+	if (si.state == SMINFO_MASTER)
+		guid = si.guid;
 	proc_result_release(&r);
+	return guid;
+}
+
+/*
+ * pkeys: every CA port's P_Key table (smpquery pkeys) against the
+ * partitions.conf planned (partitions:) or the one the target's SM was given
+ * (sm_partitions:), with opensm's Default partition (osm_prtn.c): entries
+ * missing, with the other membership, or in no partition are named.
+ */
+static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struct ibnet *t, uint64_t sm_guid)
+{
+	const json_t *j = ctx->param;
+	const char *sm_path = j ? json_string_value(json_object_get(j, "sm_partitions")) : NULL;
+	struct ibkind_param prm;
+	char path[1024], err[512];
+	struct sb text = SB_INIT, msg = SB_INIT;
+	struct partitions parts = { 0 };
+	struct rq_result *row;
+	unsigned bad = 0, ports = 0;
+
+	if (!cfg->partitions && !sm_path)
+		return;
+	row = rq_ctx_row(ctx, "pkeys", 0);
+	ibkind_param(ctx, &prm);
+	if (cfg->partitions) {
+		if (ibkind_find_file(ctx, ibkind_case_file(ctx, &prm), cfg->partitions, path, sizeof(path), err,
+				     sizeof(err))) {
+			rq_result_set(row, RQ_ERROR, "partitions: %s", err);
+			return;
+		}
+	} else {
+		snprintf(path, sizeof(path), "%s", sm_path);
+	}
+	if (read_file(path, &text, 4u << 20) < 0) {
+		rq_result_set(row, RQ_ERROR, "cannot read %s", path);
+		goto out;
+	}
+	if (partitions_parse(text.buf, text.len, &parts, err, sizeof(err))) {
+		rq_result_set(row, RQ_ERROR, "%s: %s", path, err);
+		goto out;
+	}
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct ibnet_link *k = &t->links[i];
+
+		for (int end = 0; end < 2; end++) {
+			int n = end ? k->b : k->a, port = end ? k->bport : k->aport;
+			unsigned lid = end ? k->blid : k->alid;
+			uint64_t pg = end ? k->bpguid : k->apguid;
+			uint16_t want[128], got[128];
+			const char *names[128];
+			size_t nw, ng = 0;
+			char l[16], p[16];
+			const char *argv[] = { "smpquery", "pkeys", l, p, NULL };
+			struct proc_result r;
+
+			if (t->nodes[n].is_switch)
+				continue;
+			ports++;
+			if (!lid) {
+				problem(&msg, &bad, "%s port %d: no LID, not asked", t->nodes[n].desc, port);
+				continue;
+			}
+			snprintf(l, sizeof(l), "%u", lid);
+			snprintf(p, sizeof(p), "%d", port);
+			nw = partitions_port_pkeys(&parts, pg, pg && pg == sm_guid, want, names, ARRAY_SIZE(want));
+			proc_result_init(&r);
+			if (rq_tool(ctx, argv, 30000, &r) || r.exec_failed || r.timed_out || r.exit_code ||
+			    pkeys_parse(r.out.buf, r.out.len, got, ARRAY_SIZE(got), &ng, err, sizeof(err))) {
+				problem(&msg, &bad, "%s port %d: no P_Key table", t->nodes[n].desc, port);
+				proc_result_release(&r);
+				continue;
+			}
+			proc_result_release(&r);
+			for (size_t w = 0; w < nw; w++) {
+				size_t g;
+
+				for (g = 0; g < ng && (got[g] & 0x7fff) != (want[w] & 0x7fff); g++)
+					;
+				if (g == ng)
+					problem(&msg, &bad, "%s port %d: P_Key 0x%04x (%s, %s member) missing", t->nodes[n].desc,
+						port, want[w], names[w], want[w] & 0x8000 ? "full" : "limited");
+				else if (got[g] != want[w])
+					problem(&msg, &bad, "%s port %d: P_Key 0x%04x, %s asks 0x%04x (%s member)",
+						t->nodes[n].desc, port, got[g], names[w], want[w],
+						want[w] & 0x8000 ? "full" : "limited");
+			}
+			for (size_t g = 0; g < ng; g++) {
+				size_t w;
+
+				for (w = 0; w < nw && (got[g] & 0x7fff) != (want[w] & 0x7fff); w++)
+					;
+				if (w == nw)
+					problem(&msg, &bad, "%s port %d: P_Key 0x%04x is in no partition of %s", t->nodes[n].desc,
+						port, got[g], path);
+			}
+		}
+	}
+	rq_figure_add(row, "pkey_problems", bad, "");
+	rq_figure_add(row, "ca_ports", ports, "");
+	if (bad > 5)
+		sb_addf(&msg, "; and %u more", bad - 5);
+	if (bad)
+		rq_judge(row, false, "%u P_Key problem(s): %s", bad, msg.buf);
+	else
+		rq_judge(row, true, "%u CA ports, every P_Key table as %s asks", ports, path);
+out:
+	partitions_release(&parts);
+	sb_release(&text);
+	sb_release(&msg);
 }
 
 static void fh_run(struct rq_ctx *ctx, const void *vcfg)
@@ -366,7 +484,7 @@ static void fh_run(struct rq_ctx *ctx, const void *vcfg)
 	check_guids(ctx, &t, &errs, from);
 	check_descriptions(ctx, &t);
 	check_lids(ctx, cfg, &t);
-	check_sm(ctx, cfg);
+	check_pkeys(ctx, cfg, &t, check_sm(ctx, cfg));
 out:
 	ibnet_release(&t);
 	sb_release(&text);
@@ -382,7 +500,8 @@ const struct rq_kind rq_kind_fabric_health = {
 	       "for their NodeInfo by directed route: a GUID discovery placed elsewhere is named with both "
 	       "places), descriptions (each on one node), lids (every switch and CA port has one, no two "
 	       "ranges of 2^LMC overlap, one LMC everywhere or the planned one), sm (sminfo MASTER at "
-	       "sm_priority).  Read-only.",
+	       "sm_priority), pkeys (with partitions: or the target SM's sm_partitions: every CA port's P_Key "
+	       "table against partitions.conf, opensm's Default partition included).  Read-only.",
 	.keys = fh_keys,
 	.cfg_size = sizeof(struct fh_cfg),
 	.default_targets = "hca,ibsim",

@@ -77,6 +77,10 @@ pid_t ibsm_opensm_start(const struct ibsm_opensm *o, char *err, size_t errsz)
 		argv[n++] = "-Y";
 		argv[n++] = o->qos_policy;
 	}
+	if (o->partitions && *o->partitions) {
+		argv[n++] = "-P";
+		argv[n++] = o->partitions;
+	}
 	/* -d2 asks for a flush after each message; the log is still read only at the end. */
 	argv[n++] = "-d2";
 	argv[n++] = "-f";

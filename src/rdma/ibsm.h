@@ -41,6 +41,7 @@ struct ibsm_opensm {
 	const char *routing;		/* -R engine[,engine...]; NULL: opensm's default (minhop) */
 	bool qos;			/* -Q: QoS on (SL2VL and VLArb tables from the config's qos_* options) */
 	const char *qos_policy;		/* -Y policy file (with qos); NULL: none */
+	const char *partitions;		/* -P partitions.conf; NULL: opensm's default path */
 	const char *log_path;		/* -f (required) */
 	const char *out_path;		/* stdout+stderr file (required) */
 	const char *const *env;		/* added env (preload, IBSIM_SOCKNAME, OSM_*), may be NULL */

@@ -219,7 +219,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	int64_t sm_t0, sm_ms = 0, ready_ms = 0;
 	bool sm_up = true;
 	json_t *param;
-	char *sm_config = NULL, *qos_policy = NULL;
+	char *sm_config = NULL, *qos_policy = NULL, *partitions = NULL;
 
 	ip->stdin_w = -1;
 	ip->pl = pl;
@@ -236,7 +236,8 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		goto fail;
 	}
 	if ((c->sm_config && !(sm_config = case_file_path(c, "sm_config", c->sm_config, err, errsz))) ||
-	    (c->qos_policy && !(qos_policy = case_file_path(c, "qos_policy", c->qos_policy, err, errsz))))
+	    (c->qos_policy && !(qos_policy = case_file_path(c, "qos_policy", c->qos_policy, err, errsz))) ||
+	    (c->sm_partitions && !(partitions = case_file_path(c, "sm_partitions", c->sm_partitions, err, errsz))))
 		goto fail;
 	snprintf(ip->dir, sizeof(ip->dir), "%s/c%u", p->base, ++p->seq);
 	ibsm_record_dir(state_dir, ip->dir);
@@ -344,6 +345,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 			.env = (const char *const *)pl->env, .cwd = pl->tool_cwd,
 			.routing = c->routing_engine,
 			.config = sm_config, .qos = qos_policy != NULL, .qos_policy = qos_policy,
+			.partitions = partitions,
 		};
 		struct ibsm_tools tt = { .run = env_run, .arg = &er };
 		struct ibsm_view v = { 0 };
@@ -397,6 +399,8 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	}
 	if (start_sm && sm_config)
 		json_object_set_new(param, "sm_config", json_string(sm_config));
+	if (start_sm && partitions)
+		json_object_set_new(param, "sm_partitions", json_string(partitions));
 	if (start_sm && qos_policy)
 		json_object_set_new(param, "qos_policy", json_string(qos_policy));
 	if (start_sm && c->routing_engine)
@@ -421,6 +425,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	free(dir_of_net);
 	free(sm_config);
 	free(qos_policy);
+	free(partitions);
 	return 0;
 fail:
 	teardown(ip, state_dir);
@@ -437,6 +442,7 @@ fail:
 	free(dir_of_net);
 	free(sm_config);
 	free(qos_policy);
+	free(partitions);
 	return ret ? ret : -EIO;
 }
 

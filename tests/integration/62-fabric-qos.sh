@@ -6,7 +6,10 @@
 # tables pass (4 HCA ports, 8 switch ports); a plan with another SL2VL
 # table FAILs naming the ports; an HCA port that drops SL-to-VL MADs
 # FAILs naming it.  A duplicated port GUID FAILs fabric-health's guids row
-# naming both ports.
+# naming both ports.  opensm -P with a partitions.conf: every HCA port's
+# P_Key table passes (full and limited members, the Default partition); a
+# plan that puts one more port in a partition FAILs naming its missing
+# P_Key.
 # Nothing of ours is left running (ibsim, opensm) and no run-state record
 # (daemon or scratch dir) is left.
 set -u
@@ -87,6 +90,12 @@ expect_eq "dup-port-guid: both ports named" \
 expect_eq "dup-port-guid: the second port has no LID" "1 LID problem(s): h02 HCA-1 port 2 has no LID" \
 	"$(r 'health.dup_port_guid[lids]')"
 expect_eq "dup-port-guid: descriptions still fine" PASS "$(v 'health.dup_port_guid[descriptions]')"
+
+expect_eq "pkeys: every HCA port's table as partitions.conf asks" PASS "$(v 'health.pkeys[pkeys]')"
+expect_eq "pkeys: 4 HCA ports judged" 4 "$(jq '.results[] | select(.id == "health.pkeys[pkeys]") | .figures[] | select(.name == "ca_ports") | .value' "$R")"
+expect_eq "missing pkey: FAIL naming the port and the P_Key" \
+	"1 P_Key problem(s): h03 HCA-1 port 1: P_Key 0x8002 (storage, full member) missing" "$(r 'health.pkey_missing[pkeys]')"
+expect_eq "no pkeys row without a partitions.conf" "" "$(v 'health.dup_port_guid[pkeys]')"
 
 expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
 expect_eq "no opensm of ours left" "" "$(pgrep -x opensm | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opensm's partitions.conf (opensm -P, man opensm "Partition configuration")
+ * and the P_Key tables it makes, and smpquery pkeys output.
+ *
+ *   Default=0x7fff, ipoib : ALL=full ;
+ *   storage=0x0002, defmember=full : 0x0002c90300000011, 0x0002c90300000021=limited ;
+ *
+ * A statement is NAME[=PKEY][,FLAG...] : [MEMBER[=full|limited|both], ...] ;
+ * members are port GUIDs, ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF
+ * (the SM's port); mgid=... multicast entries are not ports and are passed
+ * over.  As opensm does (osm_prtn.c), a Default partition 0x7fff holds every
+ * port first, full members when there is no file, limited ones when there
+ * is one, the SM's port full; a later statement naming a port again
+ * decides its membership.  A partition without a PKEY other than Default
+ * gets a number opensm picks itself: refused here, since its table entry
+ * cannot be known.  Pure: text in, results out.
+ */
+#ifndef RQ_PARTITIONS_H
+#define RQ_PARTITIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum part_who { PM_GUID, PM_ALL, PM_ALL_CAS, PM_ALL_SWITCHES, PM_ALL_ROUTERS, PM_SELF };
+
+struct part_member {
+	enum part_who who;
+	uint64_t guid;
+	bool full;
+};
+
+struct partition {
+	char name[64];
+	uint16_t pkey;		/* without the membership bit */
+	struct part_member *m;
+	size_t nm;
+	unsigned line;
+};
+
+struct partitions {
+	struct partition *v;
+	size_t n;
+};
+
+/* 0, or -EINVAL with "line N: what" in err. */
+int partitions_parse(const char *text, size_t len, struct partitions *out, char *err, size_t errsz);
+void partitions_release(struct partitions *p);
+
+/*
+ * The P_Keys a CA port gets (membership bit 0x8000 for full), from p
+ * (NULL: no partitions.conf), sorted, at most max; the count.  names[i]
+ * (may be NULL) is the partition each came from.
+ */
+size_t partitions_port_pkeys(const struct partitions *p, uint64_t port_guid, bool sm_port,
+			     uint16_t *pkeys, const char **names, size_t max);
+
+/* smpquery pkeys: "   0: 0xffff 0x8002 0x0000 ..." rows; the non-zero entries, at most max. */
+int pkeys_parse(const char *text, size_t len, uint16_t *pkeys, size_t max, size_t *n, char *err, size_t errsz);
+
+#endif
