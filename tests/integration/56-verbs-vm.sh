@@ -28,6 +28,9 @@ expect_grep "its latency figures are reported" '"lat_median"' "$R"
 expect_grep "native RDMA WRITE 64 KiB passes its floor" '^PASS +bw\.write_64k\[rxe0/1\]' "$T/run.out"
 expect_grep "its bandwidth figure is reported" '"bw_64KiB"' "$R"
 expect_grep "min_line_rate is not judged on rxe, and says so" 'not judged: software device' "$R"
+# 14 (67 ms) timed out between busy TCG guests and rxe 6.1 failed the retransmitted SENDs
+expect_eq "rxe QPs get the software ACK timeout, 19, on both sides" 2 \
+	"$(grep -c '^# opened rxe0/1: .*, ACK timeout 19 ' "$T/rep/latest/logs/bw.write_64k_rxe0_1_.log")"
 expect_grep "a refusing perftest server fails the case, naming why" \
 	'^FAIL +vfault\.a_perftest_server_refuses\[rxe0/1\] +[0-9.]+s .*IB device rxe9 not found' "$T/run.out"
 # shellcheck disable=SC2016 # $3 is awk's
