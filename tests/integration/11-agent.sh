@@ -55,11 +55,36 @@ LEFT="sleep 3$$"
 	printf '{"v":1,"id":1,"op":"run","timeout_ms":60000,"case":{"keys":[{"key":"name","value":{"text":"a.stopped"}},{"key":"kind","value":{"text":"command"}},{"key":"argv","value":{"list":[{"text":"sh"},{"text":"-c"},{"text":"%s & exec sleep 600"}]}}]}}\n' "$LEFT"
 	sleep 1
 	echo '{"v":1,"id":2,"op":"cancel","target_id":1}'
-	sleep 2
+	sleep 4
 } | timeout 30 "$RQ" agent --stdio >"$T/cancel" 2>"$T/cerr"
 expect_true "the cancelled run answers: cancelled, its groups reaped" \
 	jq -e -s 'map(select(.id == 1))[0] | (.ok | not) and .error == "cancelled" and .reaped == true' "$T/cancel"
 expect_true "the tool's background child is gone" no_proc "^$LEFT\$"
 # ours by argv, should the check fail: never left running
 for p in $(pgrep -f -- "^$LEFT\$"); do kill "$p"; done
+
+echo "-- a cancelled run whose group the agent cannot empty: the answer says what is left"
+# A child leaves the tool's group and keeps a zombie in it that it never
+# reaps: the group outlives its SIGKILL.  The escaped child is this test's
+# "sleep 4<pid>", killed below.
+ESC="sleep 4$$"
+cat >"$T/escape.py" <<'PY'
+import os, sys, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        time.sleep(0.3)
+        os._exit(0)
+    os.setpgid(0, 0)
+    os.execvp("sleep", ["sleep", sys.argv[1]])
+time.sleep(600)
+PY
+{
+	printf '{"v":1,"id":1,"op":"run","timeout_ms":60000,"case":{"keys":[{"key":"name","value":{"text":"a.left"}},{"key":"kind","value":{"text":"command"}},{"key":"argv","value":{"list":[{"text":"python3"},{"text":"%s"},{"text":"%s"}]}}]}}\n' "$T/escape.py" "${ESC#sleep }"
+	sleep 1
+	echo '{"v":1,"id":2,"op":"cancel","target_id":1}'
+	sleep 12
+} | timeout 30 "$RQ" agent --stdio >"$T/left" 2>"$T/lerr"
+expect_true "the answer names the group still there, not reaped" \
+	jq -e -s 'map(select(.id == 1))[0] | .error == "cancelled" and .reaped == null and (.leftover | test("^process group [0-9]+ of the stopped case is still there 5.0 s after its kill"))' "$T/left"
+for p in $(pgrep -f -- "^$ESC\$"); do kill "$p"; done
 finish
