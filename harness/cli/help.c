@@ -33,7 +33,7 @@ static void kind_text(const struct rq_kind *k)
 	       k->default_targets, k->two_sided ? "; two-sided (server and client roles)" : "",
 	       k->needs_fabric ? "; needs an InfiniBand fabric" : "");
 	if (k->needs_fabric)
-		printf("  (and the fabric keys fabric, routing_engine, fabric_sm: default %s)\n",
+		printf("  (and the fabric keys fabric, routing_engine, sm_config, qos_policy, sm_partitions, fabric_sm: default %s)\n",
 		       k->fabric_sm ? "true" : "false");
 	for (const struct key_def *d = k->keys; d && d->name; d++)
 		key_line(d, false);
@@ -61,7 +61,8 @@ static void markdown(void)
 		       k->default_targets, k->two_sided ? "; two-sided (a server and a client role)" : "",
 		       k->needs_fabric ? "; needs an InfiniBand link layer and a subnet manager" : "");
 		if (k->needs_fabric)
-			printf("Its cases may say `fabric:`, `routing_engine:` and `fabric_sm:` (default %s).\n\n",
+			printf("Its cases may say `fabric:`, `routing_engine:`, `sm_config:`, `qos_policy:`, `sm_partitions:` "
+			       "and `fabric_sm:` (default %s).\n\n",
 			       k->fabric_sm ? "true" : "false");
 		if (!k->keys || !k->keys->name) {
 			printf("No keys of its own.\n");

@@ -7,7 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include <inttypes.h>
+#include <jansson.h>
+
+#include "parsers/parsers.h"
 #include "parsers/partitions.h"
+#include "core/json_text.h"
 #include "core/util.h"
 
 #define DEFAULT_PKEY 0x7fff
@@ -277,3 +282,64 @@ int pkeys_parse(const char *text, size_t len, uint16_t *pkeys, size_t max, size_
 	}
 	return 0;
 }
+
+/* ---- rdmaqual parse partitions / pkeys */
+static int partitions_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	static const char *const who[] = { "guid", "ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF" };
+	struct partitions p;
+	json_t *a;
+
+	if (partitions_parse(text, len, &p, err, errsz))
+		return -EINVAL;
+	a = json_array();
+	for (size_t i = 0; i < p.n; i++) {
+		json_t *m = json_array();
+		char k[8];
+
+		for (size_t j = 0; j < p.v[i].nm; j++) {
+			char g[24];
+
+			snprintf(g, sizeof(g), "0x%016" PRIx64, p.v[i].m[j].guid);
+			json_array_append_new(m, json_pack("{s:s, s:s, s:b}", "who", who[p.v[i].m[j].who], "guid",
+							   p.v[i].m[j].who == PM_GUID ? g : "", "full", p.v[i].m[j].full));
+		}
+		snprintf(k, sizeof(k), "0x%04x", p.v[i].pkey);
+		json_array_append_new(a, json_pack("{s:o, s:s, s:i, s:o}", "name", rq_json_text(p.v[i].name), "pkey", k,
+						   "line", (int)p.v[i].line, "members", m));
+	}
+	*out = json_pack("{s:o}", "partitions", a);
+	partitions_release(&p);
+	return 0;
+}
+
+static int pkeys_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	uint16_t k[1024];
+	size_t n;
+	json_t *a;
+
+	if (pkeys_parse(text, len, k, ARRAY_SIZE(k), &n, err, errsz))
+		return -EINVAL;
+	a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		char s[8];
+
+		snprintf(s, sizeof(s), "0x%04x", k[i]);
+		json_array_append_new(a, json_string(s));
+	}
+	*out = json_pack("{s:o}", "pkeys", a);
+	return 0;
+}
+
+const struct rq_parser rq_parser_partitions = {
+	.name = "partitions",
+	.help = "an opensm partitions.conf: each partition's name, P_Key, line and members (port GUID or ALL..., full or limited)",
+	.parse = partitions_adapter,
+};
+
+const struct rq_parser rq_parser_pkeys = {
+	.name = "pkeys",
+	.help = "smpquery pkeys output: a port's non-zero P_Key table entries (0x8000: full member)",
+	.parse = pkeys_adapter,
+};

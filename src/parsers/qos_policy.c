@@ -17,7 +17,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
+
+#include "parsers/parsers.h"
 #include "parsers/qos_policy.h"
+#include "core/json_text.h"
 #include "core/util.h"
 
 enum blk { B_TOP, B_PGS, B_PG, B_SETUP, B_VLT, B_VLS, B_SLT, B_SLS, B_LVLS, B_LVL, B_RULES, B_RULE, B_ULPS, B_N };
@@ -743,3 +747,28 @@ int qos_tables_build(const char *conf, size_t len, enum qos_port_type type, stru
 	}
 	return 0;
 }
+
+/* ---- rdmaqual parse qos_policy: the lint's findings as JSON (a policy with errors still parses) */
+static int qos_policy_adapter(const char *text, size_t len, json_t **out, char *err, size_t errsz)
+{
+	struct qos_policy p;
+	json_t *d = json_array();
+
+	qos_policy_lint(text, len, NULL, &p);
+	for (size_t i = 0; i < p.nd; i++)
+		json_array_append_new(d, json_pack("{s:i, s:i, s:s, s:o}", "line", (int)p.d[i].line, "col",
+						   (int)p.d[i].col, "severity", p.d[i].warning ? "warning" : "error",
+						   "message", rq_json_text(p.d[i].msg)));
+	*out = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:o}", "errors", (int)p.errors, "warnings",
+			 (int)p.warnings, "port_groups", (int)p.port_groups, "qos_levels", (int)p.qos_levels,
+			 "match_rules", (int)p.match_rules, "ulp_rules", (int)p.ulp_rules, "setup_tables",
+			 p.setup_tables, "diagnostics", d);
+	qos_policy_release(&p);
+	return 0;
+}
+
+const struct rq_parser rq_parser_qos_policy = {
+	.name = "qos_policy",
+	.help = "an opensm qos-policy.conf linted against opensm's grammar: errors and warnings at line:col, sections counted",
+	.parse = qos_policy_adapter,
+};

@@ -58,6 +58,8 @@ for f in "$t"/ibqueryerrors-*.txt; do seed ibqueryerrors "$f"; done
 for f in "$t"/saquery-ft*.txt; do seed saquery "$f"; done
 for f in "$t"/opensm-*.txt; do seed opensm_log "$f"; done
 for f in fixtures/tool-output/mpi/rdmaqual-coll-*.txt; do seed rdmaqual_coll "$f"; done
+seed qos_policy tests/integration/qos-cases/qos-policy.conf
+for f in tests/integration/qos-cases/partitions*.conf; do seed partitions "$f"; done
 t=fixtures/tool-output/testresults
 for f in "$t"/tap-*.txt; do seed tap "$f"; done
 for f in "$t"/*-junit.xml; do seed junit "$f"; done
@@ -114,3 +116,66 @@ seedtext nccl_tests allreduce.txt '# nThread 1 nGpus 1 minBytes 8 maxBytes 10485
 seedtext nccl_tests alltoall-old.txt '#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
 host:1:1 [0] NCCL INFO Launch mode Parallel
           32             1   float            89.00    0.00    0.00    N/A    85.13    0.00    0.00  0e+00'
+
+# QoS policy with every section and block, and a P_Key table as ibsim answered
+# smpquery pkeys after opensm -P (tests/test_qos.c has the same rows).
+seedtext qos_policy all-sections.conf 'port-groups
+    port-group
+        name: Storage
+        use: SRP Targets
+        port-guid: 0x10000000000001, 0x10000000000005-0x1000000000FFFA
+        port-name: vs1 HCA-1/P1
+        pkey: 0x1234
+        partition: Part1
+        node-type: CA, SELF
+    end-port-group
+end-port-groups
+qos-setup
+    vlarb-tables
+        vlarb-scope
+            group: Storage
+            across: Storage
+            vlarb-high: 0:255,1:127
+            vlarb-low: 7:192,8:64
+            vl-high-limit: 10
+        end-vlarb-scope
+    end-vlarb-tables
+    sl2vl-tables
+        sl2vl-scope
+            group: Storage
+            from: *
+            to: 1-4
+            sl2vl-table: 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        end-sl2vl-scope
+    end-sl2vl-tables
+end-qos-setup
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 0
+        mtu-limit: 4
+        rate-limit: 5
+        packet-life: 8
+        path-bits: 1,2
+        pkey: 0x0F00-0x0FFF
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        qos-class: 7-9,11
+        source: Storage
+        destination: Storage
+        service-id: 0x0000000000010000-0x000000000001FFFF
+        pkey: 0x0F00-0x0FFF
+        qos-level-name: DEFAULT
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    default : 0
+    sdp, port-num 10000-20000 : 1
+    srp, target-port-guid 0x1234 : 2
+    any, source-target-port-guid 0x9abcd : 8
+end-qos-ulps'
+seedtext pkeys ibsim-after-partitions.txt '   0: 0xffff 0x8002 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000
+   8: 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000
+64 pkeys capacity for this port'

@@ -4,8 +4,9 @@
 # qos_policy: is linted by rdmaqual lint the same way.  opensm -Q with an
 # opensm.conf's qos_* options and a policy: every port's SL2VL and VLArb
 # tables pass (4 HCA ports, 8 switch ports); a plan with another SL2VL
-# table FAILs naming the ports; an HCA port that drops SL-to-VL MADs
-# FAILs naming it.  A duplicated port GUID FAILs fabric-health's guids row
+# table FAILs naming the ports; a qos_sl2vl VL beyond the ports' OperVLs
+# (opensm folds it onto another VL) FAILs; an HCA port that drops SL-to-VL
+# MADs FAILs naming it.  A duplicated port GUID FAILs fabric-health's guids row
 # naming both ports.  opensm -P with a partitions.conf: every HCA port's
 # P_Key table passes (full and limited members, the Default partition); a
 # plan that puts one more port in a partition FAILs naming its missing
@@ -77,6 +78,8 @@ expect_eq "planned other SL2VL: FAIL" FAIL "$(v 'qos.planned_other[sl2vl]')"
 expect_eq "... every one of the 12 ports" 12 "$(fig 'qos.planned_other[sl2vl]' bad_ports)"
 expect_true "... named by switch port and in/out row" sh -c "echo '$(r 'qos.planned_other[sl2vl]')' | grep -q 'leaf02 port 1 (in 0, out 1): SL 1 -> VL 0, the plan (sl2vl:) asks VL 1'"
 expect_eq "... VLArb still as configured" PASS "$(v 'qos.planned_other[vlarb]')"
+expect_eq "a VL beyond the ports' OperVLs: FAIL on all 12 ports" 12 "$(fig 'qos.vl_beyond[sl2vl]' bad_ports)"
+expect_true "... naming what opensm programmed instead" sh -c "echo '$(r 'qos.vl_beyond[sl2vl]')' | grep -q 'qos_sl2vl maps SL 8 to VL 9, beyond its OperVLs VL0-7 (opensm programs VL 1)'"
 expect_eq "a port that drops SL2VL MADs: FAIL" FAIL "$(v 'qos.no_sl2vl[sl2vl]')"
 expect_true "... naming it" sh -c "echo '$(r 'qos.no_sl2vl[sl2vl]')' | grep -q '^1 problem(s): h04 HCA-1 port 1: no SL2VL table'"
 
