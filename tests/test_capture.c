@@ -6,12 +6,16 @@
  * the manifest drives tool replay; redaction keeps what checks need.
  */
 #include <check.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "qual/capture.h"
+#include "qual/redact.h"
 #include "nodecase.h"
 #include "qual/sysroot.h"
 #include "check_main.h"
@@ -193,7 +197,10 @@ START_TEST(redact_text)
 	char guid1[20], guid2[20];
 
 	sb_adds(&s, in);
-	capture_redact(&s, "edr-node01");
+	struct rq_redact rd;
+
+	rq_redact_init(&rd, "edr-node01");
+	rq_redact_text(&rd, &s);
 	ck_assert_ptr_null(strstr(s.buf, "b859:9f03"));
 	ck_assert_ptr_null(strstr(s.buf, "b8599f03"));
 	ck_assert_ptr_null(strstr(s.buf, "1270:fdff"));
@@ -225,14 +232,281 @@ START_TEST(redact_text_edges)
 		"mac 10:70:fd:b4:c2:d1.\n"
 		"pci 0000:3b:00.0 fw 20.35.1012\n";
 
+	struct rq_redact rd;
+
 	sb_adds(&s, in);
-	capture_redact(&s, NULL);
+	rq_redact_init(&rd, NULL);
+	rq_redact_text(&rd, &s);
 	ck_assert_ptr_null(strcasestr(s.buf, "fdff:feb4"));
 	ck_assert_ptr_null(strstr(s.buf, "c123:4560"));
 	ck_assert_ptr_null(strstr(s.buf, "10:70:fd:b4"));
 	/* a dot inside a token still keeps it whole */
 	ck_assert_ptr_nonnull(strstr(s.buf, "pci 0000:3b:00.0 fw 20.35.1012"));
 	sb_release(&s);
+}
+END_TEST
+
+/* The token after the first occurrence of prefix, up to a blank, comma or end of line. */
+static void token_after(const char *text, const char *prefix, char *out, size_t size)
+{
+	const char *p = strstr(text, prefix);
+	size_t n = 0;
+
+	ck_assert_msg(p != NULL, "no \"%s\" in:\n%s", prefix, text);
+	p += strlen(prefix);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (p[n] && !strchr(" \t\n,", p[n]) && n + 1 < size)
+		n++;
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+/* Only the hex digits of s, lower case. */
+static void digits_of(const char *s, char *out)
+{
+	for (; *s; s++)
+		if (isxdigit((unsigned char)*s))
+			*out++ = (char)tolower((unsigned char)*s);
+	*out = '\0';
+}
+
+static unsigned hexdigit(char c)
+{
+	return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
+
+/* A 64-bit id's station (qual/redact.h): bytes 0-2 and 5-7, 12 digits. */
+static void station_of(const char *hex16, char *out)
+{
+	snprintf(out, 13, "%.6s%.6s", hex16, hex16 + 10);
+}
+
+/* The EUI-64 interface id of a MAC (12 digits): U/L bit flipped, ff:fe inserted. */
+static void eui64_of(const char *mac, char *out)
+{
+	char b0[3] = { mac[0], mac[1], 0 };
+
+	snprintf(out, 17, "%02lx%.4sfffe%.6s", strtoul(b0, NULL, 16) ^ 2, mac + 2, mac + 6);
+}
+
+/*
+ * Every spelling of one GUID, of the MAC made from it and of the GID made
+ * from the MAC maps to one pseudonym, each in its own form (case,
+ * separators, length); values that are not identifiers stay as they are.
+ */
+START_TEST(redact_spellings)
+{
+	static const char in[] =
+		"sysfs 1070:fd03:00b4:f0f0\n"
+		"ibstat Node GUID: 0x1070fd0300b4f0f0\n"
+		"mstflint Base GUID:             1070fd0300b4f0f0        4\n"
+		"mstflint Base MAC:              1070fdb4f0f0            4\n"
+		"upper GUID 1070FD0300B4F0F0\n"
+		"upper 0x 0X1070FD0300B4F0F0\n"
+		"bytes 10:70:fd:03:00:b4:f0:f0\n"
+		"mac 10:70:fd:b4:f0:f0\n"
+		"dashed 10-70-fd-b4-f0-f0\n"
+		"macup 10:70:FD:B4:F0:F0\n"
+		"bare 1070FDB4F0F0\n"
+		"gid fe80:0000:0000:0000:1270:fdff:feb4:f0f0, RoCE v1\n"
+		"cgid fe80::1270:fdff:feb4:f0f0, RoCE v2\n"
+		"CGID FE80::1270:FDFF:FEB4:F0F0\n"
+		"other de-ad-be-ef-12-34 and DEADBEEF1234 and deadbeef1234\n"
+		"labelled Base MAC: 001122334455\n"
+		"counter port_xmit_data 123456789012 and 1234567890123456\n"
+		"uuid SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c\n"
+		"brd ff:ff:ff:ff:ff:ff max_mr_size: 0xffffffffffffffff\n"
+		"masks 0xfffffffffffff000 0x7fffffffffffffff 0x00000000ffffffff\n"
+		"psid MT_0000000359 pci 0000:3b:00.0 fw 22.36.1010\n";
+	struct sb s = SB_INIT, s2 = SB_INIT;
+	struct rq_redact rd, rd2;
+	char t[64], g[20], m[16], st[16], eui[20], x[64];
+
+	sb_adds(&s, in);
+	rq_redact_init(&rd, NULL);
+	rq_redact_text(&rd, &s);
+	ck_assert_uint_eq(s.len, strlen(in));
+	ck_assert_ptr_null(strcasestr(s.buf, "b4f0f0"));
+	ck_assert_ptr_null(strcasestr(s.buf, "b4:f0:f0"));
+	ck_assert_ptr_null(strcasestr(s.buf, "b4-f0-f0"));
+	ck_assert_ptr_null(strcasestr(s.buf, "feb4:f0f0"));
+
+	token_after(s.buf, "sysfs", t, sizeof(t));
+	ck_assert_int_eq((int)strlen(t), 19);
+	ck_assert(t[4] == ':' && t[9] == ':' && t[14] == ':');
+	digits_of(t, g);
+	ck_assert_int_eq(strncmp(g + 6, "0300", 4), 0);		/* bytes 3-4 are kept */
+	station_of(g, st);
+	/* unicast, globally administered, as the original */
+	ck_assert_uint_eq(hexdigit(st[1]) & 3, 0);
+
+	token_after(s.buf, "Node GUID:", t, sizeof(t));
+	ck_assert(str_starts(t, "0x"));
+	ck_assert_str_eq(t + 2, g);
+	token_after(s.buf, "mstflint Base GUID:", t, sizeof(t));
+	ck_assert_str_eq(t, g);
+	token_after(s.buf, "mstflint Base MAC:", t, sizeof(t));
+	ck_assert_str_eq(t, st);
+	snprintf(m, sizeof(m), "%s", st);
+	/* upper case stays upper case */
+	token_after(s.buf, "upper GUID", t, sizeof(t));
+	ck_assert_int_eq(strcasecmp(t, g), 0);
+	for (const char *p = t; *p; p++)
+		ck_assert(!islower((unsigned char)*p));
+	token_after(s.buf, "upper 0x", t, sizeof(t));
+	ck_assert(str_starts(t, "0X"));
+	ck_assert_int_eq(strcasecmp(t + 2, g), 0);
+	token_after(s.buf, "bytes", t, sizeof(t));
+	snprintf(x, sizeof(x), "%.2s:%.2s:%.2s:%.2s:%.2s:%.2s:%.2s:%.2s", g, g + 2, g + 4, g + 6, g + 8,
+		 g + 10, g + 12, g + 14);
+	ck_assert_str_eq(t, x);
+	/* the MAC, in each of its forms */
+	snprintf(x, sizeof(x), "%.2s:%.2s:%.2s:%.2s:%.2s:%.2s", m, m + 2, m + 4, m + 6, m + 8, m + 10);
+	token_after(s.buf, "mac ", t, sizeof(t));
+	ck_assert_str_eq(t, x);
+	token_after(s.buf, "macup", t, sizeof(t));
+	ck_assert_int_eq(strcasecmp(t, x), 0);
+	for (const char *p = t; *p; p++)
+		ck_assert(!islower((unsigned char)*p));
+	snprintf(x, sizeof(x), "%.2s-%.2s-%.2s-%.2s-%.2s-%.2s", m, m + 2, m + 4, m + 6, m + 8, m + 10);
+	token_after(s.buf, "dashed", t, sizeof(t));
+	ck_assert_str_eq(t, x);
+	token_after(s.buf, "bare", t, sizeof(t));
+	ck_assert_int_eq(strcasecmp(t, m), 0);
+	ck_assert(!islower((unsigned char)t[strcspn(t, "abcdefABCDEF")]));
+	/* the GIDs made from the MAC: the EUI-64 of the MAC's pseudonym */
+	eui64_of(m, eui);
+	snprintf(x, sizeof(x), "fe80:0000:0000:0000:%.4s:%.4s:%.4s:%.4s", eui, eui + 4, eui + 8, eui + 12);
+	token_after(s.buf, "gid ", t, sizeof(t));
+	ck_assert_str_eq(t, x);
+	snprintf(x, sizeof(x), "fe80::%.4s:%.4s:%.4s:%.4s", eui, eui + 4, eui + 8, eui + 12);
+	token_after(s.buf, "cgid", t, sizeof(t));
+	ck_assert_str_eq(t, x);
+	token_after(s.buf, "CGID", t, sizeof(t));
+	ck_assert_int_eq(strcasecmp(t, x), 0);
+	ck_assert(str_starts(t, "FE80::"));
+	/* one other MAC in three spellings: one pseudonym */
+	ck_assert_ptr_null(strcasestr(s.buf, "deadbeef1234"));
+	ck_assert_ptr_null(strstr(s.buf, "de-ad-be-ef-12-34"));
+	{
+		char a[32], b[32], c[32], da[16];
+		const char *o = strstr(s.buf, "other ");
+
+		ck_assert_int_eq(sscanf(o, "other %31s and %31s and %31s", a, b, c), 3);
+		digits_of(a, da);
+		ck_assert_int_eq(strcasecmp(da, b), 0);
+		ck_assert_str_eq(da, c);
+		for (const char *p = b; *p; p++)
+			ck_assert(!islower((unsigned char)*p));
+	}
+	/* an all-digit run is a MAC only where its line says so */
+	ck_assert_ptr_null(strstr(s.buf, "001122334455"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "counter port_xmit_data 123456789012 and 1234567890123456\n"));
+	/* kept: a UUID, broadcast, masks, PSIDs, PCI addresses, versions */
+	ck_assert_ptr_nonnull(strstr(s.buf, "uuid SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "brd ff:ff:ff:ff:ff:ff max_mr_size: 0xffffffffffffffff\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "masks 0xfffffffffffff000 0x7fffffffffffffff 0x00000000ffffffff\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "psid MT_0000000359 pci 0000:3b:00.0 fw 22.36.1010\n"));
+
+	/* another capture, another key: other pseudonyms */
+	sb_adds(&s2, in);
+	rq_redact_init(&rd2, NULL);
+	rq_redact_text(&rd2, &s2);
+	token_after(s2.buf, "sysfs", t, sizeof(t));
+	digits_of(t, x);
+	ck_assert_str_ne(x, g);
+	sb_release(&s);
+	sb_release(&s2);
+}
+END_TEST
+
+/* A node tree with mstflint and mlxfwmanager outputs: every file agrees on each port's pseudonym. */
+START_TEST(redacted_capture_fw_tools)
+{
+	char tmp[] = "/tmp/rq-capture-XXXXXX", path[4200], v[128], g[20], st[16], eui[20], x[80], t[64];
+	struct sb s = SB_INIT;
+	static const char *const port[2][3] = {
+		{ "rocep59s0f0", "ens1f0np0", "0000_3b_00.0" },
+		{ "rocep59s0f1", "ens1f1np1", "0000_3b_00.1" },
+	};
+	char first[20] = "";
+
+	capture_to("cx6dx-roce-fwpending", tmp, true);
+	same_outcome("driver", "cx6dx-roce-fwpending", tmp);
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/node_guid", tmp, port[k][0]);
+		ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
+		ck_assert_int_eq((int)strlen(v), 19);
+		digits_of(v, g);
+		ck_assert_msg(strncmp(g, "1070fd0300b4f0f", 15), "GUID %s kept", v);
+		station_of(g, st);
+		eui64_of(st, eui);
+		if (!k)
+			snprintf(first, sizeof(first), "%s", g);
+		else
+			ck_assert_str_ne(g, first);	/* two ports, two pseudonyms */
+		/* the netdev's MAC is the GUID's station */
+		snprintf(path, sizeof(path), "%s/sys/class/net/%s/address", tmp, port[k][1]);
+		ck_assert_int_eq(read_line(path, v, sizeof(v)), 0);
+		snprintf(x, sizeof(x), "%.2s:%.2s:%.2s:%.2s:%.2s:%.2s", st, st + 2, st + 4, st + 6, st + 8, st + 10);
+		ck_assert_str_eq(v, x);
+		/* mstflint and mlxfwmanager: Base GUID and Base MAC */
+		snprintf(path, sizeof(path), "%s/capture/tools/mstflint_-d_%s_q.out", tmp, port[k][2]);
+		sb_reset(&s);
+		ck_assert_int_eq(read_file(path, &s, 0), 0);
+		token_after(s.buf, "Base GUID:", t, sizeof(t));
+		ck_assert_str_eq(t, g);
+		token_after(s.buf, "Base MAC:", t, sizeof(t));
+		ck_assert_str_eq(t, st);
+		ck_assert_ptr_nonnull(strstr(s.buf, "PSID:                  MT_0000000359\n"));
+		snprintf(path, sizeof(path), "%s/capture/tools/mlxfwmanager_--query_-d_%s.out", tmp, port[k][2]);
+		sb_reset(&s);
+		ck_assert_int_eq(read_file(path, &s, 0), 0);
+		token_after(s.buf, "Base GUID:", t, sizeof(t));
+		ck_assert_str_eq(t, g);
+		token_after(s.buf, "Base MAC:", t, sizeof(t));
+		ck_assert_str_eq(t, st);
+		ck_assert_ptr_nonnull(strstr(s.buf, "FW             22.39.1002     N/A"));
+		/* ibstat and ibv_devinfo -v, the GIDs made from the MAC included */
+		snprintf(path, sizeof(path), "%s/capture/tools/ibv_devinfo_-v.out", tmp);
+		sb_reset(&s);
+		ck_assert_int_eq(read_file(path, &s, 0), 0);
+		snprintf(x, sizeof(x), "fe80:0000:0000:0000:%.4s:%.4s:%.4s:%.4s, IB/RoCE v1", eui, eui + 4,
+			 eui + 8, eui + 12);
+		ck_assert_msg(strstr(s.buf, x), "no %s in\n%s", x, s.buf);
+		snprintf(x, sizeof(x), "fe80::%.4s:%.4s:%.4s:%.4s, RoCE v2", eui, eui + 4, eui + 8, eui + 12);
+		ck_assert_msg(strstr(s.buf, x), "no %s", x);
+		snprintf(x, sizeof(x), "node_guid:\t\t\t%.4s:%.4s:%.4s:%.4s", g, g + 4, g + 8, g + 12);
+		ck_assert_msg(strstr(s.buf, x), "no %s", x);
+		snprintf(path, sizeof(path), "%s/capture/tools/ibstat.out", tmp);
+		sb_reset(&s);
+		ck_assert_int_eq(read_file(path, &s, 0), 0);
+		snprintf(x, sizeof(x), "0x%s", g);
+		ck_assert_msg(strstr(s.buf, x), "no %s in ibstat", x);
+	}
+	/* nothing of the node's ids is left anywhere in the tool outputs */
+	snprintf(path, sizeof(path), "%s/capture/tools", tmp);
+	{
+		struct dirent **ents = NULL;
+		int n = scandir(path, &ents, NULL, alphasort);
+
+		ck_assert_int_gt(n, 8);
+		for (int i = 0; i < n; i++) {
+			char f[4600];
+
+			snprintf(f, sizeof(f), "%s/%s", path, ents[i]->d_name);
+			sb_reset(&s);
+			if (ents[i]->d_name[0] != '.' && read_file(f, &s, 0) == 0) {
+				ck_assert_msg(!strcasestr(s.buf, "b4f0f") && !strcasestr(s.buf, "b4:f0:f") &&
+					      !strcasestr(s.buf, "feb4:f0f"), "%s keeps an id", ents[i]->d_name);
+			}
+			free(ents[i]);
+		}
+		free(ents);
+	}
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
 }
 END_TEST
 
@@ -244,6 +518,8 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);
 	tcase_add_test(tc, redact_text_edges);
+	tcase_add_test(tc, redact_spellings);
+	tcase_add_test(tc, redacted_capture_fw_tools);
 }
 
 RQ_CHECK_MAIN("capture", add_tests)

@@ -23,6 +23,7 @@
 #include "qual/capture.h"
 #include "core/ctx.h"
 #include "core/proc.h"
+#include "qual/redact.h"
 #include "qual/sysroot.h"
 #include "core/util.h"
 
@@ -32,7 +33,7 @@ struct cap {
 	char dst[PATH_MAX];
 	struct sb manifest;
 	struct capture_stats *st;
-	char hostname[256];
+	struct rq_redact redact;	/* the capture's one key: one pseudonym per value in every file */
 	char **seen;		/* open-addressing set of copied relative paths */
 	size_t nseen, capseen;
 };
@@ -203,7 +204,7 @@ static void cp_file(struct cap *c, const char *rel)
 		return;
 	}
 	if (c->o->redact)
-		capture_redact(&text, c->hostname);
+		rq_redact_text(&c->redact, &text);
 	mkparent(c, rel);
 	dpath(c, rel, d, sizeof(d));
 	if (write_file_atomic(d, text.buf, text.len) == 0) {
@@ -652,13 +653,13 @@ static void run_tool(struct cap *c, struct rq_ctx *ctx, const char *const *argv)
 	rq_tool_file_name(argv, name, sizeof(name));
 	snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.out", name);
 	if (c->o->redact)
-		capture_redact(&r.out, c->hostname);
+		rq_redact_text(&c->redact, &r.out);
 	mkparent(c, rel);
 	dpath(c, rel, d, sizeof(d));
 	write_file_atomic(d, r.out.buf, r.out.len);
 	if (r.err.len) {
 		if (c->o->redact)
-			capture_redact(&r.err, c->hostname);
+			rq_redact_text(&c->redact, &r.err);
 		snprintf(rel, sizeof(rel), "/" RQ_CAPTURE_DIR "/tools/%s.err", name);
 		dpath(c, rel, d, sizeof(d));
 		write_file_atomic(d, r.err.buf, r.err.len);
@@ -784,8 +785,13 @@ int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err
 		return -EINVAL;
 	}
 	spath(&c, "/proc/sys/kernel/hostname", p, sizeof(p));
-	if (read_line(p, c.hostname, sizeof(c.hostname)))
-		c.hostname[0] = '\0';
+	{
+		char host[256];
+
+		if (read_line(p, host, sizeof(host)))
+			host[0] = '\0';
+		rq_redact_init(&c.redact, host);
+	}
 
 	cp_class(&c, "/sys/class/infiniband", cp_ibdev, 0);
 	cp_mlx_functions(&c);
@@ -813,140 +819,6 @@ int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err
 	for (size_t i = 0; i < c.capseen; i++)
 		free(c.seen[i]);
 	free(c.seen);
+	explicit_bzero(&c.redact, sizeof(c.redact));	/* the key dies with the capture */
 	return ret;
-}
-
-/* ---- redaction ---------------------------------------------------------- */
-
-static bool ishex(char ch)
-{
-	return isxdigit((unsigned char)ch);
-}
-
-/* Replace n hex digits (given without separators) by a stable pseudonym. */
-static void pseudonym(const char *hex, size_t n, char *out)
-{
-	uint64_t h = fnv(hex, n);
-	bool zero = true;
-
-	for (size_t i = 0; i < n; i++)
-		zero &= hex[i] == '0';
-	for (size_t i = 0; i < n; i++) {
-		if (zero) {
-			out[i] = '0';
-			continue;
-		}
-		if (i % 16 == 0 && i)
-			h = fnv((const char *)&h, sizeof(h));
-		out[i] = "0123456789abcdef"[(h >> (4 * (i % 16))) & 0xf];
-	}
-}
-
-/*
- * Rewrite the hex digits of [p, p+len) in place (keeping separators) with
- * the pseudonym of their concatenation.
- */
-static void rewrite_hex(char *p, size_t len)
-{
-	char hex[64], ps[64];
-	size_t n = 0, k = 0;
-
-	for (size_t i = 0; i < len && n < sizeof(hex); i++)
-		if (ishex(p[i]))
-			hex[n++] = (char)tolower((unsigned char)p[i]);
-	pseudonym(hex, n, ps);
-	for (size_t i = 0; i < len && k < n; i++)
-		if (ishex(p[i]))
-			p[i] = ps[k++];
-}
-
-void capture_redact(struct sb *text, const char *hostname)
-{
-	char *s = text->buf;
-	size_t i = 0;
-
-	while (i < text->len) {
-		size_t j = i, groups = 0, maxg = 0, ming = 99;
-
-		if (!ishex(s[i]) || (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
-			i++;
-			continue;
-		}
-		/* "0x" + 16 hex: ibstat's GUIDs */
-		if (s[i] == '0' && i + 18 <= text->len && s[i + 1] == 'x') {
-			size_t k = i + 2;
-
-			while (k < text->len && ishex(s[k]))
-				k++;
-			if (k - i - 2 == 16) {
-				rewrite_hex(s + i + 2, 16);
-				i = k;
-				continue;
-			}
-		}
-		/* a run of hex groups separated by single colons */
-		for (;;) {
-			size_t g = 0;
-
-			while (j < text->len && ishex(s[j])) {
-				j++;
-				g++;
-			}
-			groups++;
-			maxg = g > maxg ? g : maxg;
-			ming = g < ming ? g : ming;
-			if (j + 1 < text->len && s[j] == ':' && ishex(s[j + 1]))
-				j++;
-			else
-				break;
-		}
-		/* part of a longer token (BDF "0000:3b:00.0", versions); a full stop ends one */
-		if (j < text->len && (isalnum((unsigned char)s[j]) ||
-				      (s[j] == '.' && j + 1 < text->len && isalnum((unsigned char)s[j + 1])))) {
-			i = j;
-			continue;
-		}
-		if (groups == 8 && ming == 4 && maxg == 4) {
-			/* GID: keep IPv4-mapped ones and the subnet prefix, pseudonymize the interface id */
-			bool v4 = !strncmp(s + i, "0000:0000:0000:0000:0000:ffff:", 30);
-
-			if (!v4)
-				rewrite_hex(s + i + 20, 19);
-		} else if (groups == 4 && ming == 4 && maxg == 4) {
-			/* node/port GUID; the default subnet prefix is no secret */
-			if (strncmp(s + i, "fe80:0000:0000:0000", 19))
-				rewrite_hex(s + i, 19);
-		} else if (groups == 6 && ming == 2 && maxg == 2) {
-			rewrite_hex(s + i, 17);				/* MAC */
-		} else if (groups == 20 && ming == 2 && maxg == 2) {
-			rewrite_hex(s + i + 36, 23);			/* IPoIB hw address: the GUID part */
-		}
-		i = j;
-	}
-	/* "fe80::..." has an empty group: catch the compressed form separately (any case). */
-	for (char *p = strcasestr(text->buf, "fe80::"); p; p = strcasestr(p + 6, "fe80::")) {
-		size_t k = 6;
-
-		while (p[k] && (ishex(p[k]) || p[k] == ':'))
-			k++;
-		rewrite_hex(p + 6, k - 6);
-	}
-	if (hostname && *hostname) {
-		struct sb out = SB_INIT;
-		const char *q = text->buf, *m;
-		size_t hl = strlen(hostname);
-
-		while ((m = strstr(q, hostname))) {
-			sb_add(&out, q, (size_t)(m - q));
-			sb_adds(&out, "host-redacted");
-			q = m + hl;
-		}
-		if (q != text->buf) {
-			sb_adds(&out, q);
-			sb_release(text);
-			*text = out;
-		} else {
-			sb_release(&out);
-		}
-	}
 }

@@ -17,7 +17,7 @@
 struct capture_opts {
 	const char *src;	/* root to capture: "" or "/" for this node, or a tree */
 	const char *dst;	/* output directory (created; must be empty or absent) */
-	bool redact;		/* GUIDs, MACs, GID interface ids, hostname */
+	bool redact;		/* GUIDs, MACs, GID interface ids, hostname: qual/redact.h */
 	struct sb *log;		/* optional: what was done */
 };
 
@@ -26,8 +26,5 @@ struct capture_stats {
 };
 
 int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err, size_t errsz);
-
-/* Redact GUID-like values and host in text (exposed for tests). */
-void capture_redact(struct sb *text, const char *hostname);
 
 #endif
