@@ -30,6 +30,7 @@
 #include "core/proc.h"
 #include "exec/statedir.h"
 #include "core/target.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "vm/vm.h"
 
@@ -251,8 +252,13 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 
 	t.ops->facts(&t, facts);
 	printf("rxe-vm up in %.2f s (image prepare included):\n", (now_ms() - t0) / 1000.0);
-	for (size_t i = 0; i < facts->nfacts; i++)
-		printf("  %-18s %s\n", facts->facts[i].key, facts->facts[i].value);
+	for (size_t i = 0; i < facts->nfacts; i++) {
+		/* what the guest said about itself, as inert text */
+		char *v = term_safe(facts->facts[i].value);
+
+		printf("  %-18s %s\n", facts->facts[i].key, v);
+		free(v);
+	}
 	rq_result_free(facts);
 	printf("Guests: vm0 10.77.0.1%s; rxe0 on eth0 in each; consoles and sockets in /tmp/rq-%d-*.*/\n"
 	       "Type agent requests (JSON lines); EOF or Ctrl-C stops the guests.\n",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "core/term.h"
 #include "core/util.h"
 #include "exec/progress.h"
 
@@ -110,8 +111,13 @@ void progress_case(size_t i, const char *name, const char *target)
 		return;
 	pthread_mutex_lock(&P.mu);
 	P.index = i;
-	snprintf(P.name, sizeof(P.name), "%s", name ? name : "");
-	snprintf(P.target, sizeof(P.target), "%s", target ? target : "");
+	/* a case's name and a target's argument reach the terminal as text only */
+	char *n = term_safe(name), *t = term_safe(target);
+
+	snprintf(P.name, sizeof(P.name), "%s", n);
+	snprintf(P.target, sizeof(P.target), "%s", t);
+	free(n);
+	free(t);
 	P.case_start = now_ms();
 	draw_locked();
 	pthread_mutex_unlock(&P.mu);

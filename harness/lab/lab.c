@@ -135,7 +135,10 @@ void cluster_node_down(struct cluster *cl, struct cnode *nd, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(nd->down_why, sizeof(nd->down_why), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, nd->down_why);
+	char *why = term_safe(nd->down_why);	/* what the node or its launcher said */
+
+	fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, why);
+	free(why);
 }
 
 /* ---- launching ------------------------------------------------------ */
@@ -419,7 +422,10 @@ void cluster_launch(struct cluster *cl)
 			mgmt_address(cl, nd);
 			up++;
 		} else {
-			fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, nd->down_why);
+			char *why = term_safe(nd->down_why);
+
+			fprintf(stderr, "rdmaqual: node %s: %s\n", nd->name, why);
+			free(why);
 		}
 	}
 	flag_same_hostnames(cl);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/suspects.h"
+#include "core/term.h"
 #include "qual/compare.h"
 #include "qual/stats.h"
 #include "lab/lab_int.h"
@@ -193,10 +194,10 @@ static void write_drain_list(const struct cluster *cl, const struct rq_suspects 
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->v[i].link >= 0)
 			continue;	/* a link is not a node: both ends passed elsewhere */
-		sb_addf(&out, "%s ", cl->nodes[s->v[i].node].name);
-		/* one line per node, whatever the evidence held */
-		for (const char *p = s->v[i].reason; *p; p++)
-			sb_addc(&out, *p == '\n' || *p == '\r' ? ' ' : *p);
+		/* one line per node, whatever the evidence held (no escape, no line break: core/term.h) */
+		sb_add_term(&out, cl->nodes[s->v[i].node].name);
+		sb_addc(&out, ' ');
+		sb_add_term(&out, s->v[i].reason);
 		sb_addc(&out, '\n');
 	}
 	int ret = write_file_atomic(cl->co.drain_list, out.buf, out.len);
@@ -273,11 +274,14 @@ json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, char **h
 	printf("\n%s\n", s.n ? "suspects (pairwise elimination):" : "suspects: none");
 	for (size_t i = 0; i < s.n; i++) {
 		const char *a = cl->nodes[s.v[i].node].name;
+		/* the evidence is what nodes and tools said: printed as inert text (core/term.h) */
+		char *why = term_safe(s.v[i].reason);
 
 		if (s.v[i].link >= 0)
-			printf("  link %s-%s: %s\n", a, cl->nodes[s.v[i].link].name, s.v[i].reason);
+			printf("  link %s-%s: %s\n", a, cl->nodes[s.v[i].link].name, why);
 		else
-			printf("  node %s: %s\n", a, s.v[i].reason);
+			printf("  node %s: %s\n", a, why);
+		free(why);
 		json_array_append_new(sus, json_pack("{s:s, s:o, s:s}", "node", a, "link",
 			s.v[i].link >= 0 ? json_string(cl->nodes[s.v[i].link].name) : json_null(),
 			"reason", s.v[i].reason));

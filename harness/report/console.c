@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/term.h"
 #include "report/report.h"
 
 #define C_RESET "\033[0m"
@@ -30,15 +31,6 @@ bool rq_console_color(int fd)
 	return isatty(fd) == 1;
 }
 
-/* Text from tools must not reach the terminal as control sequences. */
-static void add_safe(struct sb *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-		sb_addc(out, c < 0x20 || c == 0x7f ? '?' : (char)c);
-	}
-}
-
 void rq_console_render_row(struct sb *out, const struct rq_result *r, bool color)
 {
 	size_t start;
@@ -50,13 +42,13 @@ void rq_console_render_row(struct sb *out, const struct rq_result *r, bool color
 		sb_adds(out, C_RESET);
 	sb_addc(out, ' ');
 	start = out->len;
-	add_safe(out, r->id);
+	sb_add_term(out, r->id);
 	while (out->len - start < 36)
 		sb_addc(out, ' ');
 	sb_addf(out, "  %.1fs", r->duration_s > 0 ? r->duration_s : 0.0);
 	if (r->reason && *r->reason && r->verdict != RQ_PASS) {
 		sb_adds(out, "  ");
-		add_safe(out, r->reason);
+		sb_add_term(out, r->reason);
 	}
 	sb_addc(out, '\n');
 }

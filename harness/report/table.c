@@ -1,25 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * Plain-text tables for the console (compare, qualify): cells are owned,
- * columns padded to their widest cell, control characters shown as '?'.
+ * columns padded to their widest cell, control characters shown as '?'
+ * (core/term.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/term.h"
 #include "core/util.h"
 #include "report/table.h"
-
-/* Tool text must not reach a terminal as control sequences. */
-char *term_safe(const char *s)
-{
-	char *d = xstrdup(s ? s : "");
-
-	for (char *p = d; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return d;
-}
 
 void table_cell(struct table *t, const char *fmt, ...)
 {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "core/term.h"	/* term_safe() */
 
 /* A small table: cells are owned, columns padded to their widest cell. */
 struct table {
@@ -12,8 +13,6 @@ struct table {
 	size_t n, cols;
 };
 
-/* Tool text must not reach a terminal as control sequences: a copy with them as '?'. */
-char *term_safe(const char *s);
 void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print (cols cells a line) and empty the table. */
 void table_print(struct table *t, FILE *fp);
