@@ -510,6 +510,51 @@ START_TEST(redacted_capture_fw_tools)
 }
 END_TEST
 
+/* Where a tree comes from: its manifest says so, and a capture of a synthesized tree keeps it. */
+START_TEST(tree_origin)
+{
+	char tmp[] = "/tmp/rq-capture-XXXXXX", src[4200], path[4300];
+	struct rq_tree_meta m;
+
+	snprintf(src, sizeof(src), "%s/cx6dx-roce-2numa", nc_fixture_dir());
+	rq_sysroot_origin(src, &m);
+	ck_assert_int_eq(m.origin, RQ_TREE_SYNTHESIZED);
+	ck_assert(str_starts(m.synthesized, "fixtures/nodes/mkfixtures.py"));
+	capture_to("cx6dx-roce-2numa", tmp, false);
+	rq_sysroot_origin(tmp, &m);
+	ck_assert_int_eq(m.origin, RQ_TREE_SYNTHESIZED);
+	ck_assert(str_starts(m.synthesized, "fixtures/nodes/mkfixtures.py"));
+	ck_assert(m.captured[0]);
+	/* the same capture without the record: a capture */
+	snprintf(path, sizeof(path), "%s/capture/manifest", tmp);
+	{
+		struct sb man = SB_INIT, out = SB_INIT;
+
+		ck_assert_int_eq(read_file(path, &man, 0), 0);
+		for (char *l = man.buf, *nl; *l; l = nl + 1) {
+			nl = strchr(l, '\n');
+			if (!str_starts(l, "meta\tsynthesized\t"))
+				sb_add(&out, l, (size_t)(nl - l + 1));
+		}
+		ck_assert_uint_lt(out.len, man.len);
+		ck_assert_int_eq(write_file_atomic(path, out.buf, out.len), 0);
+		sb_release(&man);
+		sb_release(&out);
+	}
+	rq_sysroot_origin(tmp, &m);
+	ck_assert_int_eq(m.origin, RQ_TREE_CAPTURED);
+	ck_assert(strstr(m.source, "/fixtures/nodes/cx6dx-roce-2numa"));
+	/* no manifest, or not one: origin unknown */
+	ck_assert_int_eq(unlink(path), 0);
+	rq_sysroot_origin(tmp, &m);
+	ck_assert_int_eq(m.origin, RQ_TREE_UNKNOWN);
+	ck_assert_int_eq(write_file_atomic(path, "meta\tsynthesized\tx\n", 18), 0);
+	rq_sysroot_origin(tmp, &m);
+	ck_assert_int_eq(m.origin, RQ_TREE_UNKNOWN);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 120);
@@ -520,6 +565,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, redact_text_edges);
 	tcase_add_test(tc, redact_spellings);
 	tcase_add_test(tc, redacted_capture_fw_tools);
+	tcase_add_test(tc, tree_origin);
 }
 
 RQ_CHECK_MAIN("capture", add_tests)

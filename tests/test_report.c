@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include "report/html.h"
 #include "report/report.h"
 #include "xmllint.h"
 #include "check_main.h"
@@ -473,6 +474,61 @@ START_TEST(spooled_rows_same_reports)
 }
 END_TEST
 
+/*
+ * A replay of a synthesized tree says so in every report; a captured one
+ * in none (the fact sysroot.origin the sysroot target records).
+ */
+START_TEST(synthesized_in_every_report)
+{
+	for (int synth = 0; synth < 2; synth++) {
+		struct rq_run_info ri;
+		struct rq_results rs;
+		struct sb out = SB_INIT;
+
+		fixture(&ri, &rs);
+		rq_run_info_fact(&ri, "sysroot", "fixtures/nodes/cx5-edr-ib");
+		rq_run_info_fact(&ri, "sysroot.origin", synth ? "synthesized" : "captured");
+		if (synth)	/* manifest text is shared data: printed inert, escaped */
+			rq_run_info_fact(&ri, "sysroot.synthesized_by", "mkfixtures.py <b>\033]0;x\007");
+		ck_assert(rq_run_info_synthesized(&ri) == (synth == 1));
+
+		char *text = rq_json_render(&ri, &rs);
+		json_t *doc = json_loads(text, 0, NULL);
+
+		ck_assert_ptr_nonnull(doc);
+		ck_assert(json_is_boolean(json_object_get(json_object_get(doc, "run"), "synthesized")));
+		ck_assert(json_is_true(json_object_get(json_object_get(doc, "run"), "synthesized")) == (synth == 1));
+
+		rq_junit_render(&out, &ri, &rs);
+		ck_assert((strstr(out.buf, "<property name=\"synthesized\" value=\"true\"/>") != NULL) == (synth == 1));
+		sb_reset(&out);
+
+		rq_html_run(&out, doc, "/nonexistent", NULL);
+		ck_assert((strstr(out.buf, "<p id=\"synthesized\"") != NULL) == (synth == 1));
+		if (synth) {
+			ck_assert_ptr_nonnull(strstr(out.buf, "Synthesized node tree."));
+			ck_assert_ptr_nonnull(strstr(out.buf, "mkfixtures.py &lt;b&gt;"));
+			ck_assert_ptr_null(strchr(out.buf, '\033'));
+		}
+		sb_reset(&out);
+
+		rq_console_render_summary(&out, &ri, &rs, false);
+		if (synth) {
+			ck_assert_str_eq(out.buf, "6 rows: 1 passed, 1 failed, 2 skipped, 2 errors in 42.0s\n"
+				"note: replayed fixtures/nodes/cx5-edr-ib, a synthesized node tree (made by "
+				"mkfixtures.py <b>?]0;x?), not a capture of a machine\n");
+		} else {
+			ck_assert_str_eq(out.buf, "6 rows: 1 passed, 1 failed, 2 skipped, 2 errors in 42.0s\n");
+		}
+		json_decref(doc);
+		free(text);
+		sb_release(&out);
+		rq_results_release(&rs);
+		rq_run_info_release(&ri);
+	}
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	/* golden files and the XSD live beside this source file */
@@ -490,6 +546,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, spooled_rows_same_reports);
 	tcase_add_test(tc, console_lines);
 	tcase_add_test(tc, run_info);
+	tcase_add_test(tc, synthesized_in_every_report);
 }
 
 RQ_CHECK_MAIN("report", add_tests)

@@ -23,6 +23,7 @@
 #include "agent/agent.h"
 #include "core/kind.h"
 #include "qual/baseline.h"
+#include "qual/sysroot.h"
 #include "exec/progress.h"
 #include "exec/journal.h"
 #include "exec/runreport.h"
@@ -618,6 +619,19 @@ static int run_main(int argc, char **argv, const char *resume)
 	bool replay = !strncmp(o.target, "sysroot:", 8);
 	int lockfd = replay ? -1 : statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
 
+	if (replay && !cl) {
+		/* say first what the verdicts below are of (qual/sysroot.h) */
+		struct rq_tree_meta m;
+
+		rq_sysroot_origin(o.target + 8, &m);
+		if (m.origin == RQ_TREE_SYNTHESIZED) {
+			char *t = term_safe(o.target + 8), *by = term_safe(m.synthesized);
+
+			printf("note: %s is a synthesized node tree (made by %s), not a capture of a machine\n", t, by);
+			free(t);
+			free(by);
+		}
+	}
 	if (replay) {
 		o.state_dir = NULL;
 	} else if (lockfd < 0) {

@@ -80,6 +80,13 @@ void rq_console_render_summary(struct sb *out, const struct rq_run_info *ri,
 			sb_adds(out, C_RESET);
 	}
 	sb_addf(out, " in %.1fs\n", t > 0 ? t : 0.0);
+	if (rq_run_info_synthesized(ri)) {
+		sb_adds(out, "note: replayed ");
+		sb_add_term(out, rq_run_info_fact_get(ri, "sysroot"));
+		sb_adds(out, ", a synthesized node tree (made by ");
+		sb_add_term(out, rq_run_info_fact_get(ri, "sysroot.synthesized_by"));
+		sb_adds(out, "), not a capture of a machine\n");
+	}
 }
 
 void rq_console_row(FILE *f, const struct rq_result *r)

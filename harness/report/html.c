@@ -132,7 +132,8 @@ static const char *style =
 "table.grid td{text-align:center;min-width:4.5em}table.grid td a{text-decoration:none;color:inherit;display:block}"
 "td.g-PASS{background:#d9f2de}td.g-FAIL,td.g-ERROR{background:#fbd5da}td.g-SKIP{background:#fff1c2}"
 "details.figs summary{cursor:pointer;color:#555}"
-".out-regression{color:#b00020;font-weight:bold}.out-inconclusive{color:#8a6d00}.out-no{color:#176f2c}";
+".out-regression{color:#b00020;font-weight:bold}.out-inconclusive{color:#8a6d00}.out-no{color:#176f2c}"
+".banner-synth{background:#fff1c2;border:1px solid #8a6d00;padding:6px 10px;border-radius:4px}";
 
 static void page_begin(struct sb *out, const char *kind, const char *title)
 {
@@ -1044,6 +1045,21 @@ void rq_html_heatmap(struct sb *out, const char *title, const char *const *label
 	sb_addf(out, "; %s is better; grey: no figure</p></section>\n", higher_better ? "higher" : "lower");
 }
 
+/* A replay of a synthesized tree says so before anything else (report.h). */
+static void synthesized_banner(struct sb *out, json_t *doc)
+{
+	json_t *facts = json_object_get(doc, "facts");
+
+	if (!json_is_true(json_object_get(json_object_get(doc, "run"), "synthesized")))
+		return;
+	sb_adds(out, "<p id=\"synthesized\" class=\"banner-synth\"><b>Synthesized node tree.</b> "
+		"This run replayed ");
+	esc(out, jstr(facts, "sysroot") ? jstr(facts, "sysroot") : "a node tree");
+	sb_adds(out, ", made from documented formats by ");
+	esc(out, jstr(facts, "sysroot.synthesized_by") ? jstr(facts, "sysroot.synthesized_by") : "synthesized");
+	sb_adds(out, ", not captured from a machine: its verdicts are a fixture's, not a node's.</p>\n");
+}
+
 /* ---- pages ---- */
 
 static void run_page(struct sb *out, json_t *doc, struct rows *rows, const char *run_dir,
@@ -1054,6 +1070,7 @@ static void run_page(struct sb *out, json_t *doc, struct rows *rows, const char 
 	const char *lab[1] = { NULL };
 
 	page_begin(out, "run", title);
+	synthesized_banner(out, doc);
 	summary(out, doc, rows, "summary");
 	verdict_grid(out, rows);
 	failures(out, rows, run_dir, NULL);

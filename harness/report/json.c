@@ -53,6 +53,8 @@ json_t *rq_json_head(const struct rq_run_info *ri, const struct rq_results *rs)
 	json_object_set_new(run, "started", rq_json_text(ri->started));
 	json_object_set_new(run, "finished", rq_json_text(ri->finished));
 	json_object_set_new(run, "complete", json_boolean(ri->finished != NULL));
+	/* a replay of a synthesized tree: its verdicts are a fixture's, not a machine's */
+	json_object_set_new(run, "synthesized", json_boolean(rq_run_info_synthesized(ri)));
 	json_object_set_new(run, "hostname", rq_json_text(ri->hostname));
 	json_object_set_new(run, "version", rq_json_text(ri->version));
 	json_object_set_new(run, "argv", rq_json_text(ri->argv));

@@ -289,6 +289,8 @@ static void testsuite(struct xml *x, const struct rq_run_info *ri, const struct 
 	/* a lab node's suite: what the node reported (a fact), else its --nodes name */
 	xml_attr(x, "hostname", su->host ? su->host : su->node ? su->name : ri->hostname);
 	xml_open(x, "properties");
+	if (rq_run_info_synthesized(ri))
+		property(x, "synthesized", "true");	/* a fixture's verdicts, not a machine's */
 	for (size_t i = 0; i < ri->nfacts; i++)
 		property(x, ri->facts[i].key, ri->facts[i].value);
 	for (size_t i = su->first; i != SIZE_MAX; i = ss->next[i]) {

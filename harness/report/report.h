@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include "core/result.h"
 
 struct json_t;
@@ -43,6 +44,28 @@ struct rq_run_info {
 void rq_run_info_init(struct rq_run_info *ri, const char *version, int argc, char **argv);
 /* Add or replace a run-wide fact. */
 void rq_run_info_fact(struct rq_run_info *ri, const char *key, const char *value);
+/*
+ * Whether the run replayed a synthesized node tree (the fact sysroot.origin
+ * a sysroot target records from the tree's capture/manifest, qual/sysroot.h):
+ * every report says so (results.json run.synthesized, a JUnit property, the
+ * page's banner, the console), so no one reads a fixture's verdicts as a
+ * machine's.  The fact value a line names: sysroot.synthesized_by.
+ */
+static inline const char *rq_run_info_fact_get(const struct rq_run_info *ri, const char *key)
+{
+	for (size_t i = 0; i < ri->nfacts; i++)
+		if (!strcmp(ri->facts[i].key, key))
+			return ri->facts[i].value;
+	return NULL;
+}
+
+/* (inline: the reporters use it, and report.c's rq_reports_write uses them) */
+static inline bool rq_run_info_synthesized(const struct rq_run_info *ri)
+{
+	const char *o = rq_run_info_fact_get(ri, "sysroot.origin");
+
+	return o && !strcmp(o, "synthesized");
+}
 /* Stamp the end of the run (finished, duration_s). */
 void rq_run_info_finish(struct rq_run_info *ri);
 void rq_run_info_release(struct rq_run_info *ri);

@@ -807,6 +807,14 @@ int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err
 	sb_addf(&man, "meta\tcaptured\t%s\n", when);
 	sb_addf(&man, "meta\tsource\t%s\n", c.src[0] ? c.src : "/");
 	sb_addf(&man, "meta\tredacted\t%s\n", o->redact ? "yes" : "no");
+	if (c.src[0]) {
+		/* a copy of a synthesized tree is no capture of a machine */
+		struct rq_tree_meta m;
+
+		rq_sysroot_origin(c.src, &m);
+		if (m.origin == RQ_TREE_SYNTHESIZED)
+			sb_addf(&man, "meta\tsynthesized\t%s\n", m.synthesized);
+	}
 	sb_add(&man, c.manifest.buf, c.manifest.len);
 	catp(p, sizeof(p), c.dst, "/" RQ_CAPTURE_DIR, "");
 	mkdir_p(p, 0755);

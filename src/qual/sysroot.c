@@ -7,11 +7,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "qual/sysroot.h"
 #include "core/util.h"
@@ -211,4 +213,47 @@ done:
 	r->exit_code = code;
 	r->status = (code & 0xff) << 8;
 	return 0;
+}
+
+const char *rq_tree_origin_name(enum rq_tree_origin o)
+{
+	return o == RQ_TREE_SYNTHESIZED ? "synthesized" : o == RQ_TREE_CAPTURED ? "captured" : "unknown";
+}
+
+void rq_sysroot_origin(const char *root, struct rq_tree_meta *m)
+{
+	/* the meta records open the manifest: its first 64 KiB hold them */
+	char buf[64 * 1024], *line, *save = NULL;
+	int fd = open_in_root(root, RQ_CAPTURE_DIR "/manifest", O_RDONLY);
+	ssize_t n = 0, k;
+
+	memset(m, 0, sizeof(*m));
+	if (fd < 0)
+		return;
+	while (n < (ssize_t)sizeof(buf) - 1 && (k = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += k;
+	close(fd);
+	buf[n] = '\0';
+	if (strncmp(buf, RQ_MANIFEST_MAGIC "\t", strlen(RQ_MANIFEST_MAGIC) + 1))
+		return;		/* not a manifest: as if there were none */
+	m->origin = RQ_TREE_CAPTURED;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *key, *val;
+
+		if (strncmp(line, "meta\t", 5))
+			continue;
+		key = line + 5;
+		val = strchr(key, '\t');
+		if (!val)
+			continue;
+		*val++ = '\0';
+		if (!strcmp(key, "synthesized") && strcmp(val, "no")) {
+			m->origin = RQ_TREE_SYNTHESIZED;
+			snprintf(m->synthesized, sizeof(m->synthesized), "%s", *val ? val : "yes");
+		} else if (!strcmp(key, "captured")) {
+			snprintf(m->captured, sizeof(m->captured), "%s", val);
+		} else if (!strcmp(key, "source")) {
+			snprintf(m->source, sizeof(m->source), "%s", val);
+		}
+	}
 }

@@ -13,7 +13,8 @@
  * text file of tab-separated records, one per line:
  *
  *   rdmaqual-capture  1                          (first line: format version)
- *   meta   KEY   VALUE                           (host, kernel, time, redacted)
+ *   meta   KEY   VALUE                           (captured TIME, source, redacted,
+ *                                                synthesized BY: see below)
  *   file   PATH  SIZE                            (copied regular file)
  *   link   PATH  TARGET                          (symlink, reproduced in the tree)
  *   dir    PATH
@@ -23,6 +24,13 @@
  *
  * A tree without a manifest (a plain copy) replays too: tools are then
  * looked up by the naming rule with exit status 0.
+ *
+ * Where a tree comes from is said by its manifest, and every report of a
+ * replay says it (rq_sysroot_origin): `meta synthesized BY` marks a tree
+ * made from documented formats, not read off a machine (the fixtures of
+ * fixtures/nodes, BY naming what made it); a capture of such a tree keeps
+ * the record.  A manifest without it was written by `rdmaqual capture`
+ * (`meta captured TIME`); a tree without a manifest is of unknown origin.
  */
 #ifndef RQ_SYSROOT_H
 #define RQ_SYSROOT_H
@@ -53,5 +61,23 @@ int rq_sysroot_find(const char *root, const char *const *argv, char *path, size_
  */
 int rq_tool_replay(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
 		    struct proc_result *r);
+
+enum rq_tree_origin {
+	RQ_TREE_UNKNOWN,	/* no manifest: a plain copy, origin not said */
+	RQ_TREE_CAPTURED,	/* written by `rdmaqual capture` */
+	RQ_TREE_SYNTHESIZED,	/* made from documented formats (meta synthesized) */
+};
+
+struct rq_tree_meta {
+	enum rq_tree_origin origin;
+	char synthesized[256];	/* meta synthesized: what made it */
+	char captured[64];	/* meta captured: when */
+	char source[256];	/* meta source: the root captured ("/" for a live node) */
+};
+
+/* Read root's capture/manifest meta records (resolved inside root). */
+void rq_sysroot_origin(const char *root, struct rq_tree_meta *m);
+/* "captured", "synthesized", "unknown" */
+const char *rq_tree_origin_name(enum rq_tree_origin o);
 
 #endif

@@ -129,17 +129,30 @@ static int tree_line(const char *root, const char *rel, char *v, size_t size)
 	return 0;
 }
 
-/* Facts of the captured node, not of this one. */
+/*
+ * Facts of the tree's node, not of this one, and where the tree comes from
+ * (capture/manifest, sysroot.h): only a capture names a captured host; a
+ * synthesized tree's host name is the fixture's (report/report.h's
+ * rq_run_info_synthesized reads sysroot.origin).
+ */
 static void sysroot_facts(struct rq_target *t, struct rq_result *sink)
 {
 	const char *root = t->arg ? t->arg : "";
+	struct rq_tree_meta m;
 	char v[256];
 
+	rq_sysroot_origin(root, &m);
 	rq_fact_add(sink, "sysroot", root);
+	rq_fact_add(sink, "sysroot.origin", rq_tree_origin_name(m.origin));
+	if (m.origin == RQ_TREE_SYNTHESIZED)
+		rq_fact_add(sink, "sysroot.synthesized_by", m.synthesized);
+	if (m.origin == RQ_TREE_CAPTURED && m.captured[0])
+		rq_fact_add(sink, "sysroot.captured", m.captured);
 	if (!tree_line(root, "proc/sys/kernel/osrelease", v, sizeof(v)))
 		rq_fact_add(sink, "kernel", v);
 	if (!tree_line(root, "proc/sys/kernel/hostname", v, sizeof(v)))
-		rq_fact_add(sink, "captured_host", v);
+		rq_fact_add(sink, m.origin == RQ_TREE_CAPTURED ? "captured_host" :
+			    m.origin == RQ_TREE_SYNTHESIZED ? "synthesized_host" : "tree_host", v);
 }
 
 const struct rq_target_ops rq_target_sysroot = {

@@ -2,8 +2,9 @@
 # The node checks (driver, pcie, mtu, irq-affinity) end to end through the
 # CLI on --target sysroot: the synthesized node trees of fixtures/nodes pass
 # or fail exactly where their faults are; `rdmaqual capture --root` of a
-# tree replays with the same verdicts, redacted or not; `rdmaqual parse`
-# reads ibv_devinfo and /proc/interrupts.
+# tree replays with the same verdicts, redacted or not; every report of a
+# synthesized tree says so, and of a capture made here does not; `rdmaqual
+# parse` reads ibv_devinfo and /proc/interrupts.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
@@ -166,6 +167,32 @@ expect_eq "parse mlxfwmanager exit 0" 0 $?
 expect_grep "parse mlxfwmanager: the staged image" '"fw_pending": *true' "$T/p3"
 "$RQ" capture "$T/cap" --root "$F/rxe-vm1" >/dev/null 2>&1
 expect_eq "capture into a non-empty dir refused" 1 $?
+
+# where a tree comes from is in every report: a synthesized fixture says so,
+# a capture this run made of this machine is a capture
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+"$RQ" run --target "sysroot:$F/cx5-edr-ib" --report-dir "$T/syn" cases/mtu >"$T/syn.out" 2>&1
+R=$T/syn/latest
+expect_grep "synthesized: the console says so first" \
+	"^note: $F/cx5-edr-ib is a synthesized node tree \\(made by fixtures/nodes/mkfixtures.py" "$T/syn.out"
+expect_eq "synthesized: the console's first line is the note" note: "$(head -1 "$T/syn.out" | cut -d' ' -f1)"
+expect_grep "synthesized: and after the summary" '^note: replayed .*, a synthesized node tree' "$T/syn.out"
+expect_eq "synthesized: results.json run.synthesized, no captured_host" "True synthesized None edr-node01" \
+	"$(json "$R/results.json" "d['run']['synthesized'], d['facts']['sysroot.origin'], d['facts'].get('captured_host'), d['facts']['synthesized_host']")"
+expect_grep "synthesized: a JUnit property" '<property name="synthesized" value="true"/>' "$R/junit.xml"
+expect_grep "synthesized: the page's banner" '<p id="synthesized" class="banner-synth"><b>Synthesized node tree.</b>' "$R/report.html"
+"$RQ" capture "$T/capsyn" --root "$F/cx5-edr-ib" >/dev/null 2>&1
+"$RQ" run --target "sysroot:$T/capsyn" --report-dir "$T/capsynr" cases/mtu >"$T/capsyn.out" 2>&1
+expect_eq "a capture of a synthesized tree stays synthesized" True \
+	"$(json "$T/capsynr/latest/results.json" "d['run']['synthesized']")"
+"$RQ" capture "$T/live" >/dev/null 2>&1
+"$RQ" run --target "sysroot:$T/live" --report-dir "$T/liver" cases/mtu >"$T/live.out" 2>&1
+R=$T/liver/latest
+expect_eq "captured here: not synthesized, captured_host is this host" "False captured $(cat /proc/sys/kernel/hostname)" \
+	"$(json "$R/results.json" "d['run']['synthesized'], d['facts']['sysroot.origin'], d['facts']['captured_host']")"
+expect_nogrep "captured here: no note on the console" '^note: .*synthesized' "$T/live.out"
+expect_nogrep "captured here: no JUnit property" 'name="synthesized"' "$R/junit.xml"
+expect_nogrep "captured here: no banner" 'id="synthesized"' "$R/report.html"
 
 # parse tools
 "$RQ" parse ibv_devinfo "$F/cx6dx-roce-mtu4180/capture/tools/ibv_devinfo_-v.out" >"$T/p1" 2>&1
