@@ -46,7 +46,7 @@ for n in ${BENCH_NODES:-256 1024 4096}; do
 		echo "  planning all-pairs ($pairs per case): $(grep '^planned in' "$T/dry$n" | \
 			sed 's/planned in //') for all $(grep -c 'two-sided' "$T/dry$n") cases together (goal < 1 s)"
 	else
-		echo "  planning all-pairs: refused, as it should be: $(grep -m1 -o 'pairs.*' "$T/dry$n" | cut -c1-120)"
+		echo "  planning all-pairs: refused, as it should be: $(grep -m1 -o 'pairs.*' "$T/dry$n" | sed 's/: use .*//')"
 	fi
 	for f in ${BENCH_FANOUT:-32}; do
 		/usr/bin/time -v -o "$T/time$n-$f" "$RQ" run --nodes "$nodes" --launcher local \

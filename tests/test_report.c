@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include "report/html.h"
 #include "report/report.h"
+#include "report/html.h"
 #include "xmllint.h"
 #include "check_main.h"
 
@@ -421,16 +422,27 @@ START_TEST(spooled_rows_same_reports)
 	/* a cut record is refused, not read past its end */
 	ck_assert_ptr_null(rq_result_unpack(packed.buf, packed.len - 1));
 
+	/* enough rows for a page over 1 MiB: it is written in pieces as it is drawn */
+	for (int k = 0; k < 6000; k++) {
+		struct rq_result *r = row(NULL, "lab.many", "mlx5_1", 1, 0.25);
+
+		r->node = xasprintf("m%04d", k);
+		rq_figure_add(r, "bw_avg", 100 + k, "Gb/s");
+		rq_judge(r, true, "ok");
+		rq_result_finish(r);
+		rq_results_add(&mem, r);
+	}
 	/* the same rows, spilled in three goes, the last few still in memory */
 	ck_assert_int_eq(rq_results_spool(&sp, dir), 0);
 	for (size_t i = 0; i < mem.n; i++) {
 		sb_reset(&packed);
 		rq_result_pack(mem.v[i], &packed);
 		rq_results_add(&sp, rq_result_unpack(packed.buf, packed.len));
-		if (i == 3 || i == 20 || i == 37)
+		if (i == 3 || i == 20 || i + 5 == mem.n)
 			rq_results_spill(&sp);
 	}
-	ck_assert_uint_eq(sp.n, mem.n - 38);
+	ck_assert_uint_eq(sp.n, 4);
+	ck_assert_uint_gt(mem.n, 6000);
 	ck_assert_uint_eq(rq_results_total(&sp), mem.n);
 	struct rq_counts cm, cs;
 
@@ -453,6 +465,19 @@ START_TEST(spooled_rows_same_reports)
 	read_report(dm, "results.json", &a);
 	ck_assert_str_eq(js, a.buf);
 	free(js);
+	json_t *head = rq_json_head(&ri, &sp);
+	char *ht = json_dumps(head, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_t *hd = json_loads(ht, 0, NULL);
+
+	sb_reset(&b);
+	rq_html_run_rows(&b, hd, &sp, ds, NULL);
+	read_report(ds, "report.html", &a);
+	ck_assert_uint_gt(a.len, 1u << 20);
+	ck_assert_msg(a.len == b.len && !memcmp(a.buf, b.buf, a.len),
+		      "report.html written in pieces differs from the page drawn whole");
+	json_decref(head);
+	json_decref(hd);
+	free(ht);
 	/* and the spool's file is not in the dir: it was unlinked when made */
 	const char *ls[] = { "ls", "-A", dir, NULL };
 	struct proc_opts o = { .argv = ls, .timeout_ms = scaled_ms(10000), .log_fd = -1 };

@@ -70,7 +70,15 @@ struct rows {
 	json_t *arr;
 	const struct rq_results *rs;
 	json_t *cur;
+	struct afile *f;	/* the page's file, written as the row sections grow, or NULL */
 };
+
+/* Between rows of a section: the page so far goes to its file (no section looks back). */
+static void rows_drain(struct rows *s, struct sb *out)
+{
+	if (s->f)
+		afile_drain(s->f, out, 1u << 20);
+}
 
 static struct rows doc_rows(json_t *doc)
 {
@@ -295,6 +303,7 @@ static void failures(struct sb *out, struct rows *rows, const char *run_dir, con
 		sb_adds(out, "</span>\n");
 		log_tail(out, run_dir, jstr(r, "log_path"));
 		sb_adds(out, "</div>\n");
+		rows_drain(rows, out);
 	}
 	if (n)
 		sb_adds(out, "</section>\n");
@@ -680,6 +689,7 @@ static void rows_table(struct sb *out, struct rows *rows, const struct trend *t)
 			sb_adds(out, "</td><td>");
 			row_figures(out, json_object_get(r, "figures"), t, jstr(r, "id"));
 			sb_adds(out, "</td></tr>\n");
+			rows_drain(rows, out);
 		}
 	sb_adds(out, "</table></section>\n");
 }
@@ -1123,9 +1133,18 @@ int rq_html_run_rows_write(const char *path, json_t *doc, const struct rq_result
 			   const char *run_dir, const char *extra_html)
 {
 	struct sb html = SB_INIT;
+	struct afile f;
+	struct rows rows = { .rs = rs, .f = &f };
+	int ret = afile_open(&f, path);
 
-	rq_html_run_rows(&html, doc, rs, run_dir, extra_html);
-	return write_html(path, &html);
+	if (ret)
+		return ret;
+	/* written as it is drawn: a 4,096-node page is tens of MB */
+	run_page(&html, doc, &rows, run_dir, extra_html);
+	rows_release(&rows);
+	afile_drain(&f, &html, 0);
+	sb_release(&html);
+	return afile_commit(&f);
 }
 
 static json_t *row_of(json_t *doc, const char *id)

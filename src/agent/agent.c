@@ -272,6 +272,16 @@ static int pump(struct rq_agent *a)
 		mark_dead(a, "agent %s sent a line over %u bytes", a->label, RQ_AGENT_LINE_MAX);
 		return -1;
 	}
+	if (!a->rlen) {
+		/*
+		 * Nothing pending: the buffer goes back (it is made again at the
+		 * next read).  A lab controller holds an agent per node, and
+		 * 4,096 idle buffers of the last answers' size were most of it.
+		 */
+		free(a->rbuf);
+		a->rbuf = NULL;
+		a->rcap = 0;
+	}
 	return 0;
 }
 

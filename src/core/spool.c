@@ -4,10 +4,11 @@
  * reported and journaled, into an unlinked file in the run dir, in an exact
  * binary form (every field, the log's raw bytes, doubles bit for bit), so
  * the reports drawn from it are byte for byte those drawn from memory.
- * A 4,096-node run of the node cases has 122,880 rows: about 5 KiB each in
- * memory, 300 MB where the spool keeps an offset (8 bytes) a row.  The
- * file is gone when the runner ends, however it ends; the journal is the
- * durable record.  The run's rows as a whole (counted, released) are
+ * A 4,096-node run of the node cases has 122,880 rows: its controller
+ * peaked at 1,080 MiB holding them for the reports, under 200 MiB with
+ * the spool, which keeps an offset (8 bytes) a row (bench/cluster.sh).
+ * The file is gone when the runner ends, however it ends; the journal is
+ * the durable record.  The run's rows as a whole (counted, released) are
  * here too, since some of them may be spooled.
  */
 #include <errno.h>
