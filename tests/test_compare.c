@@ -648,6 +648,82 @@ START_TEST(noise)
 }
 END_TEST
 
+/* n rows of one id and kind, each with two figures 30 % apart between the sides. */
+static char *kind_rows(const char *id, const char *kind, const char *f1, const char *f2, const char *unit,
+		       double scale, size_t n)
+{
+	struct { char *buf; size_t len; } t = { 0 };
+	FILE *fp = open_memstream(&t.buf, &t.len);
+
+	for (size_t i = 0; i < n; i++) {
+		double v = scale * (100 + (double)(i % 3) - 1);
+
+		fprintf(fp, "%s{\"id\": \"%s\", \"case\": \"c\", \"kind\": \"%s\", \"verdict\": \"PASS\", "
+			"\"target\": \"rxe-vm\", \"figures\": [{\"name\": \"%s\", \"value\": %.17g, \"unit\": \"%s\"}, "
+			"{\"name\": \"%s\", \"value\": %.17g, \"unit\": \"%s\"}]}", i ? ", " : "", id, kind,
+			f1, v, unit, f2, v * 2, unit);
+	}
+	fclose(fp);
+	return t.buf;
+}
+
+/*
+ * By default only a kind's key figures are judged (rq_kind.key_figures), so
+ * that the confidence is shared by a handful of figures, not by every one a
+ * row carries; the others are reported.  --all-figures judges them all.
+ */
+START_TEST(key_figures)
+{
+	const struct cmp_finding *f;
+	char *rb, *ra;
+
+	ck_assert(cmp_key_figure("verbs-pingpong", "lat_min"));
+	ck_assert(cmp_key_figure("verbs-pingpong", "lat_median"));
+	ck_assert(!cmp_key_figure("verbs-pingpong", "lat_p99"));
+	ck_assert(cmp_key_figure("bandwidth", "bw_64KiB"));
+	ck_assert(!cmp_key_figure("bandwidth", "msg_rate_64KiB"));
+	ck_assert(cmp_key_figure("perftest", "t_typical"));
+	ck_assert(!cmp_key_figure("perftest", "bw_peak"));
+	/* A kind naming none, one this program does not know, no kind: every figure. */
+	ck_assert(cmp_key_figure("driver", "anything"));
+	ck_assert(cmp_key_figure("no-such-kind", "lat_p99"));
+	ck_assert(cmp_key_figure(NULL, "lat_p99"));
+
+	/* Both figures 30 % slower in little noise: the key one is a regression at 95 %, m=1. */
+	rb = kind_rows("pp[rxe0/1]", "verbs-pingpong", "lat_min", "lat_p99", "us", 1, 6);
+	ra = kind_rows("pp[rxe0/1]", "verbs-pingpong", "lat_min", "lat_p99", "us", 1.3, 6);
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_WORSE, "pp[rxe0/1]", "lat_min")) && f->regression);
+	ck_assert(fabs(f->confidence - 0.95) < 1e-12);
+	ck_assert((f = find(CMP_FIG_UNJUDGED, "pp[rxe0/1]", "lat_p99")) && !f->regression);
+	ck_assert_str_eq(f->msg, "not judged: not a key figure of verbs-pingpong (--all-figures judges it)");
+	ck_assert_uint_eq(rep.regressions, 1);
+	/* --all-figures: both judged, each at 97.5 % (Bonferroni over two). */
+	opts.all_figures = true;
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_WORSE, "pp[rxe0/1]", "lat_min")) && fabs(f->confidence - 0.975) < 1e-12);
+	ck_assert((f = find(CMP_FIG_WORSE, "pp[rxe0/1]", "lat_p99")) && f->regression);
+	ck_assert_uint_eq(rep.regressions, 2);
+	json_t *j = cmp_report_json(&rep, &opts);
+
+	ck_assert(json_is_true(json_object_get(json_object_get(j, "options"), "all_figures")));
+	json_decref(j);
+	opts.all_figures = false;
+	free(rb);
+	free(ra);
+
+	/* bandwidth: bw_SIZE is judged, msg_rate_SIZE (the same change) reported. */
+	rb = kind_rows("bw[rxe0/1]", "bandwidth", "bw_64KiB", "msg_rate_64KiB", "Gb/s", 1, 6);
+	ra = kind_rows("bw[rxe0/1]", "bandwidth", "bw_64KiB", "msg_rate_64KiB", "Gb/s", 0.7, 6);
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert(find(CMP_FIG_WORSE, "bw[rxe0/1]", "bw_64KiB"));
+	ck_assert(find(CMP_FIG_UNJUDGED, "bw[rxe0/1]", "msg_rate_64KiB"));
+	ck_assert_uint_eq(rep.regressions, 1);
+	free(rb);
+	free(ra);
+}
+END_TEST
+
 START_TEST(bad_rates_refused)
 {
 	char *fb = fig("bw_avg", 10, "Gb/s"), *fa = fig("bw_avg", -1, "Gb/s");
@@ -683,6 +759,7 @@ END_TEST
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, noise);
+	tcase_add_test(tc, key_figures);
 	tcase_add_test(tc, bad_rates_refused);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, tolerance_args);

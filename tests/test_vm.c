@@ -145,6 +145,36 @@ START_TEST(argv_vm1_kvm_hang)
 }
 END_TEST
 
+/* --link-delay: what tc netem takes as a delay, bounded; it reaches the guest as rq.delay=. */
+START_TEST(link_delay)
+{
+	static const char *const good[] = { "150us", "1us", "2ms", "0.5ms", "1000ms", "999999us" };
+	static const char *const bad[] = { "", "150", "us", "0us", "0.5us", "1001ms", "1s", "-5us", "5 us",
+					   "5usx", "1234567us", "1.2345678ms", "5us rq.mode=hang" };
+	struct rq_vm_spec s = {
+		.accel = RQ_ACCEL_TCG, .kimage = "/k", .initrd = "/i", .self_exe = "/w/rq",
+		.console_path = "/tmp/c", .agent_sock = "/tmp/a", .link_delay = "150us",
+	};
+	char err[200], **argv;
+	int i;
+
+	for (size_t k = 0; k < sizeof(good) / sizeof(good[0]); k++)
+		ck_assert_msg(!rq_link_delay_check(good[k], err, sizeof(err)), "%s: %s", good[k], err);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+		ck_assert_msg(rq_link_delay_check(bad[k], err, sizeof(err)) == -EINVAL, "accepted \"%s\"", bad[k]);
+	ck_assert_ptr_nonnull(strstr(err, "is not a number of us or ms"));
+	argv = rq_vm_argv(&s);
+	i = argv_find(argv, "-append");
+	ck_assert_ptr_nonnull(strstr(argv[i + 1], " rq.delay=150us"));
+	rq_argv_free(argv);
+	s.link_delay = NULL;
+	argv = rq_vm_argv(&s);
+	i = argv_find(argv, "-append");
+	ck_assert_ptr_null(strstr(argv[i + 1], "rq.delay"));
+	rq_argv_free(argv);
+}
+END_TEST
+
 START_TEST(klog_scanner)
 {
 	const char *log =
@@ -319,6 +349,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, argv_vm2_tcg);
 	tcase_add_test(tc, argv_vm2_stream_link);
 	tcase_add_test(tc, argv_vm1_kvm_hang);
+	tcase_add_test(tc, link_delay);
 	tcase_add_test(tc, klog_scanner);
 	tcase_add_test(tc, accel_verdicts_persist);
 	tcase_add_test(tc, cleanup_kills_leftovers_only);

@@ -32,6 +32,7 @@ static void compare_usage(FILE *fp)
 		"      --strict               an inconclusive figure is a regression\n"
 		"      --absolute             judge median changes against the tolerance alone, noise or not\n"
 		"      --noise-only           one value a side is inconclusive, not judged as a fixed limit\n"
+		"      --all-figures          judge every figure with a direction, not only each kind's key ones\n"
 		"      --json                 print the rdmaqual-compare/1 document instead of tables\n"
 		"      --html FILE            also write the comparison as a page (report.html)\n"
 		"Exit status: 0 no regression, 1 regression(s), 2 usage or unreadable input.\n",
@@ -75,6 +76,7 @@ int cmd_compare(int argc, char **argv)
 		{ "strict", no_argument, NULL, 5 },
 		{ "absolute", no_argument, NULL, 6 },
 		{ "noise-only", no_argument, NULL, 7 },
+		{ "all-figures", no_argument, NULL, 8 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -111,6 +113,7 @@ int cmd_compare(int argc, char **argv)
 		case 5: o.strict = true; break;
 		case 6: o.absolute = true; break;
 		case 7: o.single_absolute = false; break;
+		case 8: o.all_figures = true; break;
 		case 'h':
 			compare_usage(stdout);
 			cmp_opts_release(&o);

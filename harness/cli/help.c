@@ -35,6 +35,9 @@ static void kind_text(const struct rq_kind *k)
 	if (k->needs_fabric)
 		printf("  (and the fabric keys fabric, routing_engine, sm_config, qos_policy, sm_partitions, fabric_sm: default %s)\n",
 		       k->fabric_sm ? "true" : "false");
+	if (k->key_figures)
+		printf("key figures (compare and qualify judge these; --all-figures judges all): %s\n",
+		       k->key_figures);
 	for (const struct key_def *d = k->keys; d && d->name; d++)
 		key_line(d, false);
 	printf("\ncommon keys (every kind): see 'rdmaqual help common'\n");
@@ -64,6 +67,9 @@ static void markdown(void)
 			printf("Its cases may say `fabric:`, `routing_engine:`, `sm_config:`, `qos_policy:`, `sm_partitions:` "
 			       "and `fabric_sm:` (default %s).\n\n",
 			       k->fabric_sm ? "true" : "false");
+		if (k->key_figures)
+			printf("Key figures, which `compare` and `qualify` judge (the others are shown; "
+			       "`--all-figures` judges them too): `%s`.\n\n", k->key_figures);
 		if (!k->keys || !k->keys->name) {
 			printf("No keys of its own.\n");
 			continue;

@@ -68,9 +68,13 @@ static void qualify_usage(FILE *fp)
 "      --confidence C       of the comparison's verdicts, 0.5 < C < 0.999 (default 0.95)\n"
 "      --strict             an inconclusive figure fails the qualification\n"
 "      --absolute           judge each figure's median change against the tolerance alone\n"
+"      --all-figures        judge every figure with a direction, not only each kind's key\n"
+"                           figures (lat_min, lat_median; bw_SIZE; ...: rdmaqual help KIND)\n"
 "      --before-cmdline S   words added to the before guests' kernel command line\n"
 "      --after-cmdline S    ... the after guests' (qualify a cmdline or module parameter:\n"
 "                           the same SPEC on both sides, rdma_rxe.PARAM=V or a sysctl)\n"
+"      --before-link-delay D  each before guest delays what it sends by D (150us, 2ms)\n"
+"      --after-link-delay D   ... each after guest (a longer wire; a planted slowdown)\n"
 CLI_HELP_NAME
 CLI_HELP_TAG
 "  -T, --tolerance [GLOB=]PCT  as for compare (default %g%%)\n"
@@ -93,6 +97,7 @@ struct side {
 	const char *label;		/* "before" | "after" */
 	const char *spec;
 	const char *cmdline;		/* --before-cmdline / --after-cmdline, or NULL */
+	const char *link_delay;		/* --before-link-delay / --after-link-delay, or NULL */
 	char dir[PATH_MAX];		/* <qdir>/<label> */
 	char **runs;			/* run dirs, one per repeat */
 	size_t nruns;
@@ -153,7 +158,7 @@ static int prepare_side(const struct side *s)
 /* Run one side once; its run dir into s->runs.  0, or -1 after a message. */
 static int run_side(struct side *s, char **base, int nbase, char **cases, int ncases)
 {
-	const char **argv = xcalloc((size_t)(nbase + ncases + 16), sizeof(*argv));
+	const char **argv = xcalloc((size_t)(nbase + ncases + 20), sizeof(*argv));
 	char kbuf[PATH_MAX], latest[PATH_MAX + 8], link[256];
 	int n = 0, status = 0;
 	ssize_t ll;
@@ -169,14 +174,19 @@ static int run_side(struct side *s, char **base, int nbase, char **cases, int nc
 		argv[n++] = "--kernel-cmdline";
 		argv[n++] = s->cmdline;
 	}
+	if (s->link_delay) {
+		argv[n++] = "--link-delay";
+		argv[n++] = s->link_delay;
+	}
 	for (int i = 0; i < nbase; i++)
 		argv[n++] = base[i];
 	for (int i = 0; i < ncases; i++)
 		argv[n++] = cases[i];
 	argv[n] = NULL;
 
-	printf("== %s run %zu: %s%s%s\n", s->label, s->nruns + 1, s->spec, s->cmdline ? " + cmdline " : "",
-	       s->cmdline ? s->cmdline : "");
+	printf("== %s run %zu: %s%s%s%s%s\n", s->label, s->nruns + 1, s->spec, s->cmdline ? " + cmdline " : "",
+	       s->cmdline ? s->cmdline : "", s->link_delay ? " + link delay " : "",
+	       s->link_delay ? s->link_delay : "");
 	fflush(stdout);
 	struct spawn_opts so = { .argv = argv, .stdin_fd = -1, .stdout_fd = 1, .stderr_fd = 2 };
 	pid_t pid = proc_spawn(&so);
@@ -500,6 +510,7 @@ static json_t *side_json(const struct side *s)
 			 "kernel_origin", fact(s->doc, "vm.kernel_origin"),
 			 "kernel_cache", fact(s->doc, "vm.kernel_cache"));
 	json_object_set_new(j, "kernel_cmdline", rq_json_text(s->cmdline));
+	json_object_set_new(j, "link_delay", rq_json_text(s->link_delay));
 	return j;
 }
 
@@ -580,13 +591,16 @@ int cmd_qualify(int argc, char **argv)
 		{ "absolute", no_argument, NULL, 10 },
 		{ "before-cmdline", required_argument, NULL, 11 },
 		{ "after-cmdline", required_argument, NULL, 12 },
+		{ "all-figures", no_argument, NULL, 13 },
+		{ "before-link-delay", required_argument, NULL, 14 },
+		{ "after-link-delay", required_argument, NULL, 15 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct side sb_ = { .label = "before" }, sa = { .label = "after" };
 	struct cmp_opts co;
 	struct cmp_report rep;
-	const char *report_dir = "reports";
+	const char *report_dir = "reports", *topo = "vm2";
 	char **base = xcalloc((size_t)argc * 2 + 1, sizeof(*base));
 	int nbase = 0, opt, repeat = 0, max_repeat = 0, ret = RQ_EXIT_USAGE;
 	bool autorep = true;
@@ -636,6 +650,15 @@ int cmd_qualify(int argc, char **argv)
 			break;
 		case 9: co.strict = true; break;
 		case 10: co.absolute = true; break;
+		case 13: co.all_figures = true; break;
+		case 14:
+		case 15:
+			if (rq_link_delay_check(optarg, err, sizeof(err))) {
+				usage_error("qualify", "--%s-link-delay: %s", opt == 14 ? "before" : "after", err);
+				goto out;
+			}
+			(opt == 14 ? &sb_ : &sa)->link_delay = optarg;
+			break;
 		case 11:
 		case 12:
 			if (rq_kernel_cmdline_check(optarg, err, sizeof(err))) {
@@ -655,7 +678,11 @@ int cmd_qualify(int argc, char **argv)
 		case 1: co.allow_new_skips = true; break;
 		case 2: report_dir = optarg; break;
 		case 3: base[nbase++] = "--timeout-mul"; base[nbase++] = optarg; break;
-		case 4: base[nbase++] = "--vm-topology"; base[nbase++] = optarg; break;
+		case 4:
+			topo = optarg;
+			base[nbase++] = "--vm-topology";
+			base[nbase++] = optarg;
+			break;
 		case 5: base[nbase++] = "--accel"; base[nbase++] = optarg; break;
 		case 6: base[nbase++] = "--state-dir"; base[nbase++] = optarg; break;
 		case 'h': qualify_usage(stdout); ret = RQ_EXIT_OK; goto out;
@@ -675,6 +702,12 @@ int cmd_qualify(int argc, char **argv)
 		goto out;
 	} else {
 		max_repeat = repeat;	/* a fixed count: --max-repeat only checked */
+	}
+	/* vm1's rxe loops back inside its one guest: no link to delay (run refuses it too). */
+	if ((sb_.link_delay || sa.link_delay) && rq_vm_topology_guests(topo) < 2) {
+		usage_error("qualify", "--before-link-delay and --after-link-delay need two guests or more "
+			    "(--vm-topology vm2..vm8), not %s", topo);
+		goto out;
 	}
 	/* A spec the run would refuse is refused here, before any boot. */
 	const char *specs[2] = { sb_.spec, sa.spec };
@@ -768,6 +801,9 @@ int cmd_qualify(int argc, char **argv)
 	if (sb_.cmdline || sa.cmdline)
 		printf("kernel command line added: before %s; after %s\n", sb_.cmdline ? sb_.cmdline : "(none)",
 		       sa.cmdline ? sa.cmdline : "(none)");
+	if (sb_.link_delay || sa.link_delay)
+		printf("link delay added (netem, each guest's eth0): before %s; after %s\n",
+		       sb_.link_delay ? sb_.link_delay : "(none)", sa.link_delay ? sa.link_delay : "(none)");
 	if (repeat > 1)
 		printf("each side ran %d times, alternating; figures are medians, judged against their noise "
 		       "(%g%% confidence over the judged figures)%s%s\n", repeat, co.confidence * 100,

@@ -75,6 +75,8 @@ CLI_HELP_ACCEL
 "                           or PATH with --modules DIR\n"
 "      --kernel-cmdline S   words added to the rxe-vm guests' kernel command line\n"
 "                           (MODULE.PARAM=V reaches that module, as with modprobe)\n"
+"      --link-delay D       each rxe-vm guest delays what it sends by D (150us, 2ms; tc\n"
+"                           netem on eth0): a longer wire, or a planted slowdown\n"
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
 CLI_HELP_STATE_DIR
 "      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
@@ -395,6 +397,7 @@ static int run_main(int argc, char **argv, const char *resume)
 		{ "kernel", required_argument, NULL, 10 },
 		{ "modules", required_argument, NULL, 11 },
 		{ "kernel-cmdline", required_argument, NULL, 21 },
+		{ "link-delay", required_argument, NULL, 40 },
 		{ "allow-sm-takeover", no_argument, NULL, 12 },
 		{ "state-dir", required_argument, NULL, 13 },
 		{ "baseline", required_argument, NULL, 14 },
@@ -480,11 +483,23 @@ static int run_main(int argc, char **argv, const char *resume)
 			o.kernel_cmdline = optarg;
 			break;
 		}
+		case 40: {
+			char why[200];
+
+			if (rq_link_delay_check(optarg, why, sizeof(why)))
+				return usage_error("run", "--link-delay: %s", why);
+			o.link_delay = optarg;
+			break;
+		}
 		case 'v': o.verbose = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return RQ_EXIT_USAGE;
 		}
 	}
+	/* vm1's rxe talks to itself inside the guest: nothing crosses a link to delay. */
+	if (o.link_delay && rq_vm_topology_guests(o.topology) < 2)
+		return usage_error("run", "--link-delay needs two guests or more (--vm-topology vm2..vm8): "
+				   "in %s rxe loops back inside the guest", o.topology);
 	if (!co.nodes && (co.launcher || co.fanout || co.pairs || co.drain_list))
 		return usage_error("run", "--launcher, --fanout, --pairs and --drain-list go with --nodes");
 	if (co.nodes && o.peer)

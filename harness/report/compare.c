@@ -305,10 +305,19 @@ static const char *fig_judgement(const struct cmp_finding *f)
 }
 
 /* Unjudged figures that did not move are noise in a table (JSON has them). */
+/* A figure left out because its kind judges others (rq_kind.key_figures). */
+static bool not_key(const struct cmp_finding *f)
+{
+	return f->type == CMP_FIG_UNJUDGED && f->msg && !strncmp(f->msg, "not judged: not a key figure", 28);
+}
+
 static bool fig_shown(const struct cmp_finding *f)
 {
 	if (f->type != CMP_FIG_UNJUDGED)
 		return true;
+	/* A latency row's mean, p99 and max, a bandwidth's message rate: on the page and in --json. */
+	if (not_key(f))
+		return false;
 	if (f->before && f->after && !strcmp(f->before, f->after) && f->dir == CMP_DIR_UNKNOWN)
 		return false;
 	return true;
@@ -438,9 +447,16 @@ void compare_print(FILE *fp, const struct cmp_report *rep, const char *pb, const
 						      rep->v[i].type == CMP_FIG_UNSURE);
 	fig_table(fp, rep, judged, ARRAY_SIZE(judged), "\nfigures (change = (after - before) / |before|)\n", NULL);
 	fig_table(fp, rep, unjudged, ARRAY_SIZE(unjudged), "\nfigures not judged (reported only)\n", &hidden);
-	if (hidden)
+	size_t nkey = 0;
+
+	for (size_t i = 0; i < rep->n; i++)
+		nkey += not_key(&rep->v[i]);
+	if (hidden > nkey)
 		fprintf(fp, "  (%zu unchanged figure%s of unknown direction not shown; --json lists them)\n",
-			hidden, hidden == 1 ? "" : "s");
+			hidden - nkey, hidden - nkey == 1 ? "" : "s");
+	if (nkey)
+		fprintf(fp, "  (%zu figure%s not key to %s kind not judged and not shown; --all-figures judges "
+			"them, --json lists them)\n", nkey, nkey == 1 ? "" : "s", nkey == 1 ? "its" : "their");
 
 	fprintf(fp, "\n%zu rows matched; %u regression%s (%zu row%s, %zu figure%s); %u fixed, "
 		"%u new skip%s, %u new row%s, %u gone, %u reason%s changed; %u figure%s better; "

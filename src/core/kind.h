@@ -42,6 +42,16 @@ struct rq_kind {
 	bool no_target;			/* pure lint: runs on the controller (opensm-conf, command) */
 	bool spans_nodes;		/* one run for all nodes (an MPI job): a lab runs it once,
 					 * from its first node, with ctx->param "nodes" = every node */
+	/*
+	 * The figures compare and qualify judge by default: space-separated
+	 * fnmatch globs ("lat_min lat_median"), the kind's headline figures.
+	 * The others are shown, not judged (--all-figures judges them): every
+	 * judged figure costs the others confidence (Bonferroni), and a
+	 * figure derived from another (a message rate from a bandwidth)
+	 * would judge the same change twice.  NULL: every figure whose
+	 * direction is known.
+	 */
+	const char *key_figures;
 	/* Post-load validation across keys; append errors with rq_cfg_error(). */
 	int (*validate)(const struct rq_case *c, char *err, size_t errsz);
 	/* Kind-specific applicability; return RQ_SKIP/RQ_ERROR with reason, or RQ_NONE to go on. */

@@ -32,6 +32,7 @@ struct rq_run_opts {
 	const char *accel;		/* --accel kvm|tcg|auto */
 	const char *kernel, *modules;	/* --kernel --modules */
 	const char *kernel_cmdline;	/* --kernel-cmdline: words added to the guests' command line */
+	const char *link_delay;		/* --link-delay: netem delay on each guest's eth0, or NULL */
 	const char *self_exe;		/* path of this rdmaqual binary */
 	const char *state_dir;		/* run-state / lock directory */
 	const char *run_dir;		/* reports/<run-id> */

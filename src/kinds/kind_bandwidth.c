@@ -477,6 +477,8 @@ const struct rq_kind rq_kind_bandwidth = {
 	.keys = bw_keys,
 	.cfg_size = sizeof(struct bw_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",
+	/* msg_rate_SIZE is bw_SIZE over the size: the same change, judged once */
+	.key_figures = "bw_*",
 	.two_sided = true,
 	.validate = bw_validate,
 	.run = bw_run,

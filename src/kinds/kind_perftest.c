@@ -545,6 +545,8 @@ const struct rq_kind rq_kind_perftest = {
 	.keys = ptk_keys,
 	.cfg_size = sizeof(struct ptk_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",
+	/* bw_peak and msg_rate follow bw_avg; the ibv_*_pingpong tools' own figure */
+	.key_figures = "bw_avg t_min t_typical usec_per_iter",
 	.two_sided = true,
 	.validate = ptk_validate,
 	.check = ptk_check,

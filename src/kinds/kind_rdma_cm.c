@@ -518,6 +518,8 @@ const struct rq_kind rq_kind_rdma_cm = {
 	.keys = cm_keys,
 	.cfg_size = sizeof(struct cm_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",
+	/* connection setup and the typical round trip; mean and max follow the tail */
+	.key_figures = "connect_ms lat_median",
 	.two_sided = true,
 	.validate = cm_validate,
 	.run = cm_run,

@@ -374,6 +374,8 @@ const struct rq_kind rq_kind_verbs_pingpong = {
 	.keys = pp_keys,
 	.cfg_size = sizeof(struct pp_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",
+	/* the floor and the typical round trip (perftest's t_min, t_typical) */
+	.key_figures = "lat_min lat_median",
 	.two_sided = true,
 	.validate = pp_validate,
 	.run = pp_run,

@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include "qual/compare.h"
 #include "core/json_text.h"
+#include "core/kind.h"
 #include "core/result.h"
 #include "core/util.h"
 #include "qual/stats.h"
@@ -830,9 +831,36 @@ static void judge_point(struct cmp_report *rep, struct cmp_finding *f, double to
 	}
 }
 
+/*
+ * Is name one of the key figures of the kind (rq_kind.key_figures)?  A kind
+ * this program does not know, or one that names none, has every figure key.
+ */
+bool cmp_key_figure(const char *kind, const char *name)
+{
+	const struct rq_kind *k = kind ? rq_kind_find(kind) : NULL;
+	const char *p;
+
+	if (!k || !k->key_figures)
+		return true;
+	for (p = k->key_figures; *p;) {
+		size_t len = strcspn(p, " ");
+		char glob[64];
+
+		if (len && len < sizeof(glob)) {
+			memcpy(glob, p, len);
+			glob[len] = 0;
+			if (!fnmatch(glob, name, 0))
+				return true;
+		}
+		p += len;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
 /* Compare one figure present on both rows.  why_not: set when the rows' targets or HCAs differ. */
 static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, struct judging *jg, const char *row,
-		      const struct rq_figure *fb, const struct rq_figure *fa, const char *why_not)
+		      const char *kind, const struct rq_figure *fb, const struct rq_figure *fa, const char *why_not)
 {
 	struct cmp_finding *f;
 	double tol, *xb = NULL, *xa = NULL;
@@ -857,6 +885,10 @@ static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, struct j
 	}
 	if (f->dir == CMP_DIR_UNKNOWN) {
 		set_msg(f, "not judged: direction unknown (unit \"%s\")", f->unit);
+		return;
+	}
+	if (!o->all_figures && !cmp_key_figure(kind, f->name)) {
+		set_msg(f, "not judged: not a key figure of %s (--all-figures judges it)", kind);
 		return;
 	}
 	if (!isfinite(f->vbefore) || !isfinite(f->vafter)) {
@@ -970,7 +1002,7 @@ static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, struct j
 		if (find_fig(b, fb->name) != fb)
 			continue;	/* a repeated name: the first one counts */
 		if (fa) {
-			judge_fig(rep, o, jg, a->id, fb, fa, why_not);
+			judge_fig(rep, o, jg, a->id, a->kind ? a->kind : b->kind, fb, fa, why_not);
 		} else {
 			struct cmp_finding *f = add_fig(rep, CMP_FIG_ONE_SIDE, a->id, fb, NULL);
 
@@ -1225,6 +1257,7 @@ json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o)
 	json_object_set_new(opts, "allow_new_skips", json_boolean(o->allow_new_skips));
 	json_object_set_new(opts, "confidence", json_real(o->confidence));
 	json_object_set_new(opts, "absolute", json_boolean(o->absolute));
+	json_object_set_new(opts, "all_figures", json_boolean(o->all_figures));
 	json_object_set_new(opts, "single_runs", json_string(o->absolute || o->single_absolute ? "absolute"
 							      : "inconclusive"));
 	json_object_set_new(opts, "strict", json_boolean(o->strict));

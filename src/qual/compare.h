@@ -41,6 +41,11 @@ struct cmp_opts {
 	bool absolute;			/* judge the point change alone, even with repeats */
 	bool single_absolute;		/* one value a side: point change (compare's default) */
 	bool strict;			/* an inconclusive figure is a regression */
+	/*
+	 * Judge every figure with a direction, not only the key figures of
+	 * the row's kind (rq_kind.key_figures; the others are reported).
+	 */
+	bool all_figures;
 };
 
 void cmp_opts_init(struct cmp_opts *o);
@@ -61,6 +66,11 @@ int cmp_opts_confidence(struct cmp_opts *o, const char *arg, char *err, size_t e
  */
 enum cmp_dir { CMP_DIR_UNKNOWN = 0, CMP_HIGHER = 1, CMP_LOWER = -1 };
 enum cmp_dir cmp_direction(const char *name, const char *unit);
+/*
+ * Is figure name judged by default in a row of this kind: one of the kind's
+ * key_figures globs, or any figure when the kind names none or is unknown.
+ */
+bool cmp_key_figure(const char *kind, const char *name);
 const char *cmp_dir_name(enum cmp_dir d);	/* "higher", "lower", NULL */
 
 enum cmp_type {

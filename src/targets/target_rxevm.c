@@ -301,6 +301,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.net_stream = x->nguests == 2 && stream ? x->vm[0].net_sock : NULL,
 			.net_server = i == 0,
 			.cmdline = o->kernel_cmdline,
+			.link_delay = o->link_delay,
 			.netns = *x->ns ? x->ns : NULL,
 			.tap = tap,
 			.ssh_dir = x->ssh ? ssh_dir : NULL,
@@ -692,6 +693,8 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 	rq_fact_add(sink, "vm.topology", buf);
 	if (t->opts->kernel_cmdline && *t->opts->kernel_cmdline)
 		rq_fact_add(sink, "vm.kernel_cmdline", t->opts->kernel_cmdline);
+	if (t->opts->link_delay && *t->opts->link_delay)
+		rq_fact_add(sink, "vm.link_delay", t->opts->link_delay);
 	if (x->nguests > 2) {
 		rq_fact_add(sink, "vm.link", "bridge in a network namespace (vm/l2-segment.sh)");
 	} else if (x->vm2) {

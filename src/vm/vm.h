@@ -46,6 +46,14 @@ struct rq_vm_image {
  */
 int rq_kernel_cmdline_check(const char *s, char *err, size_t errsz);
 
+/*
+ * A --link-delay argument: the one-way delay the guests' init adds to
+ * every packet leaving eth0 (tc netem), "150us" or "2ms": a whole or
+ * decimal number of at most 6 digits each side of the point, with the unit
+ * us or ms, from 1 us to 1 s.  0, or -EINVAL with a reason.
+ */
+int rq_link_delay_check(const char *s, char *err, size_t errsz);
+
 /* Is this --kernel argument a Debian spec (debian:SUITE, debian:PKG=VER)? */
 bool rq_kernel_spec_is_debian(const char *k);
 
@@ -87,6 +95,7 @@ struct rq_vm_spec {
 	const char *tag;		/* a unique word in the argv (cleanup matches it) */
 	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
 	const char *cmdline;		/* the user's words (rq_kernel_cmdline_check'd), or NULL */
+	const char *link_delay;		/* rq.delay= (rq_link_delay_check'd), or NULL */
 };
 
 /* argv (NULL-terminated, each element and the array malloc'd). */

@@ -148,6 +148,28 @@ int rq_kernel_cmdline_check(const char *s, char *err, size_t errsz)
 	return 0;
 }
 
+int rq_link_delay_check(const char *s, char *err, size_t errsz)
+{
+	size_t whole = strspn(s, "0123456789"), frac = 0;
+	const char *p = s + whole;
+	double v;
+
+	if (*p == '.') {
+		frac = strspn(p + 1, "0123456789");
+		p += 1 + frac;
+	}
+	if (!whole || whole > 6 || frac > 6 || (strcmp(p, "us") && strcmp(p, "ms"))) {
+		snprintf(err, errsz, "link delay \"%.40s\" is not a number of us or ms (\"150us\", \"2ms\")", s);
+		return -EINVAL;
+	}
+	v = strtod(s, NULL) * (p[0] == 'm' ? 1000 : 1);
+	if (v < 1 || v > 1e6) {
+		snprintf(err, errsz, "link delay \"%.40s\" is outside 1us..1000ms", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 bool rq_kernel_spec_is_debian(const char *k)
 {
 	return k && !strncmp(k, "debian:", 7);

@@ -139,6 +139,8 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 		sb_addf(&app, " rq.modroot=%s", s->modroot);
 	if (s->ssh_dir && *s->ssh_dir)
 		sb_addf(&app, " rq.ssh=%s", s->ssh_dir);
+	if (s->link_delay && *s->link_delay)
+		sb_addf(&app, " rq.delay=%s", s->link_delay);
 	add(&a, "-append");
 	add(&a, app.buf);
 	sb_release(&app);
