@@ -348,13 +348,13 @@ void cmp_doc_results(struct cmp_doc *d, bool array)
 /* What compare reads of a row and no more: a 112 MB file's rows in a third of their size. */
 static void compact(struct rq_result *r)
 {
-	free(r->kind);
+	/* r->kind stays: it names the row's key figures (cmp_key_figure). */
 	free(r->target_why);
 	free(r->log_path);
 	free(r->file);
 	free(r->node);
 	free(r->peer_node);
-	r->kind = r->target_why = r->log_path = r->file = r->node = r->peer_node = NULL;
+	r->target_why = r->log_path = r->file = r->node = r->peer_node = NULL;
 	sb_release(&r->log);
 }
 
