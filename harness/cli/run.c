@@ -634,6 +634,16 @@ static int run_main(int argc, char **argv, const char *resume)
 	bool replay = !strncmp(o.target, "sysroot:", 8);
 	int lockfd = replay ? -1 : statedir_lock(o.state_dir, state_dir, sizeof(state_dir));
 
+	char synth_by[256] = "";
+	size_t synth_nodes = 0, nnodes = 0;
+
+	if (replay && cl && (synth_nodes = cluster_synthesized(cl, &nnodes, synth_by, sizeof(synth_by)))) {
+		char *by = term_safe(synth_by);
+
+		printf("note: %zu of %zu nodes replay a synthesized node tree (made by %s), not captures of "
+		       "machines\n", synth_nodes, nnodes, by);
+		free(by);
+	}
 	if (replay && !cl) {
 		/* say first what the verdicts below are of (qual/sysroot.h) */
 		struct rq_tree_meta m;
@@ -796,6 +806,17 @@ static int run_main(int argc, char **argv, const char *resume)
 		progress_stop();
 	/* the targets' facts, while they are open; the reports are written at the end */
 	runrep_facts(&rep, &s);
+	if (synth_nodes) {
+		/* the lab's trees are the nodes', not the run's sysroot: their origin is the run's */
+		char nn[64];
+
+		snprintf(nn, sizeof(nn), "%zu of %zu", synth_nodes, nnodes);
+		if (!rq_run_info_fact_get(&rep.info, "sysroot"))
+			rq_run_info_fact(&rep.info, "sysroot", o.target + 8);
+		rq_run_info_fact(&rep.info, "sysroot.origin", "synthesized");
+		rq_run_info_fact(&rep.info, "sysroot.synthesized_by", synth_by);
+		rq_run_info_fact(&rep.info, "sysroot.synthesized_nodes", nn);
+	}
 	rep.sched = NULL;
 	s.tick = NULL;
 	if (rq_interrupted && !cl)

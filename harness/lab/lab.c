@@ -29,6 +29,7 @@
 #include "core/kind.h"
 #include "core/proc.h"
 #include "lab/lab_int.h"
+#include "qual/sysroot.h"
 #include "report/table.h"
 
 /* ---- setup ---------------------------------------------------------- */
@@ -726,4 +727,21 @@ bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_n
 	}
 	free(got.v);
 	return true;
+}
+
+size_t cluster_synthesized(const struct cluster *cl, size_t *nodes, char *by, size_t bysz)
+{
+	size_t n = 0;
+
+	*nodes = cl->n;
+	for (size_t i = 0; i < cl->n; i++) {
+		struct rq_tree_meta m;
+
+		if (!cl->nodes[i].root)
+			continue;
+		rq_sysroot_origin(cl->nodes[i].root, &m);
+		if (m.origin == RQ_TREE_SYNTHESIZED && !n++)
+			snprintf(by, bysz, "%s", m.synthesized);
+	}
+	return n;
 }

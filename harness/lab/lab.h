@@ -57,6 +57,12 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
  * the matrices (malloc'd), or NULL.
  */
 struct json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, char **html);
+/*
+ * With --target sysroot:DIR: how many of the *nodes replay a synthesized
+ * tree (qual/sysroot.h), and what made the first (by), so the lab run's
+ * reports say so as a plain replay's do.
+ */
+size_t cluster_synthesized(const struct cluster *cl, size_t *nodes, char *by, size_t bysz);
 /* Stop every node's agent (also after an interrupt); then free. */
 void cluster_free(struct cluster *cl);
 

@@ -193,6 +193,17 @@ expect_eq "captured here: not synthesized, captured_host is this host" "False ca
 expect_nogrep "captured here: no note on the console" '^note: .*synthesized' "$T/live.out"
 expect_nogrep "captured here: no JUnit property" 'name="synthesized"' "$R/junit.xml"
 expect_nogrep "captured here: no banner" 'id="synthesized"' "$R/report.html"
+# a lab run over per-node trees says it too
+mkdir "$T/labsyn"
+ln -s "$PWD/$F/cx7-ndr-ib" "$T/labsyn/n1"
+ln -s "$PWD/$F/cx5-edr-ib" "$T/labsyn/n2"
+"$RQ" run --nodes 'n[1-2]' --launcher local --target "sysroot:$T/labsyn" --report-dir "$T/labr" cases/mtu \
+	>"$T/labsyn.out" 2>&1
+expect_grep "lab: the console says so first" '^note: 2 of 2 nodes replay a synthesized node tree' "$T/labsyn.out"
+expect_eq "lab: results.json run.synthesized, 2 of 2 nodes" "True 2 of 2" \
+	"$(json "$T/labr/latest/results.json" "d['run']['synthesized'], d['facts']['sysroot.synthesized_nodes']")"
+expect_grep "lab: a JUnit property" '<property name="synthesized" value="true"/>' "$T/labr/latest/junit.xml"
+expect_grep "lab: the page's banner" '<p id="synthesized"' "$T/labr/latest/report.html"
 
 # parse tools
 "$RQ" parse ibv_devinfo "$F/cx6dx-roce-mtu4180/capture/tools/ibv_devinfo_-v.out" >"$T/p1" 2>&1
