@@ -60,7 +60,7 @@ chown nobody "$T/evil"
 # shellcheck disable=SC2086
 RQ_VM_CACHE=$T/evil/cache "$RQ" vm image $kargs >"$T/ev.out" 2>&1
 expect_eq "a cache under another user's dir is refused" 1 $?
-expect_grep "naming that dir" "lies under $T/evil, owned by uid 65534" "$T/ev.out"
+expect_grep "naming that dir" "lies under $(ere "$T/evil"), owned by uid 65534" "$T/ev.out"
 
 # 4. A cache of ours with a .lock link to a file of ours: the link is not
 #    followed (the lock is the directory itself) and the file stays whole.
@@ -71,7 +71,7 @@ ln -s "$T/precious2" "$T/c/.lock"
 vm/kernel.sh --cache "$T/c" $kargs >"$T/c.out" 2>"$T/c.err"
 expect_eq "kernel.sh with a planted .lock link in our cache" 0 $?
 expect_eq "the file that link points to is intact" keep "$(cat "$T/precious2")"
-expect_grep "the kernel given is used" "^RQ_KIMAGE=$K$" "$T/c.out"
+expect_grep "the kernel given is used" "^RQ_KIMAGE=$(ere "$K")$" "$T/c.out"
 
 # 5. An entry another user owns in our cache (a .meta not ours): refused.
 mkdir -p "$T/c/vmlinux"
@@ -80,7 +80,7 @@ chown nobody "$T/c/vmlinux/planted.meta"
 # shellcheck disable=SC2086
 vm/kernel.sh --cache "$T/c" $kargs >/dev/null 2>"$T/own.err"
 expect_eq "a cache holding another user's .meta is refused" 1 $?
-expect_grep "naming it" "holds $T/c/vmlinux/planted.meta, which is not of uid 0" "$T/own.err"
+expect_grep "naming it" "holds $(ere "$T/c/vmlinux/planted.meta"), which is not of uid 0" "$T/own.err"
 rm -f "$T/c/vmlinux/planted.meta"
 
 # 6. A cached PVH vmlinux is reused only with its recorded sha256.  Plant
@@ -90,12 +90,12 @@ echo "a vmlinux" >"$pvh"
 echo "RQ_SHA256=$(sha256sum <"$pvh" | cut -d' ' -f1)" >"$pvh.meta"
 # shellcheck disable=SC2086
 vm/kernel.sh --cache "$T/c" $kargs >"$T/p1.out" 2>"$T/p1.err"
-expect_grep "a vmlinux matching its sha256 is reused" "^RQ_KIMAGE=$pvh$" "$T/p1.out"
+expect_grep "a vmlinux matching its sha256 is reused" "^RQ_KIMAGE=$(ere "$pvh")$" "$T/p1.out"
 echo "changed" >>"$pvh"
 # shellcheck disable=SC2086
 vm/kernel.sh --cache "$T/c" $kargs >"$T/p2.out" 2>"$T/p2.err"
 expect_eq "kernel.sh with a tampered vmlinux" 0 $?
-expect_grep "the tampered vmlinux is not booted (the bzImage is)" "^RQ_KIMAGE=$K$" "$T/p2.out"
+expect_grep "the tampered vmlinux is not booted (the bzImage is)" "^RQ_KIMAGE=$(ere "$K")$" "$T/p2.out"
 expect_grep "and it says so" 'does not match the sha256 recorded.*extracting it again' "$T/p2.err"
 expect_true "the tampered vmlinux is gone" test ! -e "$pvh"
 
@@ -180,5 +180,5 @@ expect_eq "with its new sha256 recorded" "RQ_SHA256=$now" "$(cat "$initrd.meta")
 chown nobody "$initrd.meta"
 vm/initramfs.sh --cache "$T/i" --modroot "$root" --kver "$kver" >/dev/null 2>"$T/i4.err"
 expect_eq "an initramfs .meta not ours is refused" 1 $?
-expect_grep "naming it" "holds $initrd.meta, which is not of uid 0" "$T/i4.err"
+expect_grep "naming it" "holds $(ere "$initrd.meta"), which is not of uid 0" "$T/i4.err"
 finish

@@ -8,6 +8,9 @@ bad()  { _checks=$((_checks + 1)); _fails=$((_fails + 1)); echo "  FAIL $1"; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: expected '$2', got '$3'"; fi; }
 expect_true() { d=$1; shift; if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d"; fi; }
 expect_grep() { if grep -Eq -- "$2" "$3"; then ok "$1"; else bad "$1: /$2/ not in $3"; sed 's/^/    | /' "$3" | tail -20; fi; }
+# ere TEXT: TEXT as an extended regex that matches it literally (paths hold
+# '+' and '.': 6.12.95+deb12-amd64).
+ere() { printf '%s' "$1" | sed 's/[][\\.^$*+?(){}|]/\\&/g'; }
 expect_nogrep() { if grep -Eq -- "$2" "$3"; then bad "$1: /$2/ found in $3"; else ok "$1"; fi; }
 # no_proc PATTERN: no process whose command line matches PATTERN (pgrep -f).
 # Machine-wide: use it only with a PATTERN that names something of this
