@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared pieces of the subnet-manager and fabric kinds (see ibkind.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -139,4 +140,18 @@ int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name
 	for (size_t i = 0; i < n; i++)
 		free(cand[i]);
 	return ret;
+}
+
+void ibkind_problem(struct sb *msg, unsigned *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n < 5) {
+		if (*n)
+			sb_adds(msg, "; ");
+		va_start(ap, fmt);
+		sb_vaddf(msg, fmt, ap);
+		va_end(ap);
+	}
+	(*n)++;
 }

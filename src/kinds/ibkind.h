@@ -12,6 +12,8 @@
 #include "rdma/ibsm.h"
 #include "core/kind.h"
 
+struct sb;
+
 /*
  * The key row every fabric kind has (expect_topology); placed first in each
  * kind's cfg struct.  The fabric to simulate (fabric:, fabric_sm:) is a
@@ -63,5 +65,11 @@ int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const stru
 		    struct ibnet *net);
 /* Tail of a file appended to the case log under a heading (opensm's log). */
 void ibkind_log_file(struct rq_ctx *ctx, const char *heading, const char *path, size_t max);
+/*
+ * One problem more in a row's reason: *n counts them all, msg names the
+ * first five ("; "-separated), so a fabric-wide fault stays one line.
+ */
+void ibkind_problem(struct sb *msg, unsigned *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -18,7 +18,6 @@
  * routes (fabric-routing) are kinds of their own.  Read-only.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,22 +245,6 @@ static void check_descriptions(struct rq_ctx *ctx, const struct ibnet *t)
 	sb_release(&msg);
 }
 
-/* One problem more; the first five are named. */
-static void problem(struct sb *msg, unsigned *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void problem(struct sb *msg, unsigned *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n < 5) {
-		if (*n)
-			sb_adds(msg, "; ");
-		va_start(ap, fmt);
-		sb_vaddf(msg, fmt, ap);
-		va_end(ap);
-	}
-	(*n)++;
-}
-
 static void check_lids(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struct ibnet *t)
 {
 	struct rq_result *row = rq_ctx_row(ctx, "lids", 0);
@@ -278,10 +261,10 @@ static void check_lids(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struc
 			continue;
 		ports++;
 		if (!t->nodes[i].lid) {
-			problem(&msg, &bad, "%s has no LID", t->nodes[i].desc);
+			ibkind_problem(&msg, &bad, "%s has no LID", t->nodes[i].desc);
 		} else if (t->nodes[i].lid < 0xc000) {
 			if (owner[t->nodes[i].lid] >= 0)
-				problem(&msg, &bad, "LID %u on %s and %s", t->nodes[i].lid,
+				ibkind_problem(&msg, &bad, "LID %u on %s and %s", t->nodes[i].lid,
 					t->nodes[owner[t->nodes[i].lid]].desc, t->nodes[i].desc);
 			owner[t->nodes[i].lid] = (int)i;
 		}
@@ -297,17 +280,17 @@ static void check_lids(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struc
 				continue;
 			ports++;
 			if (!lid) {
-				problem(&msg, &bad, "%s port %d has no LID", t->nodes[n].desc, p);
+				ibkind_problem(&msg, &bad, "%s port %d has no LID", t->nodes[n].desc, p);
 				continue;
 			}
 			if (lmc < 0)
 				lmc = m;
 			if (m != lmc || (cfg->lmc >= 0 && m != cfg->lmc))
-				problem(&msg, &bad, "%s port %d has LMC %d (%s %lld)", t->nodes[n].desc, p, m,
+				ibkind_problem(&msg, &bad, "%s port %d has LMC %d (%s %lld)", t->nodes[n].desc, p, m,
 					cfg->lmc >= 0 ? "planned" : "others", cfg->lmc >= 0 ? cfg->lmc : (long long)lmc);
 			for (unsigned j = 0; j < (1u << m) && lid + j < 0xc000; j++) {
 				if (owner[lid + j] >= 0 && owner[lid + j] != n)
-					problem(&msg, &bad, "LID %u on %s and %s port %d", lid + j,
+					ibkind_problem(&msg, &bad, "LID %u on %s and %s port %d", lid + j,
 						t->nodes[owner[lid + j]].desc, t->nodes[n].desc, p);
 				owner[lid + j] = n;
 			}
@@ -408,7 +391,7 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 				continue;
 			ports++;
 			if (!lid) {
-				problem(&msg, &bad, "%s port %d: no LID, not asked", t->nodes[n].desc, port);
+				ibkind_problem(&msg, &bad, "%s port %d: no LID, not asked", t->nodes[n].desc, port);
 				continue;
 			}
 			snprintf(l, sizeof(l), "%u", lid);
@@ -417,7 +400,7 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 			proc_result_init(&r);
 			if (rq_tool(ctx, argv, 30000, &r) || r.exec_failed || r.timed_out || r.exit_code ||
 			    pkeys_parse(r.out.buf, r.out.len, got, ARRAY_SIZE(got), &ng, err, sizeof(err))) {
-				problem(&msg, &bad, "%s port %d: no P_Key table", t->nodes[n].desc, port);
+				ibkind_problem(&msg, &bad, "%s port %d: no P_Key table", t->nodes[n].desc, port);
 				proc_result_release(&r);
 				continue;
 			}
@@ -428,10 +411,10 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 				for (g = 0; g < ng && (got[g] & 0x7fff) != (want[w] & 0x7fff); g++)
 					;
 				if (g == ng)
-					problem(&msg, &bad, "%s port %d: P_Key 0x%04x (%s, %s member) missing", t->nodes[n].desc,
+					ibkind_problem(&msg, &bad, "%s port %d: P_Key 0x%04x (%s, %s member) missing", t->nodes[n].desc,
 						port, want[w], names[w], want[w] & 0x8000 ? "full" : "limited");
 				else if (got[g] != want[w])
-					problem(&msg, &bad, "%s port %d: P_Key 0x%04x, %s asks 0x%04x (%s member)",
+					ibkind_problem(&msg, &bad, "%s port %d: P_Key 0x%04x, %s asks 0x%04x (%s member)",
 						t->nodes[n].desc, port, got[g], names[w], want[w],
 						want[w] & 0x8000 ? "full" : "limited");
 			}
@@ -441,7 +424,7 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 				for (w = 0; w < nw && (got[g] & 0x7fff) != (want[w] & 0x7fff); w++)
 					;
 				if (w == nw)
-					problem(&msg, &bad, "%s port %d: P_Key 0x%04x is in no partition of %s", t->nodes[n].desc,
+					ibkind_problem(&msg, &bad, "%s port %d: P_Key 0x%04x is in no partition of %s", t->nodes[n].desc,
 						port, got[g], path);
 			}
 		}

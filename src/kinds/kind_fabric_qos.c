@@ -18,7 +18,6 @@
  * a bad port is named with its switch or HCA and port.  Read-only.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,22 +42,6 @@ static const struct key_def fq_keys[] = {
 	  .help = "the planned low-priority VLArb table, VL:WEIGHT,... as qos_vlarb_low; default: as sl2vl" },
 	KEY_END
 };
-
-/* One problem more; the first five are named. */
-static void problem(struct sb *msg, unsigned *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void problem(struct sb *msg, unsigned *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n < 5) {
-		if (*n)
-			sb_adds(msg, "; ");
-		va_start(ap, fmt);
-		sb_vaddf(msg, fmt, ap);
-		va_end(ap);
-	}
-	(*n)++;
-}
 
 static int fq_validate(const struct rq_case *c, char *err, size_t errsz)
 {
@@ -157,12 +140,12 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 	snprintf(p, sizeof(p), "%d", port);
 	s->ports++;
 	if (!tool(ctx, pi, &out, why, sizeof(why)) || smpquery_parse(out.buf, out.len, &kv, err, sizeof(err))) {
-		problem(&s->sl_msg, &s->sl_bad, "%s port %d: no PortInfo (%s)", who, port, why);
+		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: no PortInfo (%s)", who, port, why);
 		goto out;
 	}
 	op = opvls_enum(ib_kvs_get(&kv, "OperVLs"));
 	if (!op) {
-		problem(&s->sl_msg, &s->sl_bad, "%s port %d: OperVLs \"%s\" not understood", who, port,
+		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: OperVLs \"%s\" not understood", who, port,
 			ib_kvs_get(&kv, "OperVLs") ? ib_kvs_get(&kv, "OperVLs") : "");
 		goto out;
 	}
@@ -172,14 +155,14 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 	/* a VL of the configuration beyond this port's OperVLs: opensm folds it onto VL & mask */
 	for (int i = 0; i < 16; i++)
 		if (want->sl2vl[i] != 15 && (want->sl2vl[i] & ~mask)) {
-			problem(&s->sl_msg, &s->sl_bad, "%s port %d: %s maps SL %d to VL %u, beyond its OperVLs %s "
+			ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: %s maps SL %d to VL %u, beyond its OperVLs %s "
 				"(opensm programs VL %u)", who, port, want->src_sl2vl, i, want->sl2vl[i],
 				ib_kvs_get(&kv, "OperVLs"), want->sl2vl[i] & mask);
 			break;
 		}
 	sb_reset(&out);
 	if (!tool(ctx, sl, &out, why, sizeof(why)) || sl2vl_parse(out.buf, out.len, &t, err, sizeof(err)) || !t.n) {
-		problem(&s->sl_msg, &s->sl_bad, "%s port %d: no SL2VL table (%s)", who, port, why[0] ? why : err);
+		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: no SL2VL table (%s)", who, port, why[0] ? why : err);
 	} else {
 		bool named = false;	/* one problem a port: its first wrong row */
 
@@ -189,7 +172,7 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 				unsigned w = want->sl2vl[i] == 15 ? 15 : want->sl2vl[i] & mask;
 
 				if (t.rows[r].vl[i] != w) {
-					problem(&s->sl_msg, &s->sl_bad, "%s port %d (in %d, out %d): SL %d -> VL %u, %s asks VL %u",
+					ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d (in %d, out %d): SL %d -> VL %u, %s asks VL %u",
 						who, port, t.rows[r].in, t.rows[r].out, i, t.rows[r].vl[i], want->src_sl2vl, w);
 					named = true;
 				}
@@ -200,7 +183,7 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 	sb_reset(&out);
 	memset(&a, 0, sizeof(a));
 	if (!tool(ctx, va, &out, why, sizeof(why)) || vlarb_parse(out.buf, out.len, &a, err, sizeof(err))) {
-		problem(&s->arb_msg, &s->arb_bad, "%s port %d: no VLArb tables (%s)", who, port, why[0] ? why : err);
+		ibkind_problem(&s->arb_msg, &s->arb_bad, "%s port %d: no VLArb tables (%s)", who, port, why[0] ? why : err);
 		goto out;
 	}
 	for (int h = 0; h < 2; h++) {
@@ -209,7 +192,7 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 
 		for (size_t i = 0; i < got->n && i < 64; i++)
 			if (got->vl[i] != (wv[i] & mask) || got->weight[i] != ww[i]) {
-				problem(&s->arb_msg, &s->arb_bad, "%s port %d: %s entry %zu is %u:%u, %s asks %u:%u", who, port,
+				ibkind_problem(&s->arb_msg, &s->arb_bad, "%s port %d: %s entry %zu is %u:%u, %s asks %u:%u", who, port,
 					h ? "high" : "low", i, got->vl[i], got->weight[i], h ? want->src_high : want->src_low,
 					wv[i] & mask, ww[i]);
 				break;
@@ -275,7 +258,7 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 			unsigned lid = sw ? t.nodes[n].lid : end ? k->blid : k->alid;
 
 			if (!lid) {
-				problem(&s.sl_msg, &s.sl_bad, "%s port %d: no LID, not asked", t.nodes[n].desc, port);
+				ibkind_problem(&s.sl_msg, &s.sl_bad, "%s port %d: no LID, not asked", t.nodes[n].desc, port);
 				continue;
 			}
 			check_port(ctx, &s, &want[sw], t.nodes[n].desc, lid, port, sw);
