@@ -7,8 +7,11 @@
 #     (--after-link-delay: tc netem on each guest's eth0; default 150us,
 #     about 30 % of the round trip's floor here), RUNS times: how many runs
 #     report it as a regression (goal 9 of 10 or more);
-#   - small: the same with SMALL (default 15us, about 3 %): never a
-#     regression (no change within the 5 % tolerance, or inconclusive);
+#   - small: a slowdown of about 3 %: both sides' guests delay every packet,
+#     the before ones by SMALLBASE (default 100us), the after ones by SMALL
+#     (default 103us), so that both pay the same qdisc and only the delay
+#     differs; never a regression (no change within the 5 % tolerance, or
+#     inconclusive).  SMALLBASE= (empty) delays the after side alone;
 #   - the wall time of each qualification, so the cost of --repeat auto shows.
 # CASES picks the case set (default: bench/cases/noise.yaml, an RC SEND
 # round trip with event polling and no latency threshold; its kind's key
@@ -16,20 +19,22 @@
 # (default vm2; in vm1 rxe loops back inside one guest and no link delay
 # reaches it), KINDS which of "aa planted small" to run (in that order,
 # interleaved run by run), EXTRA more qualify options (--max-repeat 5).
-# RUNS=N (default 10).  Boots guests: with LOCK=FILE each qualification
+# RUNS=N (default 10); KEEP=1 keeps the qualifications' reports and
+# output (the directory is printed).  Boots guests: with LOCK=FILE each qualification
 # holds flock FILE for itself, so that other VM jobs interleave.
 set -eu
 cd "$(dirname "$0")/.."
 RQ=${RQ:-./rdmaqual}
 [ -x "$RQ" ] || { echo "build rdmaqual first (make)"; exit 1; }
 T=$(mktemp -d /tmp/rq-bench-noise.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+if [ -n "${KEEP:-}" ]; then echo "reports kept in $T"; else trap 'rm -rf "$T"' EXIT; fi
 export RDMAQUAL_STATE_DIR="$T/state"
 RUNS=${RUNS:-10}
 CASES=${CASES:-bench/cases/noise.yaml}
 TOPO=${TOPO:-vm2}
 PLANT=${PLANT:-150us}
-SMALL=${SMALL:-15us}
+SMALL=${SMALL:-103us}
+SMALLBASE=${SMALLBASE-100us}
 KERNEL=${KERNEL:-debian:bookworm}
 KINDS=${KINDS:-aa planted small}
 EXTRA=${EXTRA:-}
@@ -73,12 +78,12 @@ for i in $(seq "$RUNS"); do
 		case $k in
 		aa) one aa "$i" ;;
 		planted) one planted "$i" --after-link-delay "$PLANT" ;;
-		small) one small "$i" --after-link-delay "$SMALL" ;;
+		small) one small "$i" ${SMALLBASE:+--before-link-delay "$SMALLBASE"} --after-link-delay "$SMALL" ;;
 		esac
 	done
 done
 [ -s "$T/tally" ] || { echo "no qualification finished"; exit 1; }
-awk -v plant="$PLANT" -v small="$SMALL" '
+awk -v plant="$PLANT" -v small="$SMALL" -v smallbase="$SMALLBASE" '
 	{ n[$1]++; fail[$1] += ($2 == 1); t[$1] += $3; unsure[$1] += $4 }
 	function wall(k) { return t[k] / (n[k] ? n[k] : 1) / 1000 }
 	END {
@@ -89,6 +94,6 @@ awk -v plant="$PLANT" -v small="$SMALL" '
 			printf "power (--after-link-delay %s): %d of %d runs report a regression (goal 9 of 10); %d figures inconclusive; mean wall %.0f s\n",
 				plant, fail["planted"], n["planted"], unsure["planted"], wall("planted")
 		if (n["small"])
-			printf "small (--after-link-delay %s): %d of %d runs report a regression (goal 0); %d figures inconclusive; mean wall %.0f s\n",
-				small, fail["small"], n["small"], unsure["small"], wall("small")
+			printf "small (%s--after-link-delay %s): %d of %d runs report a regression (goal 0); %d figures inconclusive; mean wall %.0f s\n",
+				smallbase == "" ? "" : "--before-link-delay " smallbase " ", small, fail["small"], n["small"], unsure["small"], wall("small")
 	}' "$T/tally"
