@@ -649,8 +649,8 @@ START_TEST(noise)
 END_TEST
 
 /* n rows of one id and kind, each with two figures 30 % apart between the sides. */
-static char *kind_rows(const char *id, const char *kind, const char *f1, const char *f2, const char *unit,
-		       double scale, size_t n)
+static char *kind_rows_j(const char *id, const char *kind, const char *judge, const char *f1, const char *f2,
+			 const char *unit, double scale, size_t n)
 {
 	struct { char *buf; size_t len; } t = { 0 };
 	FILE *fp = open_memstream(&t.buf, &t.len);
@@ -658,13 +658,20 @@ static char *kind_rows(const char *id, const char *kind, const char *f1, const c
 	for (size_t i = 0; i < n; i++) {
 		double v = scale * (100 + (double)(i % 3) - 1);
 
-		fprintf(fp, "%s{\"id\": \"%s\", \"case\": \"c\", \"kind\": \"%s\", \"verdict\": \"PASS\", "
+		fprintf(fp, "%s{\"id\": \"%s\", \"case\": \"c\", \"kind\": \"%s\", %s%s%s\"verdict\": \"PASS\", "
 			"\"target\": \"rxe-vm\", \"figures\": [{\"name\": \"%s\", \"value\": %.17g, \"unit\": \"%s\"}, "
 			"{\"name\": \"%s\", \"value\": %.17g, \"unit\": \"%s\"}]}", i ? ", " : "", id, kind,
-			f1, v, unit, f2, v * 2, unit);
+			judge ? "\"judge\": \"" : "", judge ? judge : "", judge ? "\", " : "", f1, v, unit, f2, v * 2,
+			unit);
 	}
 	fclose(fp);
 	return t.buf;
+}
+
+static char *kind_rows(const char *id, const char *kind, const char *f1, const char *f2, const char *unit,
+		       double scale, size_t n)
+{
+	return kind_rows_j(id, kind, NULL, f1, f2, unit, scale, n);
 }
 
 /*
@@ -677,17 +684,17 @@ START_TEST(key_figures)
 	const struct cmp_finding *f;
 	char *rb, *ra;
 
-	ck_assert(cmp_key_figure("verbs-pingpong", "lat_min"));
-	ck_assert(cmp_key_figure("verbs-pingpong", "lat_median"));
-	ck_assert(!cmp_key_figure("verbs-pingpong", "lat_p99"));
-	ck_assert(cmp_key_figure("bandwidth", "bw_64KiB"));
-	ck_assert(!cmp_key_figure("bandwidth", "msg_rate_64KiB"));
-	ck_assert(cmp_key_figure("perftest", "t_typical"));
-	ck_assert(!cmp_key_figure("perftest", "bw_peak"));
+	ck_assert(cmp_key_figure("verbs-pingpong", NULL, "lat_min"));
+	ck_assert(cmp_key_figure("verbs-pingpong", NULL, "lat_median"));
+	ck_assert(!cmp_key_figure("verbs-pingpong", NULL, "lat_p99"));
+	ck_assert(cmp_key_figure("bandwidth", NULL, "bw_64KiB"));
+	ck_assert(!cmp_key_figure("bandwidth", NULL, "msg_rate_64KiB"));
+	ck_assert(cmp_key_figure("perftest", NULL, "t_typical"));
+	ck_assert(!cmp_key_figure("perftest", NULL, "bw_peak"));
 	/* A kind naming none, one this program does not know, no kind: every figure. */
-	ck_assert(cmp_key_figure("driver", "anything"));
-	ck_assert(cmp_key_figure("no-such-kind", "lat_p99"));
-	ck_assert(cmp_key_figure(NULL, "lat_p99"));
+	ck_assert(cmp_key_figure("driver", NULL, "anything"));
+	ck_assert(cmp_key_figure("no-such-kind", NULL, "lat_p99"));
+	ck_assert(cmp_key_figure(NULL, NULL, "lat_p99"));
 
 	/* Both figures 30 % slower in little noise: the key one is a regression at 95 %, m=1. */
 	rb = kind_rows("pp[rxe0/1]", "verbs-pingpong", "lat_min", "lat_p99", "us", 1, 6);
@@ -718,6 +725,33 @@ START_TEST(key_figures)
 	run_cmp(doc(NULL, rb), doc(NULL, ra));
 	ck_assert(find(CMP_FIG_WORSE, "bw[rxe0/1]", "bw_64KiB"));
 	ck_assert(find(CMP_FIG_UNJUDGED, "bw[rxe0/1]", "msg_rate_64KiB"));
+	ck_assert_uint_eq(rep.regressions, 1);
+	free(rb);
+	free(ra);
+}
+END_TEST
+
+/*
+ * A case's judge: names the figures judged in place of its kind's key
+ * figures: lat_p99 judged, lat_min (a key figure of the kind) reported.
+ */
+START_TEST(case_judge_overrides_kind)
+{
+	const struct cmp_finding *f;
+	char *rb, *ra;
+
+	ck_assert(cmp_key_figure("verbs-pingpong", "lat_p99 bw_*", "lat_p99"));
+	ck_assert(cmp_key_figure("verbs-pingpong", "lat_p99 bw_*", "bw_4KiB"));
+	ck_assert(!cmp_key_figure("verbs-pingpong", "lat_p99 bw_*", "lat_min"));
+	/* An empty list judges nothing, unlike no list. */
+	ck_assert(!cmp_key_figure("verbs-pingpong", "", "lat_min"));
+
+	rb = kind_rows_j("pp[rxe0/1]", "verbs-pingpong", "lat_p99", "lat_min", "lat_p99", "us", 1, 6);
+	ra = kind_rows_j("pp[rxe0/1]", "verbs-pingpong", "lat_p99", "lat_min", "lat_p99", "us", 1.3, 6);
+	run_cmp(doc(NULL, rb), doc(NULL, ra));
+	ck_assert((f = find(CMP_FIG_WORSE, "pp[rxe0/1]", "lat_p99")) && f->regression);
+	ck_assert((f = find(CMP_FIG_UNJUDGED, "pp[rxe0/1]", "lat_min")) && !f->regression);
+	ck_assert_str_eq(f->msg, "not judged: not a key figure of the case (judge: lat_p99; --all-figures judges it)");
 	ck_assert_uint_eq(rep.regressions, 1);
 	free(rb);
 	free(ra);
@@ -760,6 +794,7 @@ static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, noise);
 	tcase_add_test(tc, key_figures);
+	tcase_add_test(tc, case_judge_overrides_kind);
 	tcase_add_test(tc, bad_rates_refused);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, tolerance_args);

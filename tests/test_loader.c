@@ -544,6 +544,20 @@ START_TEST(fabric_keys)
 }
 END_TEST
 
+/* judge: the figures compare and qualify judge, joined for the row; a bad glob where written. */
+START_TEST(judge_key)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: j.one, kind: verbs-pingpong, judge: [lat_p99, \"bw_*\", lat_p99]}\n"
+			      "  - {name: j.none, kind: verbs-pingpong}\n"), 0);
+	ck_assert_str_eq(case_named("j.one")->judge, "lat_p99 bw_*");	/* a repeat is dropped */
+	ck_assert_ptr_null(case_named("j.none")->judge);
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: verbs-pingpong, judge: [\"lat p99\"]}\n"), 1);
+	expect_exact(2, 45, "judge: \"lat p99\" is not a figure name or glob (expected [A-Za-z0-9_.-] and * ? [ ], "
+		     "1 to 63 characters)");
+}
+END_TEST
+
 START_TEST(modules_and_fresh_guest)
 {
 	const struct rq_case *c;
@@ -1086,6 +1100,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
 	tcase_add_test(tc, modules_and_fresh_guest);
+	tcase_add_test(tc, judge_key);
 	/* Its own 10 s bound (the scan took minutes for this many). */
 	TCase *big = tcase_create("many cases");
 

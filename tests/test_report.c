@@ -395,6 +395,8 @@ START_TEST(spooled_rows_same_reports)
 		r->node = xasprintf("n%02d", k % 7);
 		if (k % 5 == 0)
 			r->peer_node = xasprintf("n%02d", (k + 1) % 7);
+		if (k % 6 == 1)
+			r->judge = xstrdup("lat_*");
 		rq_figure_add(r, "bw_avg", 97.123456789012345 + k, "Gb/s");
 		rq_figure_add(r, "lat_p99", k == 3 ? NAN : 1.0 / 3.0, "us");
 		rq_fact_add(r, "node.hostname", "clone");
@@ -416,6 +418,7 @@ START_TEST(spooled_rows_same_reports)
 		ck_assert(!memcmp(again.buf, packed.buf, packed.len));
 		ck_assert_uint_eq(back->log.len, mem.v[i]->log.len);
 		ck_assert(!memcmp(back->log.buf, mem.v[i]->log.buf, back->log.len));
+		ck_assert(mem.v[i]->judge ? back->judge && !strcmp(back->judge, mem.v[i]->judge) : !back->judge);
 		sb_release(&again);
 		rq_result_free(back);
 	}

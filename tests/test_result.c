@@ -124,6 +124,7 @@ START_TEST(json_round_trip)
 	char err[256];
 
 	r->kind = xstrdup("perftest");
+	r->judge = xstrdup("bw_avg t_*");
 	r->target = xstrdup("hca");
 	r->target_why = xstrdup("PCI 15b3 present");
 	r->log_path = xstrdup("logs/bw.write.log");
@@ -155,6 +156,7 @@ START_TEST(json_round_trip)
 	ck_assert_int_eq(b->verdict, RQ_FAIL);
 	ck_assert_str_eq(b->reason, "bw 10 < 90 \xef\xbf\xbd bad utf8");
 	ck_assert_str_eq(b->kind, "perftest");
+	ck_assert_str_eq(b->judge, "bw_avg t_*");
 	ck_assert_str_eq(b->target, "hca");
 	ck_assert_str_eq(b->target_why, "PCI 15b3 present");
 	ck_assert_str_eq(b->log_path, "logs/bw.write.log");
@@ -213,6 +215,7 @@ static const char *const garbage[] = {
 	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"log\":5}",
 	"{\"id\":\"c\\u0000x\",\"case\":\"c\",\"verdict\":\"PASS\"}",
 	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"device\":{}}",
+	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"judge\":[\"lat_min\"]}",
 };
 
 START_TEST(json_garbage_rejected)

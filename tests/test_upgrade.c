@@ -6,6 +6,8 @@
  * the heat map's cells.
  */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +200,74 @@ static struct rq_result *result_row(double gbps)
 	rq_result_finish(r);
 	return r;
 }
+
+/*
+ * run --baseline judges the figures compare and qualify judge: the row's
+ * key figures (its case's judge:, else its kind's), all of them only when
+ * the baseline was saved with --all-figures.
+ */
+static struct rq_result *pp_row(double lat_min, double lat_p99, const char *judge)
+{
+	struct rq_result *r = rq_result_new("pp", "rxe0", 1);
+
+	r->target = xstrdup("rxe-vm");
+	r->kind = xstrdup("verbs-pingpong");
+	r->judge = judge ? xstrdup(judge) : NULL;
+	rq_figure_add(r, "lat_min", lat_min, "us");
+	rq_figure_add(r, "lat_p99", lat_p99, "us");
+	rq_judge(r, true, "ran");
+	rq_result_finish(r);
+	return r;
+}
+
+START_TEST(baseline_key_figures)
+{
+	const char *row = "{\"id\": \"pp[rxe0/1]\", \"case\": \"pp\", \"kind\": \"verbs-pingpong\", "
+			  "\"device\": \"rxe0\", \"port\": 1, \"verdict\": \"PASS\", \"target\": \"rxe-vm\", "
+			  "\"figures\": [{\"name\": \"lat_min\", \"value\": 10, \"unit\": \"us\"}, "
+			  "{\"name\": \"lat_p99\", \"value\": 20, \"unit\": \"us\"}]}";
+	char path[] = "/tmp/rq-test-baseline.XXXXXX", err[512];
+	int fd = mkstemp(path);
+	json_t *d = doc(row);
+	struct cmp_opts all;
+	struct rq_baseline b;
+	struct rq_result *r;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	cmp_opts_init(&all);
+	for (int pass = 0; pass < 2; pass++) {
+		all.all_figures = pass == 1;
+		json_t *bl = rq_baseline_from_results(d, &all, "r");
+
+		ck_assert(json_is_true(json_object_get(bl, "all_figures")) == (pass == 1));
+		ck_assert_int_eq(json_dump_file(bl, path, 0), 0);
+		json_decref(bl);
+		ck_assert_int_eq(rq_baseline_load(&b, path, err, sizeof(err)), 0);
+		/* lat_p99 50 % worse, lat_min as good: only --all-figures sees it by default. */
+		r = pp_row(10, 30, NULL);
+		ck_assert_uint_eq(rq_baseline_judge(&b, r, rq_baseline_model(r)), pass ? 2 : 1);
+		ck_assert_int_eq(r->verdict, pass ? RQ_FAIL : RQ_PASS);
+		rq_result_free(r);
+		/* The case names lat_p99 its figure: judged, and the row fails either way. */
+		r = pp_row(10, 30, "lat_p99");
+		ck_assert_uint_eq(rq_baseline_judge(&b, r, rq_baseline_model(r)), pass ? 2 : 1);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_ptr_nonnull(strstr(r->reason, "lat_p99 30 us is 50.0% higher than the baseline 20"));
+		rq_result_free(r);
+		rq_baseline_release(&b);
+	}
+	/* Anything but a boolean is refused, naming the key. */
+	ck_assert_int_ge(fd = open(path, O_WRONLY | O_TRUNC), 0);
+	ck_assert(dprintf(fd, "{\"schema\": \"rdmaqual-baseline/1\", \"all_figures\": 1, \"entries\": []}") > 0);
+	close(fd);
+	ck_assert_int_eq(rq_baseline_load(&b, path, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "all_figures: not true or false"));
+	cmp_opts_release(&all);
+	json_decref(d);
+	unlink(path);
+}
+END_TEST
 
 START_TEST(baseline)
 {
@@ -501,6 +571,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, noise_judged);
 	tcase_add_test(tc, baseline_distribution);
 	tcase_add_test(tc, baseline);
+	tcase_add_test(tc, baseline_key_figures);
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_noise);
 	tcase_add_test(tc, html_trend);

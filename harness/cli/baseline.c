@@ -17,12 +17,15 @@
 static void baseline_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: rdmaqual baseline save [-T [GLOB=]PCT]... RUN... FILE\n"
+"usage: rdmaqual baseline save [-T [GLOB=]PCT]... [--all-figures] RUN... FILE\n"
 "Stores the figures of the RUNs' passing rows (run directories or results.json),\n"
 "keyed by case, target and HCA model, in FILE; 'rdmaqual run --baseline FILE'\n"
 "then fails a row whose figure is worse than the stored one by more than the\n"
 "tolerance (default %g%%, as compare).  From several runs each figure keeps its\n"
-"distribution (median, spread, n), and a new value is judged against that noise.\n",
+"distribution (median, spread, n), and a new value is judged against that noise.\n"
+"Only each row's key figures are judged (its case's judge:, else its kind's;\n"
+"rdmaqual help KIND), as compare and qualify do; --all-figures judges every\n"
+"figure with a direction.\n",
 		RQ_COMPARE_DEFAULT_TOL);
 }
 
@@ -30,6 +33,7 @@ int cmd_baseline(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "tolerance", required_argument, NULL, 'T' },
+		{ "all-figures", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -46,6 +50,9 @@ int cmd_baseline(int argc, char **argv)
 				cmp_opts_release(&o);
 				return usage_error("baseline", "%s", err);
 			}
+			break;
+		case 'A':
+			o.all_figures = true;
 			break;
 		case 'h':
 			baseline_usage(stdout);

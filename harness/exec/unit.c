@@ -546,6 +546,8 @@ void rq_rows_stamp(struct rq_result *const *v, size_t n, const struct rq_case *c
 		set_str(&r->target, st->target);
 		set_str(&r->target_why, st->target_why);
 		set_str(&r->kind, c->kind->name);
+		if (c->judge)
+			set_str(&r->judge, c->judge);
 		set_str(&r->file, c->file ? c->file : "");
 		if (r->duration_s <= 0)
 			r->duration_s = st->duration_s / (double)n;

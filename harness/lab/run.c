@@ -20,6 +20,7 @@
 #include "exec/unit.h"
 #include "cluster/suspects.h"
 #include "lab/lab_int.h"
+#include "qual/compare.h"
 
 struct unit {
 	struct cluster *cl;
@@ -36,11 +37,20 @@ struct unit {
 };
 
 /*
- * A pair's main figure: the client row's first figure that measures the
- * link, not the run's own length (command_pair reports "elapsed" first).
+ * A pair's main figure: the client row's first key figure with a direction,
+ * else its first figure that measures the link, not the run's own length
+ * (command_pair reports "elapsed" first).
  */
 const struct rq_figure *cluster_main_figure(const struct rq_result *r)
 {
+	/*
+	 * A key figure first (the case's judge:, else its kind's), as compare
+	 * judges: perftest's bw_avg rather than its one-sample bw_peak.
+	 */
+	for (size_t i = 0; i < r->nfigs; i++)
+		if (!str_ends(r->figs[i].name, "elapsed") && cmp_key_figure(r->kind, r->judge, r->figs[i].name) &&
+		    cmp_direction(r->figs[i].name, r->figs[i].unit) != CMP_DIR_UNKNOWN)
+			return &r->figs[i];
 	for (size_t i = 0; i < r->nfigs; i++)
 		if (!str_ends(r->figs[i].name, "elapsed"))
 			return &r->figs[i];
@@ -634,6 +644,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 
 		free(r->kind);
 		r->kind = xstrdup(c->kind->name);
+		r->judge = c->judge ? xstrdup(c->judge) : NULL;
 		free(r->file);
 		r->file = xstrdup(c->file ? c->file : "");
 		rq_results_add(out, r);

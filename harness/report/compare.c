@@ -305,7 +305,7 @@ static const char *fig_judgement(const struct cmp_finding *f)
 }
 
 /* Unjudged figures that did not move are noise in a table (JSON has them). */
-/* A figure left out because its kind judges others (rq_kind.key_figures). */
+/* A figure left out because its kind (rq_kind.key_figures) or its case (judge:) judges others. */
 static bool not_key(const struct cmp_finding *f)
 {
 	return f->type == CMP_FIG_UNJUDGED && f->msg && !strncmp(f->msg, "not judged: not a key figure", 28);

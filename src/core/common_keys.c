@@ -63,6 +63,8 @@ const struct key_def rq_common_keys[] = {
 		.help = "fabric kinds only; ibsim target: a qos-policy.conf for the target's opensm (-Q -Y), relative to the case file; fabric-qos lints it against opensm's grammar" },
 	[CK_SM_PARTITIONS] = { .name = "sm_partitions", .type = KEY_STR, .offset = CO(sm_partitions),
 		.help = "fabric kinds only; ibsim target: a partitions.conf for the target's opensm (-P), relative to the case file; fabric-health checks every CA port's P_Key table against it" },
+	[CK_JUDGE] = { .name = "judge", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(judge),
+		.help = "the figures (names or globs: lat_p99, bw_*) that qualify, compare, run --baseline and a lab run's pair matrix judge against other runs; default: the kind's key figures (rdmaqual help KIND)" },
 	KEY_END,
 };
 #undef CO
@@ -130,6 +132,19 @@ static bool check_pairs(struct ld *ld, const yaml_node_t *n)
 	if (!rq_pairs_syntax(stext(n), err, sizeof(err)))
 		return true;
 	lerr(ld, NPOS(n), "pairs: %s", err);
+	return false;
+}
+
+/* A figure glob, as fnmatch(3) reads it; as long as compare's glob buffer allows. */
+static bool check_judge(struct ld *ld, const yaml_node_t *n)
+{
+	const char *s = stext(n);
+	size_t len = strlen(s);
+
+	if (len && len < 64 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-*?[]!") == len)
+		return true;
+	lerr(ld, NPOS(n), "judge: \"%s\" is not a figure name or glob (expected [A-Za-z0-9_.-] and * ? [ ], "
+	     "1 to 63 characters)", s);
 	return false;
 }
 
@@ -291,6 +306,10 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 		return check_routing(ld, e->v, cc->routing_engine);
 	case CK_MODULES:
 		check = check_module;
+		dedup = true;
+		break;
+	case CK_JUDGE:
+		check = check_judge;
 		dedup = true;
 		break;
 	case CK_VM_MEMORY:

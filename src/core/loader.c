@@ -157,6 +157,7 @@ static void case_free(struct rq_case *c)
 	for (size_t i = 0; i < c->nmodules; i++)
 		free(c->modules[i]);
 	free(c->modules);
+	free(c->judge);
 	if (c->kind && c->cfg)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
@@ -445,6 +446,14 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->nmodules = cc.modules.n;
 	free(cc.modules.num);
 	c->fresh_guest = cc.fresh_guest;
+	if (cc.judge.n) {
+		struct sb j = SB_INIT;
+
+		for (size_t i = 0; i < cc.judge.n; i++)
+			sb_addf(&j, "%s%s", i ? " " : "", cc.judge.str[i]);
+		c->judge = j.buf;
+	}
+	list_release(&cc.judge);
 	c->cfg = cfg;
 	c->pos = (struct rq_pos){ .line = (unsigned)cn->start_mark.line + 1,
 				  .col = (unsigned)cn->start_mark.column + 1 };

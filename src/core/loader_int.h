@@ -144,13 +144,14 @@ struct common {
 	char *sm_config, *qos_policy, *sm_partitions;
 	struct rq_list modules;
 	bool fresh_guest;
+	struct rq_list judge;
 };
 
 enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
 	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_FABRIC,
 	CK_FABRIC_SM, CK_ROUTING, CK_MODULES, CK_FRESH_GUEST, CK_SM_CONFIG,
-	CK_QOS_POLICY, CK_SM_PARTITIONS, CK_COUNT
+	CK_QOS_POLICY, CK_SM_PARTITIONS, CK_JUDGE, CK_COUNT
 };
 
 /*

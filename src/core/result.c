@@ -67,6 +67,7 @@ void rq_result_free(struct rq_result *r)
 	free(r->id);
 	free(r->case_name);
 	free(r->kind);
+	free(r->judge);
 	free(r->device);
 	free(r->reason);
 	free(r->target);
@@ -217,6 +218,8 @@ json_t *rq_result_to_json(const struct rq_result *r, bool with_log)
 	json_object_set_new(o, "id", rq_json_text(r->id));
 	json_object_set_new(o, "case", rq_json_text(r->case_name));
 	json_object_set_new(o, "kind", rq_json_text(r->kind));
+	if (r->judge)	/* only where the case chose: older readers and goldens see no new null */
+		json_object_set_new(o, "judge", rq_json_text(r->judge));
 	json_object_set_new(o, "device", rq_json_text(r->device));
 	json_object_set_new(o, "port", json_integer(r->port));
 	json_object_set_new(o, "verdict", json_string(rq_verdict_name(r->verdict)));
@@ -337,6 +340,7 @@ struct rq_result *rq_result_from_json(json_t *j, char *err, size_t errsz)
 		goto bad;
 	}
 	if (get_str(j, "kind", false, &r->kind, err, errsz) ||
+	    get_str(j, "judge", false, &r->judge, err, errsz) ||
 	    get_str(j, "reason", false, &r->reason, err, errsz) ||
 	    get_str(j, "target", false, &r->target, err, errsz) ||
 	    get_str(j, "target_why", false, &r->target_why, err, errsz) ||

@@ -38,6 +38,7 @@ struct rq_result {
 	char *id;		/* case name, plus "[dev/port]" for per-port rows */
 	char *case_name;
 	char *kind;
+	char *judge;		/* the case's judge: globs, or NULL (the kind's key figures) */
 	char *device;		/* NULL for node-wide rows */
 	int port;		/* 0 for device- or node-wide rows */
 	enum rq_verdict verdict;

@@ -152,10 +152,15 @@ json_t *rq_baseline_from_runs(json_t *const *runs, size_t nruns, const struct cm
 		json_array_append_new(tols, json_pack("{s:o, s:f}", "glob", rq_json_text(tol->tols[k].glob),
 						      "pct", tol->tols[k].pct));
 	iso8601_now(ts, sizeof(ts));
-	return json_pack("{s:s, s:o, s:s, s:I, s:f, s:o, s:o}", "schema", RQ_BASELINE_SCHEMA,
-			 "source", rq_json_text(source), "created", ts, "runs", (json_int_t)nruns,
-			 "tolerance_pct", tol ? tol->tol_pct : RQ_COMPARE_DEFAULT_TOL,
-			 "tolerances", tols, "entries", entries);
+	json_t *doc = json_pack("{s:s, s:o, s:s, s:I, s:f, s:o}", "schema", RQ_BASELINE_SCHEMA,
+				"source", rq_json_text(source), "created", ts, "runs", (json_int_t)nruns,
+				"tolerance_pct", tol ? tol->tol_pct : RQ_COMPARE_DEFAULT_TOL, "tolerances", tols);
+
+	/* Only when asked: a file without it judges the key figures, as every reader of /1 may. */
+	if (tol && tol->all_figures)
+		json_object_set_new(doc, "all_figures", json_true());
+	json_object_set_new(doc, "entries", entries);
+	return doc;
 }
 
 int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t errsz)
@@ -240,6 +245,15 @@ int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t 
 			return -EINVAL;
 		}
 	}
+	json_t *all = json_object_get(doc, "all_figures");
+
+	if (all && !json_is_boolean(all)) {
+		snprintf(err, errsz, "%s: all_figures: not true or false", path);
+		json_decref(doc);
+		cmp_opts_release(&b->tol);
+		return -EINVAL;
+	}
+	b->tol.all_figures = json_is_true(all);
 	b->doc = doc;
 	b->path = xstrdup(path);
 	return 0;
@@ -276,6 +290,13 @@ unsigned rq_baseline_judge(const struct rq_baseline *b, struct rq_result *r, con
 
 			if (strcmp(g->name, name) || !isfinite(g->value) || d == CMP_DIR_UNKNOWN ||
 			    strcmp(g->unit ? g->unit : "", unit ? unit : "") || base == 0)
+				continue;
+			/*
+			 * The figures compare and qualify judge (the case's judge:, else the
+			 * kind's key figures): a baseline of thirty latency percentiles
+			 * judged one by one fails a good node on the one that is unlucky.
+			 */
+			if (!b->tol.all_figures && !cmp_key_figure(r->kind, r->judge, g->name))
 				continue;
 			change = (g->value - base) / fabs(base) * 100;
 			judged++;

@@ -50,7 +50,8 @@ void rq_baseline_release(struct rq_baseline *b);
 
 /*
  * Judge a finished row: each figure the baseline has for the row's key is
- * compared; worse by more than the tolerance turns a PASS into FAIL (the
+ * compared, if it is one of the row's key figures (cmp_key_figure: the
+ * case's judge:, else its kind's) or the file says "all_figures": true; worse by more than the tolerance turns a PASS into FAIL (the
  * reason names the figure, both values and the tolerance).  Every
  * judgement goes to the row's log; a fact "baseline" says how many figures
  * were judged.  Returns the number of figures judged.  model: the row's

@@ -348,7 +348,7 @@ void cmp_doc_results(struct cmp_doc *d, bool array)
 /* What compare reads of a row and no more: a 112 MB file's rows in a third of their size. */
 static void compact(struct rq_result *r)
 {
-	/* r->kind stays: it names the row's key figures (cmp_key_figure). */
+	/* r->kind and r->judge stay: they name the row's key figures (cmp_key_figure). */
 	free(r->target_why);
 	free(r->log_path);
 	free(r->file);
@@ -832,17 +832,18 @@ static void judge_point(struct cmp_report *rep, struct cmp_finding *f, double to
 }
 
 /*
- * Is name one of the key figures of the kind (rq_kind.key_figures)?  A kind
- * this program does not know, or one that names none, has every figure key.
+ * Is name one of the key figures of a row: its case's judge: globs when it
+ * has them, else its kind's (rq_kind.key_figures)?  A kind this program
+ * does not know, or one that names none, has every figure key.
  */
-bool cmp_key_figure(const char *kind, const char *name)
+bool cmp_key_figure(const char *kind, const char *judge, const char *name)
 {
 	const struct rq_kind *k = kind ? rq_kind_find(kind) : NULL;
-	const char *p;
+	const char *p = judge;
 
-	if (!k || !k->key_figures)
+	if (!p && (!k || !k->key_figures))
 		return true;
-	for (p = k->key_figures; *p;) {
+	for (p = p ? p : k->key_figures; *p;) {
 		size_t len = strcspn(p, " ");
 		char glob[64];
 
@@ -860,7 +861,7 @@ bool cmp_key_figure(const char *kind, const char *name)
 
 /* Compare one figure present on both rows.  why_not: set when the rows' targets or HCAs differ. */
 static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, struct judging *jg, const char *row,
-		      const char *kind, const struct rq_figure *fb, const struct rq_figure *fa, const char *why_not)
+		      const char *kind, const char *judge, const struct rq_figure *fb, const struct rq_figure *fa, const char *why_not)
 {
 	struct cmp_finding *f;
 	double tol, *xb = NULL, *xa = NULL;
@@ -887,8 +888,12 @@ static void judge_fig(struct cmp_report *rep, const struct cmp_opts *o, struct j
 		set_msg(f, "not judged: direction unknown (unit \"%s\")", f->unit);
 		return;
 	}
-	if (!o->all_figures && !cmp_key_figure(kind, f->name)) {
-		set_msg(f, "not judged: not a key figure of %s (--all-figures judges it)", kind);
+	if (!o->all_figures && !cmp_key_figure(kind, judge, f->name)) {
+		if (judge)
+			set_msg(f, "not judged: not a key figure of the case (judge: %s; --all-figures judges it)",
+				judge);
+		else
+			set_msg(f, "not judged: not a key figure of %s (--all-figures judges it)", kind);
 		return;
 	}
 	if (!isfinite(f->vbefore) || !isfinite(f->vafter)) {
@@ -1002,7 +1007,8 @@ static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, struct j
 		if (find_fig(b, fb->name) != fb)
 			continue;	/* a repeated name: the first one counts */
 		if (fa) {
-			judge_fig(rep, o, jg, a->id, a->kind ? a->kind : b->kind, fb, fa, why_not);
+			judge_fig(rep, o, jg, a->id, a->kind ? a->kind : b->kind, a->judge ? a->judge : b->judge, fb, fa,
+				  why_not);
 		} else {
 			struct cmp_finding *f = add_fig(rep, CMP_FIG_ONE_SIDE, a->id, fb, NULL);
 

@@ -67,10 +67,11 @@ int cmp_opts_confidence(struct cmp_opts *o, const char *arg, char *err, size_t e
 enum cmp_dir { CMP_DIR_UNKNOWN = 0, CMP_HIGHER = 1, CMP_LOWER = -1 };
 enum cmp_dir cmp_direction(const char *name, const char *unit);
 /*
- * Is figure name judged by default in a row of this kind: one of the kind's
+ * Is figure name judged by default in a row: one of its case's judge: globs
+ * (space-separated) when judge is not NULL, else one of its kind's
  * key_figures globs, or any figure when the kind names none or is unknown.
  */
-bool cmp_key_figure(const char *kind, const char *name);
+bool cmp_key_figure(const char *kind, const char *judge, const char *name);
 const char *cmp_dir_name(enum cmp_dir d);	/* "higher", "lower", NULL */
 
 enum cmp_type {

@@ -75,6 +75,23 @@ cmp fig_both 0 -T 'bw_*=12' -T 'lat_*=8' "$T/fb.json" "$T/fa.json"
 expect_eq "json: the bw finding" "figure_worse true 100 90 -10 higher" \
 	"$(jq -r '.findings[] | select(.name == "bw_avg") | "\(.type) \(.regression) \(.before_value) \(.after_value) \(.change_pct) \(.better)"' "$T/fig.json")"
 expect_eq "json: two regressions" "2" "$(jq -r .regressions "$T/fig.json")"
+# A case's judge: names the figures judged: from a case file through a run into results.json
+mkdir "$T/jcase"
+cat >"$T/jcase/j.yaml" <<'EOF'
+cases:
+  - {name: runner.pass, kind: command, targets: [local], argv: [echo, hello], judge: ["lat_*"]}
+EOF
+"$RQ" run --report-dir "$T/j" "$T/jcase" >/dev/null 2>&1
+expect_eq "judge: is the row's, in results.json" "lat_*" \
+	"$(jq -r '.results[] | select(.id == "runner.pass") | .judge' "$T/j/latest/results.json")"
+bw fbj 100 10 "" "$T/j/latest/results.json"
+bw faj 90 10.8 "" "$T/j/latest/results.json"
+cmp fig_judge 1 "$T/fbj.json" "$T/faj.json"
+expect_grep "judge: lat_* judges lat_p99" 'runner\.pass +lat_p99 +10 us +10\.8 us +\+8\.0% +5% +WORSE' "$T/fig_judge.out"
+"$RQ" compare --json "$T/fbj.json" "$T/faj.json" >"$T/fig_judge.json"
+expect_eq "judge: bw_avg is reported, not judged" "figure_unjudged false" \
+	"$(jq -r '.findings[] | select(.name == "bw_avg") | "\(.type) \(.regression)"' "$T/fig_judge.json")"
+expect_eq "judge: one regression" "1" "$(jq -r .regressions "$T/fig_judge.json")"
 # Another target: rxe numbers say nothing about the hca's
 edit fa_rxe '(.results[] | select(.id == "runner.pass")).target = "rxe-vm"' "$T/fa.json"
 cmp fig_target 0 "$T/fb.json" "$T/fa_rxe.json"
