@@ -330,6 +330,14 @@ static void print_run(FILE *fp, const char *label, const char *path, const struc
 
 	fprintf(fp, "%-7s %s  (run %s on %s, started %s, %zu rows%s)\n", label, p, id, h, s, r->rows,
 		r->complete ? "" : ", INCOMPLETE");
+	if (r->synthesized) {
+		/* its verdicts are a fixture's: said where the numbers are, as a run's report does */
+		char *by = term_safe(r->synthesized_by ? r->synthesized_by : "?");
+
+		fprintf(fp, "%-7s a replay of a synthesized node tree (made by %s), not a capture of a machine\n",
+			"", by);
+		free(by);
+	}
 	free(p);
 	free(id);
 	free(h);

@@ -1055,15 +1055,26 @@ void rq_html_heatmap(struct sb *out, const char *title, const char *const *label
 	sb_addf(out, "; %s is better; grey: no figure</p></section>\n", higher_better ? "higher" : "lower");
 }
 
-/* A replay of a synthesized tree says so before anything else (report.h). */
-static void synthesized_banner(struct sb *out, json_t *doc)
+/*
+ * A replay of a synthesized tree says so before anything else (report.h);
+ * on a comparison's page, side names the side that is one.
+ */
+static void synthesized_banner(struct sb *out, json_t *doc, const char *side)
 {
 	json_t *facts = json_object_get(doc, "facts");
 
 	if (!json_is_true(json_object_get(json_object_get(doc, "run"), "synthesized")))
 		return;
-	sb_adds(out, "<p id=\"synthesized\" class=\"banner-synth\"><b>Synthesized node tree.</b> "
-		"This run replayed ");
+	if (side) {
+		sb_adds(out, "<p id=\"synthesized-");
+		esc(out, side);
+		sb_adds(out, "\" class=\"banner-synth\"><b>Synthesized node tree.</b> The ");
+		esc(out, side);
+		sb_adds(out, " side replayed ");
+	} else {
+		sb_adds(out, "<p id=\"synthesized\" class=\"banner-synth\"><b>Synthesized node tree.</b> "
+			"This run replayed ");
+	}
 	esc(out, jstr(facts, "sysroot") ? jstr(facts, "sysroot") : "a node tree");
 	sb_adds(out, ", made from documented formats by ");
 	esc(out, jstr(facts, "sysroot.synthesized_by") ? jstr(facts, "sysroot.synthesized_by") : "synthesized");
@@ -1080,7 +1091,7 @@ static void run_page(struct sb *out, json_t *doc, struct rows *rows, const char 
 	const char *lab[1] = { NULL };
 
 	page_begin(out, "run", title);
-	synthesized_banner(out, doc);
+	synthesized_banner(out, doc, NULL);
 	summary(out, doc, rows, "summary");
 	verdict_grid(out, rows);
 	failures(out, rows, run_dir, NULL);
@@ -1335,6 +1346,8 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 		"%lld regression finding%s</section>\n", (long long)regressions, regressions ? "bad" : "ok",
 		regressions ? "REGRESSION" : "no regression", (long long)regressions,
 		regressions == 1 ? "" : "s");
+	synthesized_banner(out, b->doc, b->label ? b->label : "before");
+	synthesized_banner(out, a->doc, a->label ? a->label : "after");
 	/* The two sides */
 	sb_adds(out, "<section><h2>Sides</h2><table id=\"sides\"><tr><th></th><th>spec</th><th>run</th>"
 		"<th>guest kernel</th><th>package</th><th>counts</th></tr>\n");

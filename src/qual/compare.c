@@ -1097,6 +1097,10 @@ static void run_info(struct cmp_run *ri, const struct side *s)
 	if (json_is_string(v = json_object_get(run, "started")))
 		ri->started = xstrdup(json_string_value(v));
 	ri->complete = json_is_true(json_object_get(run, "complete"));
+	ri->synthesized = json_is_true(json_object_get(run, "synthesized"));
+	v = json_object_get(json_object_get(s->doc->head, "facts"), "sysroot.synthesized_by");
+	if (ri->synthesized && json_is_string(v))
+		ri->synthesized_by = xstrdup(json_string_value(v));
 }
 
 int cmp_check_doc(json_t *doc, char *err, size_t errsz)
@@ -1215,6 +1219,7 @@ static void run_release(struct cmp_run *r)
 	free(r->id);
 	free(r->hostname);
 	free(r->started);
+	free(r->synthesized_by);
 }
 
 void cmp_report_release(struct cmp_report *rep)
@@ -1237,9 +1242,9 @@ void cmp_report_release(struct cmp_report *rep)
 
 static json_t *run_json(const struct cmp_run *r)
 {
-	return json_pack("{s:o, s:o, s:o, s:b, s:I}", "id", rq_json_text(r->id),
+	return json_pack("{s:o, s:o, s:o, s:b, s:I, s:b}", "id", rq_json_text(r->id),
 			 "hostname", rq_json_text(r->hostname), "started", rq_json_text(r->started),
-			 "complete", r->complete, "rows", (json_int_t)r->rows);
+			 "complete", r->complete, "rows", (json_int_t)r->rows, "synthesized", r->synthesized);
 }
 
 static bool is_figure(enum cmp_type t)

@@ -121,6 +121,8 @@ struct cmp_finding {
 struct cmp_run {
 	char *id, *hostname, *started;
 	bool complete;
+	bool synthesized;	/* a replay of a synthesized tree: a fixture's verdicts */
+	char *synthesized_by;
 	size_t rows;
 };
 

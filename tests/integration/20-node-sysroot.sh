@@ -187,6 +187,17 @@ expect_eq "a capture of a synthesized tree stays synthesized" True \
 	"$(json "$T/capsynr/latest/results.json" "d['run']['synthesized']")"
 "$RQ" capture "$T/live" >/dev/null 2>&1
 "$RQ" run --target "sysroot:$T/live" --report-dir "$T/liver" cases/mtu >"$T/live.out" 2>&1
+# a comparison of a synthesized replay with a capture says which side is the fixture
+"$RQ" compare --html "$T/cmpsyn.html" "$T/syn/latest" "$T/liver/latest" >"$T/cmpsyn.out" 2>&1
+expect_grep "compare: the synthesized side says so on the console" \
+	'^ +a replay of a synthesized node tree \(made by fixtures/nodes/mkfixtures\.py' "$T/cmpsyn.out"
+expect_eq "compare: only the before side is" 1 "$(grep -c 'a replay of a synthesized node tree' "$T/cmpsyn.out")"
+expect_grep "compare: the page's banner names the before side" \
+	'<p id="synthesized-before" class="banner-synth"><b>Synthesized node tree.</b> The before side replayed' "$T/cmpsyn.html"
+expect_nogrep "compare: no banner for the captured side" 'id="synthesized-after"' "$T/cmpsyn.html"
+"$RQ" compare --json "$T/syn/latest" "$T/liver/latest" >"$T/cmpsyn.json" 2>/dev/null
+expect_eq "compare --json: run.synthesized of each side" "true false" \
+	"$(jq -r '"\(.before.synthesized) \(.after.synthesized)"' "$T/cmpsyn.json")"
 R=$T/liver/latest
 expect_eq "captured here: not synthesized, captured_host is this host" "False captured $(cat /proc/sys/kernel/hostname)" \
 	"$(json "$R/results.json" "d['run']['synthesized'], d['facts']['sysroot.origin'], d['facts']['captured_host']")"
