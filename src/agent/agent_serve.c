@@ -842,7 +842,7 @@ static void feed(struct agent *ag, const char *buf, size_t n)
  */
 static int agent_dir_locked(const char *dir)
 {
-	char path[320];
+	char path[640];
 	int fd, held;
 
 	snprintf(path, sizeof(path), "%s/lock", dir);
@@ -854,24 +854,27 @@ static int agent_dir_locked(const char *dir)
 	return held;
 }
 
-int rq_agent_sweep_stale(struct sb *msgs)
+/* The stale agent dirs in one temporary dir (see rq_agent_sweep_stale). */
+static int sweep_dir(const char *dir, struct sb *msgs)
 {
-	static const char *const pre[] = { "/tmp/rq-agent-", NULL };
-	DIR *d = opendir("/tmp");
+	char prefix[300];
+	const char *const pre[] = { prefix, NULL };
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	int done = 0;
 
+	snprintf(prefix, sizeof(prefix), "%s/rq-agent-", dir);
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		char path[300], comm[64], proc[64], *end;
+		char path[600], comm[64], proc[64], *end;
 		const char *rest = e->d_name + 9;
 		long pid;
 		struct stat st;
 
 		if (strncmp(e->d_name, "rq-agent-", 9))
 			continue;
-		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		switch (agent_dir_locked(path)) {
 		case 1:
 			continue;	/* its agent (or a worker of it) holds the lock */
@@ -900,6 +903,24 @@ stale:
 	}
 	closedir(d);
 	return done;
+}
+
+/*
+ * An agent makes its dir in $TMPDIR when set (rq_agent_serve), so the
+ * sweep reads that too: an absolute path of our own, not /tmp again.
+ * Only dirs of ours are removed (rm_rf_scratch: owner, one component).
+ */
+int rq_agent_sweep_stale(struct sb *msgs)
+{
+	const char *tmp = getenv("TMPDIR");
+	char real[PATH_MAX];
+	struct stat st;
+	int done = sweep_dir("/tmp", msgs);
+
+	if (!tmp || tmp[0] != '/' || strlen(tmp) > 250 || !realpath(tmp, real) || !strcmp(real, "/tmp") ||
+	    stat(real, &st) || !S_ISDIR(st.st_mode))
+		return done;
+	return done + sweep_dir(real, msgs);
 }
 
 int rq_agent_serve(int in_fd, int out_fd)

@@ -187,6 +187,11 @@ apid=$!
 wait_for "a live agent made its dir" 10 sh -c "ls -d /tmp/rq-agent-$apid-* >/dev/null"
 "$RQ" cleanup >"$T/sweep.out" 2>&1
 expect_true "cleanup sweeps a dead agent's dir" test ! -e "$stale"
+# an agent run with TMPDIR makes its dir there: the sweep reads $TMPDIR too
+stale_t=$(mktemp -d "$T/tmpd/rq-agent-$dead-XXXXXX")
+TMPDIR="$T/tmpd" "$RQ" cleanup >"$T/sweep_t.out" 2>&1
+expect_true "cleanup sweeps a dead agent's dir under \$TMPDIR" test ! -e "$stale_t"
+expect_grep "and names it" "removed $stale_t" "$T/sweep_t.out"
 expect_true "and keeps a live agent's" sh -c "ls -d /tmp/rq-agent-$apid-* >/dev/null"
 kill -TERM "$apid"
 wait_for "an agent stopped by SIGTERM removes its dir" 10 sh -c "! ls -d /tmp/rq-agent-$apid-* 2>/dev/null"
@@ -355,7 +360,7 @@ expect_grep "with its count and the limit" '199990000 pairs per two-sided case, 
 # back to /tmp/perftest-PID.out (O_TRUNC) and rxe-host to /tmp/rxe-host.
 echo "-- no fixed /tmp names in the code"
 expect_eq "no source file builds a fixed /tmp name" "" \
-	"$(grep -rnE '"/tmp[/"]' src harness | grep -vE 'XXXXXX|rq-agent-|rdmaqual-peer\.|"/tmp/rq-"|rdmaqual-%u|rdmaqual-UID|opendir\("/tmp"\)|str_starts\([a-z]*, "/tmp/"\)|"/tmp/%s"|^[^:]*:[0-9]+:\s*/?\*')"
+	"$(grep -rnE '"/tmp[/"]' src harness | grep -vE 'XXXXXX|rq-agent-|rdmaqual-peer\.|"/tmp/rq-"|rdmaqual-%u|rdmaqual-UID|opendir\("/tmp"\)|sweep_dir\("/tmp"|strcmp\(real, "/tmp"\)|str_starts\([a-z]*, "/tmp/"\)|"/tmp/%s"|^[^:]*:[0-9]+:\s*/?\*')"
 # 14. A replay, a lint and a dry run change nothing on the node: they take
 # no node lock, so they run while another run holds it.
 echo "-- replays, lints and dry runs take no node lock"
