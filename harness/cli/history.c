@@ -34,7 +34,10 @@ static void history_usage(FILE *fp)
 "usage: rdmaqual history [OPTIONS] DIR...\n"
 "Every judged figure across the runs in DIRs (run directories, or reports\n"
 "directories holding them), in run order, with change points flagged.\n"
+"Judged: each row's key figures (its case's judge:, else its kind's), as\n"
+"compare and qualify judge them.\n"
 "  -T, --tolerance PCT  a change point moves the median by more than PCT (default %g)\n"
+"      --all-figures    every figure with a direction, not only the key ones\n"
 "      --json           print the rdmaqual-history/1 document instead of tables\n"
 "      --html FILE      also write a page with one small chart per figure\n"
 "Exit status: 0, or 2 for usage errors and when no run is found.\n", RQ_COMPARE_DEFAULT_TOL);
@@ -156,7 +159,7 @@ static struct series *series_of(struct hist *h, const char *row, const char *nam
 	return &h->s[h->ns++];
 }
 
-static void build(struct hist *h, double tol)
+static void build(struct hist *h, double tol, bool all_figures)
 {
 	qsort(h->runs, h->nruns, sizeof(*h->runs), run_cmp);
 	for (size_t r = 0; r < h->nruns; r++) {
@@ -165,6 +168,8 @@ static void build(struct hist *h, double tol)
 
 		json_array_foreach(json_object_get(h->runs[r].doc, "results"), i, row) {
 			const char *id = json_string_value(json_object_get(row, "id"));
+			const char *kind = json_string_value(json_object_get(row, "kind"));
+			const char *judge = json_string_value(json_object_get(row, "judge"));
 
 			json_array_foreach(json_object_get(row, "figures"), j, f) {
 				const char *name = json_string_value(json_object_get(f, "name"));
@@ -172,7 +177,8 @@ static void build(struct hist *h, double tol)
 				json_t *v = json_object_get(f, "value");
 
 				if (!id || !name || !json_is_number(v) || !isfinite(json_number_value(v)) ||
-				    cmp_direction(name, unit) == CMP_DIR_UNKNOWN)
+				    cmp_direction(name, unit) == CMP_DIR_UNKNOWN ||
+				    (!all_figures && !cmp_key_figure(kind, judge, name)))
 					continue;
 				struct series *s = series_of(h, id, name, unit);
 
@@ -355,6 +361,7 @@ int cmd_history(int argc, char **argv)
 		{ "tolerance", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 1 },
 		{ "html", required_argument, NULL, 2 },
+		{ "all-figures", no_argument, NULL, 3 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -377,6 +384,7 @@ int cmd_history(int argc, char **argv)
 			break;
 		case 1: json = true; break;
 		case 2: html = optarg; break;
+		case 3: co.all_figures = true; break;
 		case 'h': history_usage(stdout); cmp_opts_release(&co); return 0;
 		default: history_usage(stderr); cmp_opts_release(&co); return RQ_EXIT_USAGE;
 		}
@@ -392,7 +400,7 @@ int cmd_history(int argc, char **argv)
 		fprintf(stderr, "rdmaqual history: no run (a directory with results.json) in the directories given\n");
 		goto out;
 	}
-	build(&h, co.tol_pct);
+	build(&h, co.tol_pct, co.all_figures);
 	if (json) {
 		json_t *doc = to_json(&h, co.tol_pct);
 		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -46,6 +46,14 @@ expect_eq "json: the change point's run and index" "run-06 5 true" \
 expect_eq "json: no other figure has one" 1 "$(jq '[.figures[] | select(.change_points | length > 0)] | length' "$T/h.json")"
 expect_eq "json: points in run order" "run-01 run-10" \
 	"$(jq -r '.figures[0].points | "\(.[0].run) \(.[-1].run)"' "$T/h.json")"
+# the key figures, as compare judges them: bandwidth's msg_rate_SIZE only with --all-figures
+expect_eq "json: msg_rate_64KiB is no key figure of bandwidth" 0 \
+	"$(jq '[.figures[] | select(.name == "msg_rate_64KiB")] | length' "$T/h.json")"
+"$RQ" history --all-figures --json "$T/reports" >"$T/h_all.json"
+expect_eq "--all-figures: msg_rate_64KiB is listed" 1 \
+	"$(jq '[.figures[] | select(.name == "msg_rate_64KiB")] | length' "$T/h_all.json")"
+expect_true "--all-figures: more figures than the key ones" \
+	[ "$(jq '.figures | length' "$T/h_all.json")" -gt "$(jq '.figures | length' "$T/h.json")" ]
 
 "$RQ" history --html "$T/h.html" "$T/reports" >/dev/null
 expect_eq "one chart per figure" "$(jq '.figures | length' "$T/h.json")" "$(grep -o '<svg class="spark"' "$T/h.html" | wc -l)"
