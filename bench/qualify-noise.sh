@@ -6,7 +6,9 @@
 #   - power: the after guests delay every packet they send by PLANT
 #     (--after-link-delay: tc netem on each guest's eth0; default 150us,
 #     about 30 % of the round trip's floor here), RUNS times: how many runs
-#     report it as a regression (goal 9 of 10 or more);
+#     report it as a regression (goal 9 of 10 or more); with PLANTBASE the
+#     before guests delay theirs by PLANTBASE (the same qdisc on both
+#     sides, only the delay differs, as small does);
 #   - small: a slowdown of about 3 %: both sides' guests delay every packet,
 #     the before ones by SMALLBASE (default 100us), the after ones by SMALL
 #     (default 103us), so that both pay the same qdisc and only the delay
@@ -33,6 +35,7 @@ RUNS=${RUNS:-10}
 CASES=${CASES:-bench/cases/noise.yaml}
 TOPO=${TOPO:-vm2}
 PLANT=${PLANT:-150us}
+PLANTBASE=${PLANTBASE:-}
 SMALL=${SMALL:-103us}
 SMALLBASE=${SMALLBASE-100us}
 KERNEL=${KERNEL:-debian:bookworm}
@@ -77,13 +80,13 @@ for i in $(seq "$RUNS"); do
 	for k in $KINDS; do
 		case $k in
 		aa) one aa "$i" ;;
-		planted) one planted "$i" --after-link-delay "$PLANT" ;;
+		planted) one planted "$i" ${PLANTBASE:+--before-link-delay "$PLANTBASE"} --after-link-delay "$PLANT" ;;
 		small) one small "$i" ${SMALLBASE:+--before-link-delay "$SMALLBASE"} --after-link-delay "$SMALL" ;;
 		esac
 	done
 done
 [ -s "$T/tally" ] || { echo "no qualification finished"; exit 1; }
-awk -v plant="$PLANT" -v small="$SMALL" -v smallbase="$SMALLBASE" '
+awk -v plant="$PLANT" -v plantbase="$PLANTBASE" -v small="$SMALL" -v smallbase="$SMALLBASE" '
 	{ n[$1]++; fail[$1] += ($2 == 1); t[$1] += $3; unsure[$1] += $4 }
 	function wall(k) { return t[k] / (n[k] ? n[k] : 1) / 1000 }
 	END {
@@ -91,8 +94,8 @@ awk -v plant="$PLANT" -v small="$SMALL" -v smallbase="$SMALLBASE" '
 			printf "A/A: %d of %d runs exit 1 (false regressions; goal 0); %d figures inconclusive in all; mean wall %.0f s\n",
 				fail["aa"], n["aa"], unsure["aa"], wall("aa")
 		if (n["planted"])
-			printf "power (--after-link-delay %s): %d of %d runs report a regression (goal 9 of 10); %d figures inconclusive; mean wall %.0f s\n",
-				plant, fail["planted"], n["planted"], unsure["planted"], wall("planted")
+			printf "power (%s--after-link-delay %s): %d of %d runs report a regression (goal 9 of 10); %d figures inconclusive; mean wall %.0f s\n",
+				plantbase == "" ? "" : "--before-link-delay " plantbase " ", plant, fail["planted"], n["planted"], unsure["planted"], wall("planted")
 		if (n["small"])
 			printf "small (%s--after-link-delay %s): %d of %d runs report a regression (goal 0); %d figures inconclusive; mean wall %.0f s\n",
 				smallbase == "" ? "" : "--before-link-delay " smallbase " ", small, fail["small"], n["small"], unsure["small"], wall("small")
