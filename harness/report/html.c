@@ -1247,7 +1247,7 @@ static const char *outcome_class(const char *type)
  */
 static void strip_plot(struct sb *out, const struct rq_html_side *b, const struct rq_html_side *a, json_t *f)
 {
-	const double W = 420, H = 58, L = 60, R = 12;
+	const double W = 440, H = 58, L = 80, R = 12;	/* L: room for "before n=12" */
 	double *xs[2] = { NULL, NULL }, lo = INFINITY, hi = -INFINITY, med[2];
 	size_t n[2];
 	const struct rq_html_side *sd[2] = { b, a };
@@ -1278,7 +1278,8 @@ static void strip_plot(struct sb *out, const struct rq_html_side *b, const struc
 	for (int s = 0; s < 2; s++) {
 		double y = s ? 32 : 14;
 
-		sb_addf(out, "<text x=\"2\" y=\"%.0f\">%s n=%zu</text>", y + 4, s ? "after" : "before", n[s]);
+		sb_addf(out, "<text x=\"2\" y=\"%.0f\" font-size=\"11\">%s n=%zu</text>", y + 4, s ? "after" : "before",
+			n[s]);
 		for (size_t k = 0; k < n[s]; k++)
 			sb_addf(out, "<circle class=\"sample s%d\" cx=\"%.1f\" cy=\"%.0f\" r=\"3\" fill=\"%s\" "
 				"fill-opacity=\"0.6\"><title>%.4g</title></circle>", s, PX(xs[s][k]), y,
