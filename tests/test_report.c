@@ -397,6 +397,7 @@ START_TEST(spooled_rows_same_reports)
 			r->peer_node = xasprintf("n%02d", (k + 1) % 7);
 		if (k % 6 == 1)
 			r->judge = xstrdup("lat_*");
+		r->repeat = (unsigned)(k % 4);
 		rq_figure_add(r, "bw_avg", 97.123456789012345 + k, "Gb/s");
 		rq_figure_add(r, "lat_p99", k == 3 ? NAN : 1.0 / 3.0, "us");
 		rq_fact_add(r, "node.hostname", "clone");
@@ -419,6 +420,7 @@ START_TEST(spooled_rows_same_reports)
 		ck_assert_uint_eq(back->log.len, mem.v[i]->log.len);
 		ck_assert(!memcmp(back->log.buf, mem.v[i]->log.buf, back->log.len));
 		ck_assert(mem.v[i]->judge ? back->judge && !strcmp(back->judge, mem.v[i]->judge) : !back->judge);
+		ck_assert_uint_eq(back->repeat, mem.v[i]->repeat);
 		sb_release(&again);
 		rq_result_free(back);
 	}

@@ -125,6 +125,7 @@ START_TEST(json_round_trip)
 
 	r->kind = xstrdup("perftest");
 	r->judge = xstrdup("bw_avg t_*");
+	r->repeat = 3;
 	r->target = xstrdup("hca");
 	r->target_why = xstrdup("PCI 15b3 present");
 	r->log_path = xstrdup("logs/bw.write.log");
@@ -157,6 +158,7 @@ START_TEST(json_round_trip)
 	ck_assert_str_eq(b->reason, "bw 10 < 90 \xef\xbf\xbd bad utf8");
 	ck_assert_str_eq(b->kind, "perftest");
 	ck_assert_str_eq(b->judge, "bw_avg t_*");
+	ck_assert_uint_eq(b->repeat, 3);
 	ck_assert_str_eq(b->target, "hca");
 	ck_assert_str_eq(b->target_why, "PCI 15b3 present");
 	ck_assert_str_eq(b->log_path, "logs/bw.write.log");
@@ -216,6 +218,8 @@ static const char *const garbage[] = {
 	"{\"id\":\"c\\u0000x\",\"case\":\"c\",\"verdict\":\"PASS\"}",
 	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"device\":{}}",
 	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"judge\":[\"lat_min\"]}",
+	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"repeat\":1001}",
+	"{\"id\":\"c\",\"case\":\"c\",\"verdict\":\"PASS\",\"repeat\":-1}",
 };
 
 START_TEST(json_garbage_rejected)

@@ -80,6 +80,9 @@ CLI_HELP_ACCEL
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
 CLI_HELP_STATE_DIR
 "      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
+"      --repeat N           run the selected cases N times, round by round, on the same\n"
+"                           targets: each row's figures then carry their noise for\n"
+"                           compare and baseline save (rows say their round)\n"
 "  -v, --verbose            print each case's log on failure\n"
 "lab runs (docs/cluster.md):\n"
 "      --nodes LIST         qualify these nodes: node[01-16,20], @FILE, or slurm\n"
@@ -398,6 +401,7 @@ static int run_main(int argc, char **argv, const char *resume)
 		{ "modules", required_argument, NULL, 11 },
 		{ "kernel-cmdline", required_argument, NULL, 21 },
 		{ "link-delay", required_argument, NULL, 40 },
+		{ "repeat", required_argument, NULL, 41 },
 		{ "allow-sm-takeover", no_argument, NULL, 12 },
 		{ "state-dir", required_argument, NULL, 13 },
 		{ "baseline", required_argument, NULL, 14 },
@@ -419,6 +423,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	bool fail_on_skip = false, dry = false;
 	const char *baseline_path = NULL;
 	struct rq_baseline baseline = { 0 };
+	long long repeat = 1;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "k:t:vh", lo, NULL)) != -1) {
@@ -491,6 +496,11 @@ static int run_main(int argc, char **argv, const char *resume)
 			o.link_delay = optarg;
 			break;
 		}
+		case 41:
+			if (parse_ll(optarg, &repeat) || repeat < 1 || repeat > RQ_MAX_REPEAT)
+				return usage_error("run", "--repeat wants a number of rounds in [1, %d], not \"%s\"",
+						   RQ_MAX_REPEAT, optarg);
+			break;
 		case 'v': o.verbose = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return RQ_EXIT_USAGE;
@@ -500,6 +510,13 @@ static int run_main(int argc, char **argv, const char *resume)
 	if (o.link_delay && rq_vm_topology_guests(o.topology) < 2)
 		return usage_error("run", "--link-delay needs two guests or more (--vm-topology vm2..vm8): "
 				   "in %s rxe loops back inside the guest", o.topology);
+	/*
+	 * A lab run's units are keyed by case and node in its journal and its
+	 * pair matrix has one cell a pair: rounds there are not built yet.
+	 */
+	if (co.nodes && repeat > 1)
+		return usage_error("run", "--repeat runs on one node; a lab run (--nodes) cannot repeat "
+				   "its rounds yet: run it again into the same --report-dir");
 	if (!co.nodes && (co.launcher || co.fanout || co.pairs || co.drain_list))
 		return usage_error("run", "--launcher, --fanout, --pairs and --drain-list go with --nodes");
 	if (co.nodes && o.peer)
@@ -765,20 +782,28 @@ static int run_main(int argc, char **argv, const char *resume)
 		ran = nsel;
 	}
 	if (!cl)
-		progress_start(nsel);
-	for (size_t i = 0; !cl && i < nsel && !rq_interrupted; i++, ran++) {
-		size_t first = results.n;
+		progress_start(nsel * (size_t)repeat);
+	/*
+	 * --repeat: round by round (every case once, then again), so that a
+	 * slow spell of the host spreads over the cases instead of landing on
+	 * all the repeats of one.
+	 */
+	for (size_t k = 0; !cl && k < nsel * (size_t)repeat && !rq_interrupted; k++, ran++) {
+		size_t first = results.n, i = k % nsel;
+		unsigned round = repeat > 1 ? (unsigned)(k / nsel) + 1 : 0;
 
 		if (progress_active()) {
 			char tn[256], why[512];
 
-			progress_case(i, sel[i]->name, sched_choose(&s, sel[i], tn, sizeof(tn), why,
+			progress_case(k, sel[i]->name, sched_choose(&s, sel[i], tn, sizeof(tn), why,
 								    sizeof(why)) ? tn : NULL);
 		}
 		sched_run_case(&s, sel[i], &results);
 		progress_hold();
 		for (size_t j = first; j < results.n; j++) {
 			struct rq_result *r = results.v[j];
+
+			r->repeat = round;
 
 			if (baseline.doc)
 				rq_baseline_judge(&baseline, r, rq_baseline_model(r));
@@ -800,7 +825,14 @@ static int run_main(int argc, char **argv, const char *resume)
 			nbad += results.v[j]->verdict == RQ_FAIL || results.v[j]->verdict == RQ_ERROR;
 		}
 		progress_release(nbad);
-		runrep_case(&rep, sel[i]->name, &results, first);
+		if (round) {
+			char *unit = xasprintf("%s#%u", sel[i]->name, round);
+
+			runrep_case(&rep, unit, &results, first);
+			free(unit);
+		} else {
+			runrep_case(&rep, sel[i]->name, &results, first);
+		}
 	}
 	if (!cl)
 		progress_stop();
@@ -821,7 +853,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	s.tick = NULL;
 	if (rq_interrupted && !cl)
 		fprintf(stderr, "rdmaqual run: stopped by signal %d; %zu of %zu cases ran\n",
-			(int)rq_interrupted, ran, nsel);
+			(int)rq_interrupted, ran, nsel * (size_t)repeat);
 	if (rq_interrupted && cl)
 		fprintf(stderr, "rdmaqual run: stopped by signal %d; finish it with: rdmaqual run "
 			"--resume %s\n", (int)rq_interrupted, run_dir);

@@ -272,6 +272,16 @@ static void log_tail(struct sb *out, const char *run_dir, const char *log_path)
 	sb_release(&text);
 }
 
+/* A row as people read it: its id, and its round when run --repeat made it (JUnit's "ID #K"). */
+static void row_name(struct sb *out, json_t *r)
+{
+	json_t *k = json_object_get(r, "repeat");
+
+	esc(out, jstr(r, "id"));
+	if (json_is_integer(k))
+		sb_addf(out, " #%lld", (long long)json_integer_value(k));
+}
+
 /* FAIL and ERROR rows of doc first, with reason and log tail. */
 static void failures(struct sb *out, struct rows *rows, const char *run_dir, const char *label)
 {
@@ -295,7 +305,7 @@ static void failures(struct sb *out, struct rows *rows, const char *run_dir, con
 		sb_addf(out, "<div class=\"failure\" data-verdict=\"%s\" data-id=\"", v);
 		esc(out, jstr(r, "id"));
 		sb_addf(out, "\"><b class=\"%s\">%s</b> <b>", v, v);
-		esc(out, jstr(r, "id"));
+		row_name(out, r);
 		sb_adds(out, "</b> on ");
 		esc(out, jstr(r, "target"));
 		sb_adds(out, "<br><span class=\"reason\">");
@@ -681,7 +691,7 @@ static void rows_table(struct sb *out, struct rows *rows, const struct trend *t)
 			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-id=\"", verdicts[k]);
 			esc(out, jstr(r, "id"));
 			sb_addf(out, "\" id=\"row-%zu\"><td class=\"%s\">%s</td><td>", i, verdicts[k], verdicts[k]);
-			esc(out, jstr(r, "id"));
+			row_name(out, r);
 			sb_adds(out, "</td><td>");
 			esc(out, jstr(r, "target"));
 			sb_addf(out, "</td><td>%.2f s</td><td>", json_number_value(json_object_get(r, "duration_s")));

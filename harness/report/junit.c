@@ -142,7 +142,15 @@ static void testcase(struct xml *x, const char *classname, const struct rq_resul
 
 	xml_open(x, "testcase");
 	xml_attr(x, "classname", classname);
-	xml_attr(x, "name", r->id);
+	if (r->repeat) {
+		/* CI tools key test cases by name: each round of run --repeat is one of its own */
+		char *name = xasprintf("%s #%u", r->id, r->repeat);
+
+		xml_attr(x, "name", name);
+		free(name);
+	} else {
+		xml_attr(x, "name", r->id);
+	}
 	attr_time(x, r->duration_s);
 	switch (r->verdict) {
 	case RQ_PASS:

@@ -220,6 +220,8 @@ json_t *rq_result_to_json(const struct rq_result *r, bool with_log)
 	json_object_set_new(o, "kind", rq_json_text(r->kind));
 	if (r->judge)	/* only where the case chose: older readers and goldens see no new null */
 		json_object_set_new(o, "judge", rq_json_text(r->judge));
+	if (r->repeat)	/* likewise: only a run --repeat's rows */
+		json_object_set_new(o, "repeat", json_integer(r->repeat));
 	json_object_set_new(o, "device", rq_json_text(r->device));
 	json_object_set_new(o, "port", json_integer(r->port));
 	json_object_set_new(o, "verdict", json_string(rq_verdict_name(r->verdict)));
@@ -357,6 +359,10 @@ struct rq_result *rq_result_from_json(json_t *j, char *err, size_t errsz)
 	if (get_uint(j, "failed", 1000000000, &n, err, errsz))
 		goto bad;
 	r->failed = n;
+	n = 0;
+	if (get_uint(j, "repeat", RQ_MAX_REPEAT, &n, err, errsz))
+		goto bad;
+	r->repeat = n;
 
 	json_t *v = json_object_get(j, "duration_s");
 	if (v) {

@@ -34,11 +34,15 @@ struct rq_fact {
 	char *value;
 };
 
+/* run --repeat N: at most this many rounds */
+#define RQ_MAX_REPEAT 1000
+
 struct rq_result {
 	char *id;		/* case name, plus "[dev/port]" for per-port rows */
 	char *case_name;
 	char *kind;
 	char *judge;		/* the case's judge: globs, or NULL (the kind's key figures) */
+	unsigned repeat;	/* run --repeat: the round (1..N) that made the row; 0: not repeated */
 	char *device;		/* NULL for node-wide rows */
 	int port;		/* 0 for device- or node-wide rows */
 	enum rq_verdict verdict;

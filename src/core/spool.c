@@ -99,6 +99,7 @@ void rq_result_pack(const struct rq_result *r, struct sb *o)
 	put_str(o, r->case_name);
 	put_str(o, r->kind);
 	put_str(o, r->judge);
+	put_u32(o, r->repeat);
 	put_str(o, r->device);
 	put_u32(o, (uint32_t)r->port);
 	put_u32(o, (uint32_t)r->verdict);
@@ -195,6 +196,7 @@ struct rq_result *rq_result_unpack(const char *buf, size_t len)
 	r->case_name = get_str(&d);
 	r->kind = get_str(&d);
 	r->judge = get_str(&d);
+	r->repeat = get_u32(&d);
 	r->device = get_str(&d);
 	r->port = (int)get_u32(&d);
 	r->verdict = (enum rq_verdict)get_u32(&d);

@@ -1114,10 +1114,36 @@ int cmp_check_doc(json_t *doc, char *err, size_t errsz)
 	return ret;
 }
 
+/*
+ * The row whose verdict stands for an id: the first, or of the rounds of a
+ * run --repeat (rows with .repeat) the worst, so that a round that failed
+ * is not hidden behind one that passed.
+ */
+static const struct rq_result *side_verdict_row(const struct side *s, const struct rq_result *first)
+{
+	static const int rank[] = { [RQ_PASS] = 0, [RQ_SKIP] = 1, [RQ_FAIL] = 2, [RQ_ERROR] = 3 };
+	const struct rq_result *w = first;
+	size_t dups, at;
+
+	if (!first->repeat || !side_find_at(s, first->id, &dups, &at))
+		return first;
+	for (size_t k = at; k <= at + dups; k++) {
+		const struct rq_result *r = s->byid[k];
+
+		if (r->repeat && (unsigned)r->verdict < sizeof(rank) / sizeof(rank[0]) &&
+		    (unsigned)w->verdict < sizeof(rank) / sizeof(rank[0]) && rank[r->verdict] > rank[w->verdict])
+			w = r;
+	}
+	return w;
+}
+
 static void warn_dups(struct cmp_report *rep, const struct side *s, const char *which)
 {
 	for (size_t i = 0; i + 1 < s->n; i++) {
 		if (strcmp(s->byid[i]->id, s->byid[i + 1]->id) || (i && !strcmp(s->byid[i - 1]->id, s->byid[i]->id)))
+			continue;
+		/* the rounds of run --repeat: repeated on purpose */
+		if (s->byid[i]->repeat && s->byid[i + 1]->repeat)
 			continue;
 		set_msg(add(rep, CMP_WARNING, s->byid[i]->id, NULL, NULL, NULL),
 			"row id appears more than once %s (repeated rows): the first one's verdict is compared, "
@@ -1194,7 +1220,7 @@ int cmp_compare_docs(const struct cmp_doc *before, const struct cmp_doc *after,
 			continue;
 		}
 		rep->matched++;
-		diff_verdict(rep, o, b, a);
+		diff_verdict(rep, o, side_verdict_row(&sb, b), side_verdict_row(&sa, a));
 		why_not = incomparable(rep, &sb, &sa, b, a);
 		diff_figs(rep, o, &jg, b, a, why_not);
 		free(why_not);

@@ -161,4 +161,57 @@ expect_grep "text after the document: not JSON, with its line" 'trail\.json: not
 head -c 2000 "$B" >"$T/cut.json"
 cmp cut 2 "$A" "$T/cut.json"
 expect_grep "a cut file: not JSON" 'cut\.json: not a results\.json: not JSON' "$T/cut.out"
+
+echo "-- run --repeat: rounds, then compare with their noise"
+mkdir "$T/rep"
+# rep.flaky fails in its second round only (a counter in the test's dir)
+cat >"$T/rep/r.yaml" <<EOF
+cases:
+  - {name: rep.steady, kind: command, targets: [local], argv: [echo, steady]}
+  - name: rep.flaky
+    kind: command
+    targets: [local]
+    argv: [sh, -c, 'n=\$(cat "\$0" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"\$0"; [ \$n -ne 2 ]', "$T/rep/count"]
+EOF
+"$RQ" run --repeat 3 --report-dir "$T/r3" "$T/rep" >"$T/r3.out" 2>&1
+expect_eq "run --repeat 3: the round that failed fails the run" 1 $?
+R3=$T/r3/latest/results.json
+expect_eq "six rows, each case in rounds 1 2 3, round by round" \
+	"rep.steady:1 rep.flaky:1 rep.steady:2 rep.flaky:2 rep.steady:3 rep.flaky:3" \
+	"$(jq -r '[.results[] | "\(.id):\(.repeat)"] | join(" ")' "$R3")"
+expect_eq "only rep.flaky's round 2 failed" "rep.flaky:2" \
+	"$(jq -r '[.results[] | select(.verdict != "PASS") | "\(.id):\(.repeat)"] | join(" ")' "$R3")"
+expect_grep "JUnit names each round" '<testcase classname="[^"]*" name="rep\.flaky #2"' "$T/r3/latest/junit.xml"
+expect_grep "the page names the failed round" '<b class="FAIL">FAIL</b> <b>rep\.flaky #2</b>' "$T/r3/latest/report.html"
+expect_eq "the journal has a unit a round" 6 "$(grep -c '"unit"' "$T/r3/latest/journal.jsonl")"
+# the counter is at 3 now: every round of this run passes
+"$RQ" run --repeat 3 --report-dir "$T/r3ok" "$T/rep" >/dev/null 2>&1
+expect_eq "a run whose rounds all pass exits 0" 0 $?
+R3OK=$T/r3ok/latest/results.json
+cmp rep_fail 1 "$R3OK" "$R3"
+expect_grep "compare: a round that failed is the row's verdict" '^ *REGRESSION +rep\.flaky +PASS -> FAIL' "$T/rep_fail.out"
+expect_nogrep "compare: rounds are no repeated-row warning" 'appears more than once' "$T/rep_fail.out"
+# the rounds' figures are judged with their noise (three a side cannot
+# make a regression: the rank test's smallest p there is 0.05)
+"$RQ" run --repeat 5 -k rep.steady --report-dir "$T/r5" "$T/rep" >/dev/null 2>&1
+fig5() { jq --argjson k "$2" '.results |= map(.figures += [{"name": "bw_avg", "value": ($k * (100 + .repeat)), "unit": "Gb/s"}])' "$T/r5/latest/results.json" >"$T/$1.json"; }
+fig5 n100 1
+fig5 n70 0.7
+cmp rep_noise 1 "$T/n100.json" "$T/n70.json"
+expect_grep "compare: five rounds a side judged with their noise" \
+	'rep\.steady +bw_avg .*WORSE .*n=5/5' "$T/rep_noise.out"
+fig5 n101 1.01
+cmp rep_same 0 "$T/n100.json" "$T/n101.json"
+"$RQ" compare --json "$T/n100.json" "$T/n101.json" >"$T/rep_same.json"
+expect_eq "compare: 1 % apart is no change, judged by its noise at n=5/5" "figure_within bootstrap 5 5" \
+	"$(jq -r '.findings[] | select(.name == "bw_avg") | "\(.type) \(.method) \(.n_before) \(.n_after)"' "$T/rep_same.json")"
+"$RQ" baseline save "$T/n100.json" "$T/base5.json" >/dev/null 2>&1
+expect_eq "baseline save of a --repeat run keeps each figure's distribution" "5 101 105" \
+	"$(jq -r '.entries[0].figures[] | select(.name == "bw_avg") | "\(.n) \(.min) \(.max)"' "$T/base5.json")"
+"$RQ" run --repeat 0 --report-dir "$T/r0" "$T/rep" >"$T/r0.out" 2>&1
+expect_eq "--repeat 0: usage error" 2 $?
+expect_grep "naming the range" '--repeat wants a number of rounds in \[1, 1000\], not "0"' "$T/r0.out"
+"$RQ" run --repeat 2 --nodes n1 --launcher local --report-dir "$T/rn" "$T/rep" >"$T/rn.out" 2>&1
+expect_eq "--repeat with --nodes: usage error" 2 $?
+expect_grep "saying why" 'a lab run \(--nodes\) cannot repeat' "$T/rn.out"
 finish
