@@ -470,10 +470,17 @@ START_TEST(html_noise)
 	cmp_opts_init(&o);
 	ck_assert_int_eq(cmp_compare(mb, ma, &o, &rep, err, sizeof(err)), 0);
 	cj = cmp_report_json(&rep, &o);
-	struct rq_html_side hb = { .label = "before", .doc = mb }, ha = { .label = "after", .doc = ma };
+	char *runs_b[] = { "/q/before/r1", "/q/before/r3" }, *runs_a[] = { "/q/after/r2", "/q/after/r4" };
+	struct rq_html_side hb = { .label = "before", .doc = mb, .runs = runs_b, .nruns = 2 },
+			    ha = { .label = "after", .doc = ma, .runs = runs_a, .nruns = 2 };
 
 	rq_html_compare(&out, "q", &hb, &ha, cj);
 	ck_assert_ptr_nonnull(strstr(out.buf, "<section id=\"noise\">"));
+	/* every repeat of a side, a link to its page beside the qualification's */
+	ck_assert_uint_eq(count(out.buf, "<a class=\"side-run\""), 4);
+	ck_assert_ptr_nonnull(strstr(out.buf, "2 runs:<br><a class=\"side-run\" href=\"before/r1/report.html\">r1</a>"
+					      "<br><a class=\"side-run\" href=\"before/r3/report.html\">r3</a>"));
+	ck_assert_ptr_nonnull(strstr(out.buf, "href=\"after/r4/report.html\">r4</a>"));
 	ck_assert_ptr_nonnull(strstr(out.buf, "<tr class=\"judged\" data-outcome=\"regression\">"));
 	ck_assert_uint_eq(count(out.buf, "<circle class=\"sample s0\""), 6);
 	ck_assert_uint_eq(count(out.buf, "<circle class=\"sample s1\""), 6);

@@ -840,9 +840,9 @@ int cmd_qualify(int argc, char **argv)
 	{
 		char *title = xasprintf("qualify %s -> %s", sb_.spec, sa.spec);
 		struct rq_html_side hb = { .label = "before", .spec = sb_.spec, .doc = sb_.doc,
-					   .run_dir = sb_.runs[sb_.nruns - 1] };
+					   .run_dir = sb_.runs[sb_.nruns - 1], .runs = sb_.runs, .nruns = sb_.nruns };
 		struct rq_html_side ha = { .label = "after", .spec = sa.spec, .doc = sa.doc,
-					   .run_dir = sa.runs[sa.nruns - 1] };
+					   .run_dir = sa.runs[sa.nruns - 1], .runs = sa.runs, .nruns = sa.nruns };
 
 		if (rq_html_compare_write(path, title, &hb, &ha, json_object_get(doc, "compare")))
 			fprintf(stderr, "rdmaqual qualify: cannot write %s\n", path);

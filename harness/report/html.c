@@ -1376,7 +1376,24 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 		sb_adds(out, "</th><td>");
 		esc(out, sides[s]->spec ? sides[s]->spec : "");
 		sb_adds(out, "</td><td>");
-		esc(out, sides[s]->run_dir ? sides[s]->run_dir : jstr(json_object_get(sides[s]->doc, "run"), "id"));
+		if (sides[s]->nruns) {
+			/* every repeat, each a link to its own page beside this one (LABEL/ID/) */
+			sb_addf(out, "%zu run%s:", sides[s]->nruns, sides[s]->nruns == 1 ? "" : "s");
+			for (size_t k = 0; k < sides[s]->nruns; k++) {
+				const char *id = strrchr(sides[s]->runs[k], '/');
+
+				id = id ? id + 1 : sides[s]->runs[k];
+				sb_adds(out, "<br><a class=\"side-run\" href=\"");
+				esc(out, sides[s]->label);
+				sb_adds(out, "/");
+				esc(out, id);
+				sb_adds(out, "/report.html\">");
+				esc(out, id);
+				sb_adds(out, "</a>");
+			}
+		} else {
+			esc(out, sides[s]->run_dir ? sides[s]->run_dir : jstr(json_object_get(sides[s]->doc, "run"), "id"));
+		}
 		sb_adds(out, "</td><td>");
 		esc(out, jstr(facts, "vm.guest_kernel") ? jstr(facts, "vm.guest_kernel") : jstr(facts, "host.kernel"));
 		sb_adds(out, "</td><td>");

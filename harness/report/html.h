@@ -50,6 +50,8 @@ struct rq_html_side {
 	const char *spec;		/* "debian:bookworm", a path, or NULL */
 	struct json_t *doc;		/* results.json document (medians for --repeat) */
 	const char *run_dir;		/* for log tails, or NULL */
+	char *const *runs;		/* qualify: every run of the side, in order (links), or NULL */
+	size_t nruns;
 };
 
 /* A comparison or qualification page: cmp is the rdmaqual-compare/1 document. */

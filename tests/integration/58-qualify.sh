@@ -115,6 +115,8 @@ expect_grep "the verdict line" '^result: no regression$' "$T/qual.out"
 expect_eq "compare --noise-only of the two kept runs agrees with qualify" "$rc" $?
 expect_true "qualify's junit.xml follows the junit-10 schema" \
 	xmllint --noout --schema tests/junit-10.xsd "$Q/junit.xml"
+expect_grep "the page links each side's runs to their own pages" \
+	"<a class=\"side-run\" href=\"after/$(basename "$A")/report.html\">" "$Q/report.html"
 browser_check qualify "$Q/report.html" "$(expect_counts "$A/results.json")"
 browser_check qualify-before-run "$B/report.html" "$(expect_counts "$B/results.json")"
 browser_check qualify-after-run "$A/report.html" "$(expect_counts "$A/results.json")"
