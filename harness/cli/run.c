@@ -149,14 +149,20 @@ static void sanitize(const char *in, char *out, size_t size)
 	out[j] = '\0';
 }
 
-/* The row's log as logs/ID.log (as: another name than the row's id), its path into the row. */
+/*
+ * The row's log as logs/ID.log (as: another name than the row's id), its
+ * path into the row.  A round of run --repeat has its own, logs/ID.rK.log
+ * (not '#': the page links to it), or round 2 would replace round 1's.
+ */
 static void write_row_log(struct runrep *rep, const char *run_dir, struct rq_result *r,
 			  const char *as)
 {
 	char name[256], *path;
 	int rc;
 
-	sanitize(as ? as : r->id, name, sizeof(name) - 4);
+	sanitize(as ? as : r->id, name, sizeof(name) - (r->repeat ? 20 : 4));
+	if (r->repeat)
+		snprintf(name + strlen(name), 14, ".r%u", r->repeat);
 	strcat(name, ".log");
 	path = xasprintf("%s/logs/%s", run_dir, name);
 	/*

@@ -182,6 +182,10 @@ expect_eq "six rows, each case in rounds 1 2 3, round by round" \
 expect_eq "only rep.flaky's round 2 failed" "rep.flaky:2" \
 	"$(jq -r '[.results[] | select(.verdict != "PASS") | "\(.id):\(.repeat)"] | join(" ")' "$R3")"
 expect_grep "JUnit names each round" '<testcase classname="[^"]*" name="rep\.flaky #2"' "$T/r3/latest/junit.xml"
+expect_eq "each round has its own log" "logs/rep.flaky.r1.log logs/rep.flaky.r2.log logs/rep.flaky.r3.log" \
+	"$(jq -r '[.results[] | select(.id == "rep.flaky") | .log_path] | join(" ")' "$R3")"
+expect_grep "the failed round's log is its own" 'exited 1' "$T/r3/latest/logs/rep.flaky.r2.log"
+expect_nogrep "and the rounds that passed say so" 'exited 1' "$T/r3/latest/logs/rep.flaky.r3.log"
 expect_grep "the page names the failed round" '<b class="FAIL">FAIL</b> <b>rep\.flaky #2</b>' "$T/r3/latest/report.html"
 expect_eq "the journal has a unit a round" 6 "$(grep -c '"unit"' "$T/r3/latest/journal.jsonl")"
 # the counter is at 3 now: every round of this run passes
