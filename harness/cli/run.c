@@ -516,13 +516,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	if (o.link_delay && rq_vm_topology_guests(o.topology) < 2)
 		return usage_error("run", "--link-delay needs two guests or more (--vm-topology vm2..vm8): "
 				   "in %s rxe loops back inside the guest", o.topology);
-	/*
-	 * A lab run's units are keyed by case and node in its journal and its
-	 * pair matrix has one cell a pair: rounds there are not built yet.
-	 */
-	if (co.nodes && repeat > 1)
-		return usage_error("run", "--repeat runs on one node; a lab run (--nodes) cannot repeat "
-				   "its rounds yet: run it again into the same --report-dir");
+	co.repeat = (unsigned)repeat;
 	if (!co.nodes && (co.launcher || co.fanout || co.pairs || co.drain_list))
 		return usage_error("run", "--launcher, --fanout, --pairs and --drain-list go with --nodes");
 	if (co.nodes && o.peer)

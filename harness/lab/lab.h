@@ -23,6 +23,7 @@ struct cluster_opts {
 	const char *pairs;		/* --pairs ring|all|A:B,...: the run's pairing policy */
 	const char *drain_list;		/* --drain-list FILE */
 	const char *resume;		/* --resume RUN: the run dir being completed */
+	unsigned repeat;		/* --repeat N: the suite N times, round by round (0, 1: once) */
 };
 
 /* Where the rows go (the run loop's console line, log file and reports). */

@@ -55,6 +55,7 @@ struct cpair {
 
 struct cluster {
 	struct cluster_opts co;
+	unsigned repeat;		/* the round of --repeat being run (1..N); 0: not repeating */
 	const struct rq_run_opts *o;
 	enum launcher launcher;
 	struct rq_hosts hosts;

@@ -68,6 +68,28 @@ bool cluster_higher_better(const char *unit)
 	return true;
 }
 
+/*
+ * --repeat N: a round's units are journaled under their key and "#K", and
+ * its rows carry the round, so a resumed run finds each round's own.
+ */
+static char *repeat_key(const struct cluster *cl, char *key)
+{
+	char *k;
+
+	if (!cl->repeat)
+		return key;
+	k = xasprintf("%s#%u", key, cl->repeat);
+	free(key);
+	return k;
+}
+
+static void emit_row(const struct cluster *cl, const struct cluster_sink *sink, struct rq_result *r)
+{
+	if (cl->repeat)
+		r->repeat = cl->repeat;
+	sink->row(sink->arg, r);
+}
+
 static bool lists_target(const struct rq_case *c, const char *t)
 {
 	for (size_t i = 0; i < c->ntargets; i++)
@@ -428,7 +450,7 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
 		else if (!u->two)
 			note_local_fail(u->nd[0], r);
 		rq_results_add(e->out, r);
-		e->sink->row(e->sink->arg, r);
+		emit_row(cl, e->sink, r);
 	}
 	if (u->two)
 		note_pair(cl, u->pair, u->rows.v, u->rows.n);
@@ -486,7 +508,7 @@ static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
 
 	for (size_t i = 0; i < cl->n; i++) {
 		struct cnode *nd = &cl->nodes[i];
-		char *key = xasprintf("%s|%s", c->name, nd->name);
+		char *key = repeat_key(cl, xasprintf("%s|%s", c->name, nd->name));
 
 		if (resumed(cl, c, key, out, sink, nd, -1)) {
 			free(key);
@@ -498,7 +520,7 @@ static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
 							  c->name);
 			lab_stamp(cl, c, nd, NULL, -1, NULL, &r, 1, NULL, 0);
 			rq_results_add(out, r);
-			sink->row(sink->arg, r);
+			emit_row(cl, sink, r);
 			free(key);
 			continue;
 		}
@@ -531,7 +553,7 @@ static void cluster_exec_span(struct cluster *cl, const struct rq_case *c,
 			nd = &cl->nodes[i];
 	if (!nd)
 		nd = &cl->nodes[0];	/* all down: the unit says why */
-	key = xasprintf("%s|all", c->name);
+	key = repeat_key(cl, xasprintf("%s|all", c->name));
 	if (resumed(cl, c, key, out, sink, nd, -1)) {
 		free(key);
 		return;
@@ -541,7 +563,7 @@ static void cluster_exec_span(struct cluster *cl, const struct rq_case *c,
 						  "the nodes: a captured tree runs none", c->name);
 		lab_stamp(cl, c, nd, NULL, -1, NULL, &r, 1, NULL, 0);
 		rq_results_add(out, r);
-		sink->row(sink->arg, r);
+		emit_row(cl, sink, r);
 		free(key);
 		return;
 	}
@@ -648,12 +670,19 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 		free(r->file);
 		r->file = xstrdup(c->file ? c->file : "");
 		rq_results_add(out, r);
-		sink->row(sink->arg, r);
+		emit_row(cl, sink, r);
 		return;
 	}
 	discover_rails(cl);
-	cl->pair_cases = xrealloc(cl->pair_cases, (cl->npair_cases + 1) * sizeof(*cl->pair_cases));
-	cl->pair_cases[cl->npair_cases++] = c;
+	/* --repeat: the rounds after the first fill the first one's matrix */
+	bool again = false;
+
+	for (size_t k = 0; k < cl->npair_cases; k++)
+		again = again || cl->pair_cases[k] == c;
+	if (!again) {
+		cl->pair_cases = xrealloc(cl->pair_cases, (cl->npair_cases + 1) * sizeof(*cl->pair_cases));
+		cl->pair_cases[cl->npair_cases++] = c;
+	}
 	for (size_t k = 0; k < rr.nrounds && !rq_interrupted; k++) {
 		struct unit *u = NULL;
 		size_t nu = 0;
@@ -662,9 +691,15 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 			struct cnode *a = &cl->nodes[rr.pairs[j].client], *b = &cl->nodes[rr.pairs[j].server];
 			size_t pi = cl->npairs;
 
-			cl->pairs = xrealloc(cl->pairs, (cl->npairs + 1) * sizeof(*cl->pairs));
-			cl->pairs[cl->npairs++] = (struct cpair){ .c = c, .client = rr.pairs[j].client,
-				.server = rr.pairs[j].server, .round = (unsigned)k, .verdict = RQ_PASS };
+			for (size_t q = 0; again && q < cl->npairs; q++)
+				if (cl->pairs[q].c == c && cl->pairs[q].client == rr.pairs[j].client &&
+				    cl->pairs[q].server == rr.pairs[j].server)
+					pi = q;
+			if (pi == cl->npairs) {
+				cl->pairs = xrealloc(cl->pairs, (cl->npairs + 1) * sizeof(*cl->pairs));
+				cl->pairs[cl->npairs++] = (struct cpair){ .c = c, .client = rr.pairs[j].client,
+					.server = rr.pairs[j].server, .round = (unsigned)k, .verdict = RQ_PASS };
+			}
 			size_t nr = a->nrails > b->nrails ? a->nrails : b->nrails;
 
 			bool notree = (a->root || b->root) && !lists_target(c, "sysroot");
@@ -675,7 +710,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 				 * reports): one unit for the pair, and the kind judges what
 				 * it can run there (a verbs kind SKIPs, command_pair runs).
 				 */
-				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
+				char *key = repeat_key(cl, xasprintf("%s|%s|%s", c->name, a->name, b->name));
 
 				if (resumed(cl, c, key, out, sink, NULL, (long)pi)) {
 					free(key);
@@ -689,7 +724,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 			if (notree || a->down || b->down) {
 				/* No traffic: one row for the pair, saying why (a dead node first). */
 				struct cnode *x = a->down ? a : b;
-				char *key = xasprintf("%s|%s|%s", c->name, a->name, b->name);
+				char *key = repeat_key(cl, xasprintf("%s|%s|%s", c->name, a->name, b->name));
 
 				if (!resumed(cl, c, key, out, sink, NULL, (long)pi)) {
 					struct rq_result *r;
@@ -705,7 +740,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 					lab_stamp(cl, c, a, b, -1, NULL, &r, 1, NULL, 0);	/* case[A->B] */
 					note_pair(cl, pi, &r, 1);
 					rq_results_add(out, r);
-					sink->row(sink->arg, r);
+					emit_row(cl, sink, r);
 					cluster_journal_unit(cl, key, out, out->n - 1);
 				}
 				free(key);
@@ -713,7 +748,8 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 			}
 			u = xrealloc(u, (nu + nr) * sizeof(*u));
 			for (size_t i = 0; i < nr; i++) {
-				char *key = xasprintf("%s|%s|%s|%zu", c->name, a->name, b->name, i);
+				char *key = repeat_key(cl, xasprintf("%s|%s|%s|%zu", c->name, a->name, b->name,
+								     i));
 
 				if (resumed(cl, c, key, out, sink, NULL, (long)pi)) {
 					free(key);
@@ -735,7 +771,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 					free(cl->pairs[pi].what);
 					cl->pairs[pi].what = xasprintf("%s FAIL: %s", r->id, r->reason);
 					rq_results_add(out, r);
-					sink->row(sink->arg, r);
+					emit_row(cl, sink, r);
 					cluster_journal_unit(cl, key, out, out->n - 1);
 					free(key);
 					continue;
@@ -772,17 +808,22 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 		cl->nodes[i].launch_log = xasprintf("%s/logs/srun-%s.log", run_dir, name);
 	}
 	cluster_launch(cl);
-	for (size_t i = 0; i < nsel && !rq_interrupted; i++) {
-		const struct rq_case *c = sel[i];
+	/* --repeat N: the suite N times, round by round (cluster_opts.repeat) */
+	unsigned nrep = cl->co.repeat > 1 ? cl->co.repeat : 1;
+
+	for (size_t k = 0; k < nsel * nrep && !rq_interrupted; k++) {
+		const struct rq_case *c = sel[k % nsel];
+
+		cl->repeat = nrep > 1 ? (unsigned)(k / nsel) + 1 : 0;
 
 		if (!cluster_runs_on_nodes(c)) {
-			char *key = xasprintf("%s|controller", c->name);
+			char *key = repeat_key(cl, xasprintf("%s|controller", c->name));
 			size_t first = out->n;
 
 			if (!cluster_resume_unit(cl, key, c->name, NULL, NULL, out, sink)) {
 				sched_run_case(s, c, out);
 				for (size_t j = first; j < out->n; j++)
-					sink->row(sink->arg, out->v[j]);
+					emit_row(cl, sink, out->v[j]);
 				cluster_journal_unit(cl, key, out, first);
 			}
 			free(key);

@@ -215,7 +215,4 @@ expect_eq "baseline save of a --repeat run keeps each figure's distribution" "5 
 "$RQ" run --repeat 0 --report-dir "$T/r0" "$T/rep" >"$T/r0.out" 2>&1
 expect_eq "--repeat 0: usage error" 2 $?
 expect_grep "naming the range" '--repeat wants a number of rounds in \[1, 1000\], not "0"' "$T/r0.out"
-"$RQ" run --repeat 2 --nodes n1 --launcher local --report-dir "$T/rn" "$T/rep" >"$T/rn.out" 2>&1
-expect_eq "--repeat with --nodes: usage error" 2 $?
-expect_grep "saying why" 'a lab run \(--nodes\) cannot repeat' "$T/rn.out"
 finish

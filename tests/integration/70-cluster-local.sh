@@ -96,6 +96,39 @@ expect_eq "the drain list holds node03 alone" node03 "$(cut -d' ' -f1 "$T/drain2
 expect_grep "pair rows in a JUnit suite 'pairs'" '<testsuite name="pairs"' "$T/rp/latest/junit.xml"
 expect_grep "the matrix as a heat map in report.html" 'lab\.rate: client \(row\) to server \(column\)' "$T/rp/latest/report.html"
 
+echo "-- --repeat 2: the suite twice, round by round, one matrix"
+"$RQ" run --repeat 2 --nodes 'node[01-04]' --launcher local --pairs all --report-dir "$T/rr" \
+	$C/pair-rate.yaml >"$T/outr" 2>&1
+expect_eq "a failed pair still fails the run" 1 $?
+RR=$T/rr/latest/results.json
+expect_eq "each pair row in rounds 1 and 2" "2 2" \
+	"$(jq -r '[.results[] | select(.id == "lab.rate[node01->node04]") | .repeat] | "\(length) \(max)"' "$RR")"
+expect_eq "one matrix, one entry a pair, as without --repeat" \
+	"$(jq '.lab.matrices | length' "$T/rp/latest/results.json") $(jq '.lab.pairs | length' "$T/rp/latest/results.json")" \
+	"$(jq '.lab.matrices | length' "$RR") $(jq '.lab.pairs | length' "$RR")"
+expect_eq "the same suspect: node03" node03 "$(jq -r '[.lab.suspects[].node] | join(" ")' "$RR")"
+expect_eq "the journal keys the second round's units with #2" \
+	"$(grep -c '"unit"' "$T/rp/latest/journal.jsonl")" "$(grep -c '"unit": *"[^"]*#2"' "$T/rr/latest/journal.jsonl")"
+cmp_rc=0
+"$RQ" compare "$T/rp/latest" "$T/rr/latest" >"$T/cmprr" 2>&1 || cmp_rc=$?
+expect_eq "compare of a run with its --repeat 2: no regression" 0 "$cmp_rc"
+expect_nogrep "and no repeated-row warning" 'appears more than once' "$T/cmprr"
+# an interrupted --repeat run resumes the rounds it did not finish, and only those
+cat >"$T/rs.yaml" <<YAML
+cases:
+  - {name: lab.rs, kind: command, targets: [local], timeout: 60s, argv: [sleep, "1.$(( $$ % 900 + 100 ))"]}
+YAML
+"$RQ" run --repeat 3 --nodes 'node[01-02]' --launcher local --report-dir "$T/rs" "$T/rs.yaml" >"$T/outrs" 2>&1 &
+rs_pid=$!
+wait_for "two rounds journaled" 20 sh -c "[ \"\$(grep -c '\"unit\": *\"lab.rs|node0[12]#2\"' '$T/rs/latest/journal.jsonl' 2>/dev/null)\" = 2 ]"
+kill -INT "$rs_pid"
+wait "$rs_pid"
+"$RQ" run --resume "$T/rs/latest" >"$T/outrs2" 2>&1
+expect_eq "the resumed --repeat run passes" 0 $?
+expect_eq "every node in every round once" "lab.rs[node01]:1 lab.rs[node02]:1 lab.rs[node01]:2 lab.rs[node02]:2 lab.rs[node01]:3 lab.rs[node02]:3" \
+	"$(jq -r '[.results | sort_by(.repeat, .id)[] | "\(.id):\(.repeat)"] | join(" ")' "$T/rs/latest/results.json")"
+expect_eq "each round's log is its own" 6 "$(count "$T/rs/latest/logs"/lab.rs_node0[12]_.r[123].log)"
+
 echo "-- a node dies in the middle of a pair"
 cat >"$T/pairslow.yaml" <<YAML
 cases:
