@@ -524,8 +524,10 @@ void cluster_free(struct cluster *cl)
 			cl->units ? cs * 1e3 / (double)cl->units : 0.0, self.ru_maxrss / 1024.0, ks,
 			cl->plan_ms);
 	}
-	for (size_t i = 0; i < cl->npairs; i++)
+	for (size_t i = 0; i < cl->npairs; i++) {
 		free(cl->pairs[i].what);
+		free(cl->pairs[i].rounds);
+	}
 	free(cl->pairs);
 	free(cl->pair_cases);
 	free(cl->nodes);

@@ -48,7 +48,10 @@ struct cpair {
 	unsigned round;
 	enum rq_verdict verdict;	/* worst over the rails (PASS < SKIP < FAIL < ERROR) */
 	bool has_fig;
-	double fig;			/* the weakest rail's main figure */
+	double fig;			/* the weakest rail's main figure (--repeat: the rounds' median) */
+	double *rounds;			/* --repeat: each earlier round's figure */
+	size_t nrounds;
+	unsigned fig_repeat;		/* the round fig is of */
 	char fig_name[48], unit[16];
 	char *what;			/* "case[a:d/p->b:d/p]: reason" of its worst row */
 };

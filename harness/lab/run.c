@@ -21,6 +21,7 @@
 #include "cluster/suspects.h"
 #include "lab/lab_int.h"
 #include "qual/compare.h"
+#include "qual/stats.h"
 
 struct unit {
 	struct cluster *cl;
@@ -403,6 +404,15 @@ static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *
 		/* the pair's figure: its weakest rail's main figure */
 		const struct rq_figure *f = cluster_main_figure(r);
 
+		/* --repeat: a new round's weakest rail starts afresh; the last one's is kept */
+		if (cl->repeat && p->fig_repeat != cl->repeat) {
+			if (p->has_fig) {
+				p->rounds = xrealloc(p->rounds, (p->nrounds + 1) * sizeof(*p->rounds));
+				p->rounds[p->nrounds++] = p->fig;
+				p->has_fig = false;
+			}
+			p->fig_repeat = cl->repeat;
+		}
 		if (f && (!p->has_fig || (cluster_higher_better(f->unit) ? f->value < p->fig :
 					  f->value > p->fig))) {
 			p->has_fig = true;
@@ -835,5 +845,22 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 			cluster_exec_local(cl, c, out, sink);
 		}
 		sink->flush(sink->arg);
+	}
+	/*
+	 * A pair's cell over the rounds is their median, so one unlucky round
+	 * does not make a slow pair, nor one lucky round hide one.
+	 */
+	for (size_t i = 0; i < cl->npairs; i++) {
+		struct cpair *p = &cl->pairs[i];
+
+		if (!p->nrounds)
+			continue;
+		if (p->has_fig) {
+			p->rounds = xrealloc(p->rounds, (p->nrounds + 1) * sizeof(*p->rounds));
+			p->rounds[p->nrounds++] = p->fig;
+		}
+		p->fig = rq_stats_median(p->rounds, p->nrounds);
+		p->has_fig = true;
+		p->nrounds = 0;
 	}
 }

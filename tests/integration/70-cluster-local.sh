@@ -113,6 +113,24 @@ cmp_rc=0
 "$RQ" compare "$T/rp/latest" "$T/rr/latest" >"$T/cmprr" 2>&1 || cmp_rc=$?
 expect_eq "compare of a run with its --repeat 2: no regression" 0 "$cmp_rc"
 expect_nogrep "and no repeated-row warning" 'appears more than once' "$T/cmprr"
+# a pair's cell over the rounds is their median, not its weakest round:
+# node01->node02 measures 10, 30 and 20 (a counter of its own), median 20
+cat >"$T/rm.yaml" <<YAML
+cases:
+  - name: lab.rm
+    kind: command_pair
+    targets: [local]
+    server: [sh, -c, 'echo ready']
+    ready: ready
+    client: [sh, -c, 'f=\$0.{peer_host}; n=\$(cat "\$f" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"\$f"; case \$n in 1) echo rate=10;; 2) echo rate=30;; *) echo rate=20;; esac', "$T/rmcount"]
+    figures: ["rate[Gb/s]=rate=([0-9.]+)"]
+YAML
+"$RQ" run --repeat 3 --nodes 'node[01-02]' --launcher local --pairs node01:node02 --report-dir "$T/rm" \
+	"$T/rm.yaml" >"$T/outrm" 2>&1
+expect_eq "the three rounds' rates" "10 30 20" \
+	"$(jq -r '[.results[] | select(.case == "lab.rm") | .figures[] | select(.name == "rate") | .value] | join(" ")' "$T/rm/latest/results.json")"
+expect_eq "the pair's cell is their median" 20 \
+	"$(jq -r '.lab.pairs[] | select(.client == "node01" and .server == "node02") | .figure.value' "$T/rm/latest/results.json")"
 # an interrupted --repeat run resumes the rounds it did not finish, and only those
 cat >"$T/rs.yaml" <<YAML
 cases:
