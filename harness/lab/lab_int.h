@@ -52,6 +52,7 @@ struct cpair {
 	double *rounds;			/* --repeat: each earlier round's figure */
 	size_t nrounds;
 	unsigned fig_repeat;		/* the round fig is of */
+	bool soft;			/* its rows ran on a software device (rxe, siw) */
 	char fig_name[48], unit[16];
 	char *what;			/* "case[a:d/p->b:d/p]: reason" of its worst row */
 };

@@ -404,6 +404,9 @@ static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *
 		/* the pair's figure: its weakest rail's main figure */
 		const struct rq_figure *f = cluster_main_figure(r);
 
+		if (r->device && (str_starts(r->device, "rxe") || str_starts(r->device, "siw")))
+			p->soft = true;
+
 		/* --repeat: a new round's weakest rail starts afresh; the last one's is kept */
 		if (cl->repeat && p->fig_repeat != cl->repeat) {
 			if (p->has_fig) {

@@ -54,6 +54,7 @@ expect_eq "a pair row names both rails" 1 \
 expect_eq "a 4x4 matrix for the bandwidth case" 4 \
 	"$(jq '.lab.matrices[] | select(.case=="lab.write_64k") | .values | length' "$g" 2>/dev/null)"
 expect_eq "no suspects when all is well" 0 "$(jq '.lab.suspects | length' "$g" 2>/dev/null)"
+[ "$(jq '.lab.suspects | length' "$g" 2>/dev/null)" = 0 ] || jq -c '.lab.suspects[]' "$g" | sed 's/^/    | /'
 
 expect_eq "vm2's rxe0 deleted over ssh" 0 "$(cat "$T/degrade.rc" 2>/dev/null)"
 b=$T/bad/latest/results.json
