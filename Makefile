@@ -131,7 +131,9 @@ FUZZ_OBJ := $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
 # UB must stop the run: by default UBSan only prints and libFuzzer goes on
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE $(VERSION_DEF) -Isrc -iquote harness $(PKG_CFLAGS) \
 	-fno-sanitize-recover=undefined
-FUZZ_RUN = build/fuzz/fuzz_$(1) -max_total_time=$(2) -max_len=$(3) build/fuzz/corpus-$(1) \
+# -timeout: an input that runs 30 s is a hang, reported as one; libFuzzer's
+# default (1200 s) let a parser's endless loop hold make check for 20 min.
+FUZZ_RUN = build/fuzz/fuzz_$(1) -max_total_time=$(2) -timeout=30 -max_len=$(3) build/fuzz/corpus-$(1) \
 	$(if $(filter loader,$(1)),tests/fuzz/corpus,tests/fuzz/corpus-$(1))
 
 build/fuzz/obj/%.o: %.c

@@ -162,6 +162,10 @@ START_TEST(structure_mistakes)
 	HAS(d, "5:9: qos-ulps: \"pkey\" is not a qualifier of iser (port-num)");
 	HAS(d, "7:1: unknown keyword 'bogus' (sections:");
 	sb_reset(&d);
+	/* An empty qualifier ("srp, :"): an error, not a loop (found by fuzz_parsers) */
+	ck_assert_int_eq(lint("qos-ulps\n  default : 0\n  srp, : 5\nend-qos-ulps\n", 0, &d), -EINVAL);
+	HAS(d, "3:8: qos-ulps: \"\" is not a qualifier of srp (target-port-guid)");
+	sb_reset(&d);
 	/* the smallest valid policies */
 	ck_assert_int_eq(lint("qos-ulps\n  default : 0   # all\nend-qos-ulps\n", 0, &d), 0);
 	ck_assert_int_eq(lint("qos-levels\n  qos-level\n    name: DEFAULT\n    sl: 0\n  end-qos-level\nend-qos-levels\n", 0, &d), 0);

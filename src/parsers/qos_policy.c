@@ -100,6 +100,9 @@ static bool has_key(const char *keys, const char *k)
 {
 	size_t n = strlen(k);
 
+	/* "" is in every string, and strstr(p, "") never moves on */
+	if (!n)
+		return false;
 	for (const char *p = keys; (p = strstr(p, k)); p += n)
 		if ((p == keys || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return true;
