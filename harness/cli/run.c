@@ -825,14 +825,10 @@ static int run_main(int argc, char **argv, const char *resume)
 			nbad += results.v[j]->verdict == RQ_FAIL || results.v[j]->verdict == RQ_ERROR;
 		}
 		progress_release(nbad);
-		if (round) {
-			char *unit = xasprintf("%s#%u", sel[i]->name, round);
+		char *unit = round ? xasprintf("%s#%u", sel[i]->name, round) : NULL;
 
-			runrep_case(&rep, unit, &results, first);
-			free(unit);
-		} else {
-			runrep_case(&rep, sel[i]->name, &results, first);
-		}
+		runrep_case(&rep, unit ? unit : sel[i]->name, &results, first);
+		free(unit);
 	}
 	if (!cl)
 		progress_stop();

@@ -22,6 +22,7 @@
 #include "lab/lab_int.h"
 #include "qual/compare.h"
 #include "qual/stats.h"
+#include "rdma/rdmadev.h"
 
 struct unit {
 	struct cluster *cl;
@@ -174,11 +175,6 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 }
 
 /* ---- rows ----------------------------------------------------------- */
-
-static int verdict_rank(enum rq_verdict v)
-{
-	return v == RQ_PASS ? 0 : v == RQ_SKIP ? 1 : v == RQ_FAIL ? 2 : 3;
-}
 
 /*
  * What a lab row says about where it ran (exec/unit.c stamps it): node a
@@ -395,7 +391,7 @@ static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *
 	for (size_t i = 0; i < n; i++) {
 		const struct rq_result *r = v[i];
 
-		if (verdict_rank(r->verdict) > verdict_rank(p->verdict) || !p->what) {
+		if (rq_verdict_rank(r->verdict) > rq_verdict_rank(p->verdict) || !p->what) {
 			p->verdict = r->verdict;
 			free(p->what);
 			p->what = xasprintf("%s %s%s%s", r->id, rq_verdict_name(r->verdict),
@@ -404,7 +400,7 @@ static void note_pair(struct cluster *cl, size_t pair, struct rq_result *const *
 		/* the pair's figure: its weakest rail's main figure */
 		const struct rq_figure *f = cluster_main_figure(r);
 
-		if (r->device && (str_starts(r->device, "rxe") || str_starts(r->device, "siw")))
+		if (rdma_soft_dev_name(r->device))
 			p->soft = true;
 
 		/* --repeat: a new round's weakest rail starts afresh; the last one's is kept */

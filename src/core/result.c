@@ -41,6 +41,11 @@ int rq_verdict_parse(const char *s, enum rq_verdict *v)
 	return -EINVAL;
 }
 
+int rq_verdict_rank(enum rq_verdict v)
+{
+	return v == RQ_PASS ? 0 : v == RQ_SKIP ? 1 : v == RQ_FAIL ? 2 : 3;
+}
+
 struct rq_result *rq_result_new(const char *case_name, const char *device, int port)
 {
 	struct rq_result *r = xcalloc(1, sizeof(*r));

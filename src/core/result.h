@@ -22,6 +22,8 @@ enum rq_verdict {
 
 const char *rq_verdict_name(enum rq_verdict v);	/* "PASS", ... */
 int rq_verdict_parse(const char *s, enum rq_verdict *v);
+/* How bad a verdict is, for "the worst of": PASS 0 < SKIP 1 < FAIL 2 < ERROR (or undecided) 3. */
+int rq_verdict_rank(enum rq_verdict v);
 
 struct rq_figure {
 	char *name;	/* "bw_avg", "lat_p99" */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "core/kind.h"
 #include "kinds/app_nodes.h"
+#include "rdma/rdmadev.h"
 #include "parsers/parse_coll.h"
 #include "parsers/parse_nccl.h"
 #include "parsers/parse_osu.h"
@@ -656,7 +657,7 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 	if (cfg->min_line_rate > 0 && cfg->op != OP_BARRIER) {
 		const char *no = app_dev_find(ctx, &dv) < 0 ? "no ACTIVE port selected here" :
 				 dv.rate_gbps <= 0 ? "port rate unknown" :
-				 !strncmp(dv.dev, "rxe", 3) || !strncmp(dv.dev, "siw", 3) ?
+				 rdma_soft_dev_name(dv.dev) ?
 				 "software device (rate fictitious)" : NULL;
 
 		if (no) {

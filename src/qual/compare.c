@@ -1121,7 +1121,6 @@ int cmp_check_doc(json_t *doc, char *err, size_t errsz)
  */
 static const struct rq_result *side_verdict_row(const struct side *s, const struct rq_result *first)
 {
-	static const int rank[] = { [RQ_PASS] = 0, [RQ_SKIP] = 1, [RQ_FAIL] = 2, [RQ_ERROR] = 3 };
 	const struct rq_result *w = first;
 	size_t dups, at;
 
@@ -1130,8 +1129,7 @@ static const struct rq_result *side_verdict_row(const struct side *s, const stru
 	for (size_t k = at; k <= at + dups; k++) {
 		const struct rq_result *r = s->byid[k];
 
-		if (r->repeat && (unsigned)r->verdict < sizeof(rank) / sizeof(rank[0]) &&
-		    (unsigned)w->verdict < sizeof(rank) / sizeof(rank[0]) && rank[r->verdict] > rank[w->verdict])
+		if (r->repeat && rq_verdict_rank(r->verdict) > rq_verdict_rank(w->verdict))
 			w = r;
 	}
 	return w;

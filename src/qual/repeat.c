@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "core/result.h"
 #include "core/util.h"
 #include "qual/compare.h"
 #include "qual/repeat.h"
@@ -28,14 +29,12 @@ double rq_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* rq_verdict_rank of a verdict's name; one this program does not know is the worst */
 static int verdict_rank(const char *v)
 {
-	static const char *const order[] = { "PASS", "SKIP", "FAIL", "ERROR" };
+	enum rq_verdict e;
 
-	for (int i = 0; i < 4; i++)
-		if (v && !strcmp(v, order[i]))
-			return i;
-	return 3;
+	return v && !rq_verdict_parse(v, &e) ? rq_verdict_rank(e) : 3;
 }
 
 static json_t *row_by_id(json_t *doc, const char *id)

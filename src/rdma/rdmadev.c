@@ -601,6 +601,11 @@ int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *net
 	return ret;
 }
 
+bool rdma_soft_dev_name(const char *dev)
+{
+	return dev && (!strncmp(dev, "rxe", 3) || !strncmp(dev, "siw", 3));
+}
+
 bool rdma_have_mlx_pci(const char *root)
 {
 	char path[PATH_MAX], v[32];

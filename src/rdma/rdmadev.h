@@ -99,5 +99,11 @@ int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *net
 
 /* Is there any PCI function with vendor 0x15b3 under root (bound or not)? */
 bool rdma_have_mlx_pci(const char *root);
+/*
+ * A software device (rxe, siw) by its name alone, where only the name is
+ * at hand (a row on the lab controller, a rank's device); with the device
+ * itself, rdma_dev.is_virtual (sysfs) says it.
+ */
+bool rdma_soft_dev_name(const char *dev);
 
 #endif
