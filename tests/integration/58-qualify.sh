@@ -134,6 +134,7 @@ sed -n '/^== qualify/,/^before  \//p' "$T/off.out" | sed 's/^/    | /'
 # smallest p-value at n=2 is 1/3.
 expect_eq "offline qualify: exit 0" 0 $rc
 expect_nogrep "offline: every row ran (none is an ERROR)" '^(ERROR|FAIL) ' "$T/off.out"
+grep -E '^(ERROR|FAIL) ' "$T/off.out" | sed 's/^/    | /'	# which, when one did
 expect_grep "offline: the cached 6.1 is used and said to be" '^before +debian:bookworm: .*\(offline\)$' "$T/off.out"
 expect_grep "offline: the cached 6.12 too" '^after +debian:bookworm-backports: .*\(offline\)$' "$T/off.out"
 OJ=
