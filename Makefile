@@ -192,9 +192,10 @@ demo: deps
 # Root; boots guests.
 demo-cluster: deps
 	$(MAKE) all
-	@# The package, installed in every guest as on a lab node (make deb
-	@# once; kept in build/deb): the nodes run /usr/bin/rdmaqual.
-	@ls build/deb/rdmaqual_$(RQ_RELEASE)_*.deb >/dev/null 2>&1 || $(MAKE) deb
+	@# The package, installed in every guest as on a lab node (kept in
+	@# build/deb; made again only when it is not HEAD's): the nodes run
+	@# /usr/bin/rdmaqual.
+	@$(MAKE) --no-print-directory deb-current
 	@# Through Slurm where it is installed: docs/examples/rdmaqual.sbatch
 	@# submitted to the guests' cluster (its controller on the first node,
 	@# agents through srun); else over ssh, the controller the same
@@ -232,4 +233,10 @@ clean:
 include mk/install.mk
 include mk/package.mk
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# The compiler's dependency files, named from the objects and programs the
+# build makes (-MMD writes X.d beside X): never a search of build/, which
+# holds unpacked source trees (make dist, deb, rpm) whose own folders may
+# end in .d (etc/security/limits.d) and are no makefiles.
+DEP_FILES := $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) build/rel/harness/cli/main.d build/san/harness/cli/main.d \
+	$(FUZZ_OBJ:.o=.d) $(TEST_BIN:=.d) $(FUZZ_BIN:=.d)
+-include $(wildcard $(DEP_FILES))

@@ -5,9 +5,10 @@
 # DESTDIR trees and moved prefixes run without a checkout.
 #
 #   $(BINDIR)/rdmaqual, $(BINDIR)/rdmaqual-coll (the MPI benchmark, where mpicc built it)
+#   $(MANDIR)/man1/rdmaqual-coll.1 (with it)
 #   $(PKGDATADIR)/cases/...            the shipped suite (`rdmaqual run` with no path)
 #   $(PKGDATADIR)/fixtures/{fabrics,opensm}   what the shipped ibsim/sm cases read
-#   $(PKGLIBEXECDIR)/{kernel.sh,debian-kernel.sh,initramfs.sh,cache.sh,init}   guest image
+#   $(PKGLIBEXECDIR)/{kernel.sh,initramfs.sh,cache.sh,guest-ssh.sh,l2-segment.sh,...,init}   guests
 #   $(DOCDIR)/README.md, $(DOCDIR)/docs/*.md, $(DOCDIR)/examples/rdmaqual.sbatch
 #   $(MANDIR)/man1/rdmaqual.1, $(MANDIR)/man5/rdmaqual-cases.5
 #   $(BASHCOMPDIR)/rdmaqual, $(ZSHCOMPDIR)/_rdmaqual
@@ -28,12 +29,20 @@ INSTALL       ?= install
 INST_CASES    := $(sort $(shell find cases -type f -name '*.yaml' 2>/dev/null))
 INST_FIXTURES := $(sort $(wildcard fixtures/fabrics/*.net fixtures/fabrics/README \
 	fixtures/opensm/*.conf fixtures/opensm/README))
-INST_VM       := vm/kernel.sh vm/debian-kernel.sh vm/initramfs.sh vm/init
-# sourced by those, not run: 0644 (an executable without #! is a lintian warning)
-INST_VM_LIB   := vm/cache.sh
+# Everything the binary runs or sources at run time from its libexec dir:
+# every vm/ script but those only a checkout's make targets and tests run
+# (the lab rig of make demo-cluster), and the guest's init.  A wildcard, so
+# that a new helper script is installed without a line here
+# (tests/integration/18-install.sh checks that every script name in src/
+# is installed).  All are scripts with #! and 0755: dh_fixperms makes
+# whatever lies in usr/libexec executable, and lintian then wants a #!.
+INST_VM_CHECKOUT := vm/lab-rig.sh vm/lab-sbatch.sh vm/slurm-conf.sh
+INST_VM       := $(filter-out $(INST_VM_CHECKOUT),$(sort $(wildcard vm/*.sh))) vm/init
 INST_DOCS     := $(sort $(wildcard docs/*.md))
 INST_EXAMPLES := docs/examples/rdmaqual.sbatch
 INST_MAN      := man/rdmaqual.1 man/rdmaqual-cases.5
+# rdmaqual-coll's page, written by hand; installed with the program
+INST_MAN_COLL := man/rdmaqual-coll.1
 INST_COMP     := completion/rdmaqual.bash completion/_rdmaqual
 
 # The prefix the binary falls back to when it finds no tree beside it
@@ -60,22 +69,23 @@ install: rdmaqual $(COLL) $(INST_MAN) $(INST_COMP)
 		$(INSTALL) -m 0644 "$$f" "$(DESTDIR)$(PKGDATADIR)/$$f"; \
 	done; echo "installed $(words $(INST_CASES)) case files and $(words $(INST_FIXTURES)) fixtures in $(DESTDIR)$(PKGDATADIR)"
 	$(INSTALL) -m 0755 $(INST_VM) $(DESTDIR)$(PKGLIBEXECDIR)/
-	$(INSTALL) -m 0644 $(INST_VM_LIB) $(DESTDIR)$(PKGLIBEXECDIR)/
 	$(INSTALL) -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	$(INSTALL) -m 0644 $(INST_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 	$(INSTALL) -m 0644 man/rdmaqual.1 $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 man/rdmaqual-cases.5 $(DESTDIR)$(MANDIR)/man5/
+	$(if $(COLL),$(INSTALL) -m 0644 $(INST_MAN_COLL) $(DESTDIR)$(MANDIR)/man1/)
 	$(INSTALL) -m 0644 completion/rdmaqual.bash $(DESTDIR)$(BASHCOMPDIR)/rdmaqual
 	$(INSTALL) -m 0644 completion/_rdmaqual $(DESTDIR)$(ZSHCOMPDIR)/_rdmaqual
 
 # Exactly what install wrote, then the folders that are rdmaqual's own.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rdmaqual $(DESTDIR)$(BINDIR)/rdmaqual-coll $(DESTDIR)$(MANDIR)/man1/rdmaqual.1 \
+		$(DESTDIR)$(MANDIR)/man1/rdmaqual-coll.1 \
 		$(DESTDIR)$(MANDIR)/man5/rdmaqual-cases.5 $(DESTDIR)$(BASHCOMPDIR)/rdmaqual \
 		$(DESTDIR)$(ZSHCOMPDIR)/_rdmaqual
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(INST_CASES) $(INST_FIXTURES))
-	rm -f $(addprefix $(DESTDIR)$(PKGLIBEXECDIR)/,$(notdir $(INST_VM) $(INST_VM_LIB)))
+	rm -f $(addprefix $(DESTDIR)$(PKGLIBEXECDIR)/,$(notdir $(INST_VM)))
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS)) \
 		$(DESTDIR)$(DOCDIR)/examples/$(notdir $(INST_EXAMPLES))
 	@# rmdir, never rm -r: a file someone put there stays, and says so.
@@ -106,8 +116,8 @@ man-check: rdmaqual
 environ-check:
 	@tools/check-environ.sh
 # groff's and mandoc's own checks, and man(1) renders each page
-man-lint: $(INST_MAN)
-	@tools/check-man.sh $(INST_MAN)
+man-lint: $(INST_MAN) $(INST_MAN_COLL)
+	@tools/check-man.sh $(INST_MAN) $(INST_MAN_COLL)
 
 # A release tarball: the committed tree (git archive of HEAD) as
 # rdmaqual-VERSION/, reproducible (gzip -n, git's own timestamps).  Built

@@ -1,8 +1,11 @@
-# shellcheck shell=sh
+#!/bin/sh
 # SPDX-License-Identifier: MIT
 #
 # vm/cache.sh: the guest image cache, for the builders that source it
-# (kernel.sh, debian-kernel.sh, initramfs.sh; each defines die()).
+# (kernel.sh, debian-kernel.sh, initramfs.sh; each defines die()).  It has
+# a #! and mode 0755 like every file of libexec/rdmaqual (dh_fixperms makes
+# them executable; lintian wants a #! then), but run by itself it only says
+# what it is.
 #
 # What is cached is booted, often as root, so the cache is trusted only when
 # it is a directory of the euid that nobody else may write, and the files
@@ -79,3 +82,11 @@ cache_verify() {
 	[ "$_got" = "$_want" ] ||
 		{ echo "$1 does not match the sha256 recorded when it was made ($_got, recorded $_want)" >&2; return 1; }
 }
+
+# Run, not sourced: $0 is this file (sourced, it is the builder's).
+case ${0##*/} in
+cache.sh)
+	echo "vm/cache.sh is sourced by kernel.sh, debian-kernel.sh and initramfs.sh; it does nothing alone" >&2
+	exit 2
+	;;
+esac

@@ -50,6 +50,31 @@ bool filter_match(const struct case_filter *f, const struct rq_case *c)
 	return !want_tag || tag_ok;
 }
 
+/*
+ * Tags whose cases run only when asked for: a lab-scale fabric (hundreds of
+ * simulated hosts, a minute and more here) is no part of a plain
+ * `rdmaqual run` or of make demo.  A positive -t naming the tag, or a -k
+ * naming the case exactly, asks for it.
+ */
+static const char *const opt_in_tags[] = { "lab-scale" };
+
+const char *filter_opt_in(const struct case_filter *f, const struct rq_case *c)
+{
+	for (size_t t = 0; t < ARRAY_SIZE(opt_in_tags); t++) {
+		bool asked = false;
+
+		if (!has_tag(c, opt_in_tags[t]))
+			continue;
+		for (size_t i = 0; i < f->ntags && !asked; i++)
+			asked = !strcmp(f->tags[i], opt_in_tags[t]);
+		for (size_t i = 0; i < f->nglobs && !asked; i++)
+			asked = !strcmp(f->globs[i], c->name);
+		if (!asked)
+			return opt_in_tags[t];
+	}
+	return NULL;
+}
+
 void filter_release(struct case_filter *f)
 {
 	for (size_t i = 0; i < f->nglobs; i++)

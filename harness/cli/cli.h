@@ -21,6 +21,8 @@ extern const char *rq_prog;
 void filter_add_glob(struct case_filter *f, const char *g);
 void filter_add_tag(struct case_filter *f, const char *t);
 bool filter_match(const struct case_filter *f, const struct rq_case *c);
+/* The opt-in tag that keeps c out unless f asks for it (-t TAG, -k NAME), else NULL. */
+const char *filter_opt_in(const struct case_filter *f, const struct rq_case *c);
 void filter_release(struct case_filter *f);
 
 /*

@@ -544,10 +544,25 @@ static int run_main(int argc, char **argv, const char *resume)
 	struct rq_case **sel = xcalloc(suite.ncases + 1, sizeof(*sel));
 	size_t nsel = 0;
 
-	for (size_t i = 0; i < suite.ncases; i++)
-		if (filter_match(&f, suite.cases[i]))
-			sel[nsel++] = suite.cases[i];
+	size_t nopt = 0;
+	const char *opt_tag = NULL;
+
+	for (size_t i = 0; i < suite.ncases; i++) {
+		const char *t;
+
+		if (!filter_match(&f, suite.cases[i]))
+			continue;
+		if ((t = filter_opt_in(&f, suite.cases[i]))) {
+			opt_tag = t;
+			nopt++;
+			continue;
+		}
+		sel[nsel++] = suite.cases[i];
+	}
 	filter_release(&f);
+	if (nopt)
+		fprintf(stderr, "rdmaqual run: %zu %s case%s left out (they run with -t %s)\n", nopt,
+			opt_tag, nopt == 1 ? "" : "s", opt_tag);
 	if (!nsel) {
 		fprintf(stderr, "rdmaqual run: the filters select none of the %zu cases\n", suite.ncases);
 		free(sel);

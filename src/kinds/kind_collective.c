@@ -216,8 +216,8 @@ static enum rq_verdict coll_check(struct rq_ctx *ctx, const void *p, char *why, 
 	}
 	if (!runnable(prog)) {
 		snprintf(why, whysz, "%s not found on this node (%s)", prog,
-			 cfg->tool == TOOL_OWN ? "make builds it where mpicc is: Debian package "
-						 "libopenmpi-dev" :
+			 cfg->tool == TOOL_OWN ? "install the package rdmaqual-mpi; a checkout's "
+						 "make builds it where mpicc is (libopenmpi-dev)" :
 			 cfg->tool == TOOL_OSU ? "the OSU micro-benchmarks are not installed" :
 						 "nccl-tests is not installed");
 		return RQ_SKIP;

@@ -34,14 +34,64 @@ for f in share/rdmaqual/cases/mtu/consistency.yaml share/rdmaqual/fixtures/opens
 	share/bash-completion/completions/rdmaqual share/zsh/site-functions/_rdmaqual; do
 	expect_true "$f installed, mode 0644" sh -c "[ \"\$(stat -c %a '$D$P/$f')\" = 644 ]"
 done
-for f in kernel.sh debian-kernel.sh initramfs.sh init; do
-	expect_true "libexec/rdmaqual/$f installed, mode 0755" \
-		sh -c "[ \"\$(stat -c %a '$D$P/libexec/rdmaqual/$f')\" = 755 ]"
+L=$D$P/libexec/rdmaqual
+# Every script the binary runs or a script sources: the names src/ spells
+# ("guest-ssh.sh", "%s/kernel.sh", ...) and those the installed scripts run
+# or source ("$here/NAME.sh").
+need=$( (grep -rhoE '[/"][a-z0-9_-]+\.sh"' src harness | tr -d '"/'
+	grep -hoE '"\$here/[a-z0-9_-]+\.sh"' $(ls vm/*.sh | grep -v -e lab- -e slurm-conf) | sed 's|.*/||; s|"||'
+	echo init) | sort -u)
+missing=
+for f in $need; do [ -e "$L/$f" ] || missing="$missing $f"; done
+expect_eq "every script the binary runs or sources is in libexec/rdmaqual ($(echo $need | wc -w) names)" "" "$missing"
+expect_true "guest-ssh.sh and l2-segment.sh (multi-guest topologies) among them" \
+	sh -c "[ -x '$L/guest-ssh.sh' ] && [ -x '$L/l2-segment.sh' ]"
+# dh_fixperms makes every file under usr/libexec executable and lintian
+# then wants a #!: so each is 0755 with one already, and the package keeps
+# make install's modes.
+bad=
+for f in "$L"/*; do
+	[ "$(stat -c %a "$f")" = 755 ] && [ "$(head -c2 "$f")" = '#!' ] || bad="$bad ${f##*/}($(stat -c %a "$f"))"
 done
-expect_true "libexec/rdmaqual/cache.sh (sourced by them) installed, mode 0644" \
-	sh -c "[ \"\$(stat -c %a '$D$P/libexec/rdmaqual/cache.sh')\" = 644 ]"
+expect_eq "every file of libexec/rdmaqual is 0755 and starts with #!" "" "$bad"
 expect_eq "nothing installed is writable by group or others" "" \
 	"$(find "$D" -perm /022 ! -type l | head -3)"
+
+# The cheap half of make deb: make install PREFIX=/usr split by debian/'s
+# file lists as dh_install splits debian/tmp, each part packed by
+# dpkg-deb --build, and the packages' modes read back with dpkg-deb -c.
+if command -v dpkg-deb >/dev/null; then
+	make -s install DESTDIR="$T/deb/tmp" PREFIX=/usr ZSHCOMPDIR=/usr/share/zsh/vendor-completions \
+		>"$T/deb.out" 2>&1
+	expect_eq "make install PREFIX=/usr (the package's layout) exits 0" 0 $?
+	for pkg in rdmaqual rdmaqual-mpi; do
+		mkdir -p "$T/deb/$pkg/DEBIAN"
+		while read -r path; do
+			mkdir -p "$T/deb/$pkg/${path%/*}"
+			[ ! -e "$T/deb/tmp/$path" ] || mv "$T/deb/tmp/$path" "$T/deb/$pkg/$path"
+		done <debian/$pkg.install
+		printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n' \
+			"$pkg" "$(cat VERSION)" >"$T/deb/$pkg/DEBIAN/control"
+		dpkg-deb --root-owner-group -Znone --build "$T/deb/$pkg" "$T/deb/$pkg.deb" >/dev/null 2>&1
+		dpkg-deb -c "$T/deb/$pkg.deb" | awk '{ print $1, $NF }' >"$T/deb/$pkg.list"
+	done
+	expect_eq "debian/*.install take every file make install writes (dh_missing's rule)" "" \
+		"$(cd "$T/deb/tmp" && find . ! -type d)"
+	expect_grep "rdmaqual-mpi has the MPI benchmark" '^-rwxr-xr-x \./usr/bin/rdmaqual-coll$' "$T/deb/rdmaqual-mpi.list"
+	expect_eq "rdmaqual itself has no MPI program" "" "$(grep rdmaqual-coll "$T/deb/rdmaqual.list")"
+	expect_eq "the .deb's libexec files are all -rwxr-xr-x (what dh_fixperms leaves)" "" \
+		"$(grep ' \./usr/libexec/rdmaqual/.' "$T/deb/rdmaqual.list" | grep -v '^-rwxr-xr-x ')"
+	expect_eq "the .deb's other files are 0644 but the two programs" "" \
+		"$(grep '^-' "$T/deb/"*.list | grep -v -e ' \./usr/libexec/' -e ' \./usr/bin/' | grep -v ':-rw-r--r-- ')"
+fi
+
+# make after a source tree was unpacked under build/ (make dist, deb, rpm,
+# distcheck do): a folder of it named *.d is no dependency file.
+mkdir -p build && DT=$(mktemp -d build/it-unpacked.XXXXXX) && mkdir -p "$DT/etc/security/limits.d"
+make -n rdmaqual >"$T/make-n.out" 2>&1
+expect_eq "make with an unpacked tree's limits.d under build/ still reads its makefiles" 0 $?
+rm -rf "$DT"
+
 expect_eq "every case file of the checkout is installed" \
 	"$(cd cases && find . -name '*.yaml' | sort)" \
 	"$(cd "$D$P/share/rdmaqual/cases" && find . -name '*.yaml' | sort)"
