@@ -691,6 +691,8 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 		rq_fact_add(sink, "vm.kernel_cache", x->img.kcache);
 	snprintf(buf, sizeof(buf), "vm%d", x->nguests);
 	rq_fact_add(sink, "vm.topology", buf);
+	/* which image builders and init booted them: a checkout's vm/ or an install's libexec */
+	rq_fact_add(sink, "vm.scripts", x->vmdir);
 	if (t->opts->kernel_cmdline && *t->opts->kernel_cmdline)
 		rq_fact_add(sink, "vm.kernel_cmdline", t->opts->kernel_cmdline);
 	if (t->opts->link_delay && *t->opts->link_delay)

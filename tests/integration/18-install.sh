@@ -122,6 +122,17 @@ expect_grep "sm.conf_template_clean passes" '^PASS +sm\.conf_template_clean' "$T
 expect_eq "installed binary replays a sysroot fixture, exit 0" 0 $?
 expect_grep "the replay checks all eight rails" '^PASS +driver\.stack\[mlx5_7/1\]' "$T/sys.out"
 expect_true "the replay wrote its reports" [ -s "$T/rep/latest/junit.xml" ]
+# One pair of guests booted from the install alone: its libexec's image
+# builders and init, guest-ssh.sh for the pair's sshd (the image cache is
+# the checkout's, so the kernel is fetched once for all tests).
+if command -v qemu-system-x86_64 >/dev/null; then
+	RQ_VM_CACHE="$SRC/vm/cache" "$B" run --report-dir "$T/rep" --target rxe-vm --vm-topology vm2 \
+		--accel "${RQ_ACCEL:-tcg}" -k verbs.rc_send >"$T/vm.out" 2>&1
+	expect_eq "the installed binary boots a guest pair from its own libexec, exit 0" 0 $?
+	expect_grep "... and RC SEND passes between them" '^PASS +verbs\.rc_send\[rxe0/1\]' "$T/vm.out"
+	expect_eq "... not from the checkout's vm/" "$D$P/libexec/rdmaqual" \
+		"$(jq -r '.facts["vm.scripts"] // empty' "$T/rep/latest/results.json")"
+fi
 out=$("$B" help --man 1 | cmp - "$D$P/share/man/man1/rdmaqual.1" 2>&1)
 expect_eq "the installed rdmaqual(1) is what the installed binary makes" "" "$out"
 "$SRC/tools/check-man.sh" "$D$P/share/man/man1/rdmaqual.1" "$D$P/share/man/man5/rdmaqual-cases.5" \
