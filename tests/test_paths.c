@@ -207,6 +207,83 @@ START_TEST(test_any_cache_checked_with_its_parents)
 }
 END_TEST
 
+
+/* A checkout-looking tree above an install under a writable dir is never used. */
+START_TEST(test_install_never_walks_up_to_a_planted_checkout)
+{
+	struct rq_paths p;
+
+	ck_assert_int_eq(mkdir_p(at("x/inst/bin"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("x/inst/share/rdmaqual/cases"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("x/inst/libexec/rdmaqual"), 0755), 0);
+	/* planted: x/vm/kernel.sh and x/cases, two levels above bin/ */
+	ck_assert_int_eq(mkdir_p(at("x/vm"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("x/cases"), 0755), 0);
+	touch_x(at("x/vm/kernel.sh"));
+	rq_paths_find(at("x/inst/bin/rdmaqual"), &p);
+	ck_assert(!p.checkout);
+	ck_assert(!p.untrusted);
+	ck_assert_str_eq(p.datadir, at("x/inst/share/rdmaqual"));
+	ck_assert_str_eq(p.libexecdir, at("x/inst/libexec/rdmaqual"));
+	/* and a binary in some other dir below a checkout does not walk up to it */
+	ck_assert_int_eq(mkdir_p(at("x/sub/dir"), 0755), 0);
+	rq_paths_find(at("x/sub/dir/rdmaqual"), &p);
+	ck_assert(!p.checkout);
+	ck_assert(!str_starts(p.datadir, T));
+}
+END_TEST
+
+/* A checkout or install another user may change is refused, saying why. */
+START_TEST(test_tree_of_another_user_is_refused)
+{
+	struct rq_paths p;
+
+	if (geteuid() != 0)
+		return;	/* chown needs root; CI runs as root */
+	ck_assert_int_eq(mkdir_p(at("co/cases"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("co/vm"), 0755), 0);
+	touch_x(at("co/vm/kernel.sh"));
+	rq_paths_find(at("co/rdmaqual"), &p);
+	ck_assert(p.checkout);
+	ck_assert_str_eq(p.refused, "");
+
+	/* another user's kernel.sh */
+	ck_assert_int_eq(chown(at("co/vm/kernel.sh"), 65534, 65534), 0);
+	rq_paths_find(at("co/rdmaqual"), &p);
+	ck_assert(!p.checkout);
+	ck_assert_ptr_nonnull(strstr(p.refused, "kernel.sh is owned by uid 65534"));
+	ck_assert(!str_starts(p.datadir, T));
+	ck_assert_int_eq(chown(at("co/vm/kernel.sh"), 0, 0), 0);
+
+	/* cases/ that others may write: they could plant a case root runs */
+	ck_assert_int_eq(mkdir_p(at("co/build/san"), 0755), 0);
+	ck_assert_int_eq(chmod(at("co/cases"), 0777), 0);
+	rq_paths_find(at("co/build/san/rdmaqual"), &p);
+	ck_assert(!p.checkout);
+	ck_assert_ptr_nonnull(strstr(p.refused, "cases is owned by uid 0 with mode 0777"));
+	ck_assert_int_eq(chmod(at("co/cases"), 0755), 0);
+
+	/* the checkout under another user's dir: they could swap it */
+	ck_assert_int_eq(mkdir_p(at("u/co/cases"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("u/co/vm"), 0755), 0);
+	touch_x(at("u/co/vm/kernel.sh"));
+	ck_assert_int_eq(chown(at("u"), 65534, 65534), 0);
+	rq_paths_find(at("u/co/rdmaqual"), &p);
+	ck_assert(!p.checkout);
+	ck_assert_ptr_nonnull(strstr(p.refused, "owned by uid 65534"));
+
+	/* an install whose libexec another user owns: used for nothing */
+	ck_assert_int_eq(mkdir_p(at("i/bin"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("i/share/rdmaqual"), 0755), 0);
+	ck_assert_int_eq(mkdir_p(at("i/libexec/rdmaqual"), 0755), 0);
+	ck_assert_int_eq(chown(at("i/libexec/rdmaqual"), 65534, 65534), 0);
+	rq_paths_find(at("i/bin/rdmaqual"), &p);
+	ck_assert(!p.checkout);
+	ck_assert(p.untrusted);
+	ck_assert_ptr_nonnull(strstr(p.refused, "libexec/rdmaqual is owned by uid 65534"));
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	(void)s;
@@ -215,6 +292,8 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, test_installed_prefix_is_relative_to_the_binary);
 	tcase_add_test(tc, test_user_cache_made_private_and_refused_when_planted);
 	tcase_add_test(tc, test_any_cache_checked_with_its_parents);
+	tcase_add_test(tc, test_install_never_walks_up_to_a_planted_checkout);
+	tcase_add_test(tc, test_tree_of_another_user_is_refused);
 }
 
 RQ_CHECK_MAIN("paths", add_tests)

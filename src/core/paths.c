@@ -39,9 +39,62 @@ static bool has(const char *dir, const char *name, bool want_dir)
 	return ok;
 }
 
+static int safe_parents(const char *real, char *err, size_t errsz);
+
+/*
+ * A tree whose scripts and cases rdmaqual runs, often as root: DIR (after
+ * realpath) and each of NAMES in it must be owned by root or the euid and
+ * writable by nobody else, and every directory above it one that only root
+ * or the euid can change (sticky ones aside), the image cache's rule.
+ * Otherwise whoever may write there could plant vm/kernel.sh or a case
+ * that root then runs.  false with why set.
+ */
+static bool tree_trusted(const char *dir, const char *const *names, char *why, size_t whysz)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!realpath(dir, real)) {
+		snprintf(why, whysz, "%s: %s", dir, strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; !i || names[i - 1]; i++) {
+		char *p = i ? xasprintf("%s/%s", real, names[i - 1]) : xstrdup(real);
+		bool ok = false;
+
+		if (lstat(p, &st) < 0)
+			snprintf(why, whysz, "%s: %s", p, strerror(errno));
+		else if (S_ISLNK(st.st_mode))
+			snprintf(why, whysz, "%s is a symlink: rdmaqual runs nothing from a tree "
+				 "whose parts may point elsewhere", p);
+		else if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+			snprintf(why, whysz, "%s is owned by uid %u with mode %04o: rdmaqual runs "
+				 "nothing from a tree that another user may change", p,
+				 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		else
+			ok = true;
+		free(p);
+		if (!ok)
+			return false;
+	}
+	if (safe_parents(real, why, whysz)) {
+		snprintf(why + strlen(why), whysz - strlen(why), " (a tree beside rdmaqual at %s)", real);
+		return false;
+	}
+	return true;
+}
+
+/* dir names a build folder of a checkout: ROOT/build/san or ROOT/build/rel */
+static bool is_build_dir(const char *dir)
+{
+	return str_ends(dir, "/build/san") || str_ends(dir, "/build/rel");
+}
+
 void rq_paths_find(const char *self, struct rq_paths *p)
 {
-	char exe[PATH_MAX];
+	static const char *const co_names[] = { "vm", "vm/kernel.sh", "cases", NULL };
+	static const char *const inst_names[] = { "bin", "share/rdmaqual", "libexec/rdmaqual", NULL };
+	char exe[PATH_MAX], prefix[PATH_MAX];
 	size_t n = self ? strlen(self) : 0;
 	char *slash;
 
@@ -51,11 +104,35 @@ void rq_paths_find(const char *self, struct rq_paths *p)
 		slash = strrchr(exe, '/');
 		if (slash)
 			*(slash == exe ? slash + 1 : slash) = '\0';
-		/* rdmaqual sits at the checkout's root; build/san/rdmaqual two levels down. */
-		for (int up = 0; up < 3; up++) {
-			char *root = xasprintf("%s%s", exe, up == 0 ? "" : up == 1 ? "/.." : "/../..");
+		/*
+		 * Installed first: PREFIX/bin/rdmaqual with PREFIX/share/rdmaqual
+		 * uses that prefix and looks no higher (a checkout-looking tree
+		 * above an install under /tmp is anybody's).
+		 */
+		snprintf(prefix, sizeof(prefix), "%s", exe);
+		slash = strrchr(prefix, '/');
+		if (slash && !strcmp(slash, "/bin")) {
+			*slash = '\0';
+			if (has(prefix, "share/rdmaqual", true)) {
+				set_real(p->datadir, xasprintf("%s/share/rdmaqual", prefix));
+				set_real(p->libexecdir, xasprintf("%s/libexec/rdmaqual", prefix));
+				if (!tree_trusted(prefix, inst_names, p->refused, sizeof(p->refused)))
+					p->untrusted = true;
+				return;
+			}
+		}
+		/* A checkout: ROOT/rdmaqual, or ROOT/build/san/rdmaqual. */
+		for (int up = 0; up < 2; up++) {
+			char *root;
 
+			if (up == 1 && !is_build_dir(exe))
+				break;
+			root = xasprintf("%s%s", exe, up ? "/../.." : "");
 			if (has(root, "vm/kernel.sh", false) && has(root, "cases", true)) {
+				if (!tree_trusted(root, co_names, p->refused, sizeof(p->refused))) {
+					free(root);
+					break;
+				}
 				p->checkout = true;
 				set_real(p->datadir, root);
 				set_real(p->libexecdir, xasprintf("%s/vm", p->datadir));
@@ -63,17 +140,8 @@ void rq_paths_find(const char *self, struct rq_paths *p)
 			}
 			free(root);
 		}
-		/* PREFIX/bin/rdmaqual: PREFIX/share/rdmaqual beside it. */
-		slash = strrchr(exe, '/');
-		if (slash && !strcmp(slash, "/bin")) {
-			*slash = '\0';
-			if (has(exe, "share/rdmaqual", true)) {
-				set_real(p->datadir, xasprintf("%s/share/rdmaqual", exe));
-				set_real(p->libexecdir, xasprintf("%s/libexec/rdmaqual", exe));
-				return;
-			}
-		}
 	}
+	/* A refused checkout falls back to the prefix, and says why (refused). */
 	snprintf(p->datadir, sizeof(p->datadir), "%s", RQ_PREFIX "/share/rdmaqual");
 	snprintf(p->libexecdir, sizeof(p->libexecdir), "%s", RQ_PREFIX "/libexec/rdmaqual");
 }
@@ -141,7 +209,7 @@ static int own_dir(const char *dir, unsigned mode, char *err, size_t errsz)
  * owner of such a parent could swap the cache for a tree of theirs after
  * it was checked.
  */
-static int safe_parents(const char *real, char *err, size_t errsz)
+static int safe_parents_of(const char *real, const char *what, char *err, size_t errsz)
 {
 	char p[PATH_MAX];
 	struct stat st;
@@ -158,16 +226,20 @@ static int safe_parents(const char *real, char *err, size_t errsz)
 		}
 		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
 		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-			snprintf(err, errsz, "the image cache %s lies under %s, owned by uid %u with mode "
-				 "%04o: someone else could replace it (set RQ_VM_CACHE to a dir under "
-				 "directories only root or uid %u may change)", real, p,
-				 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+			snprintf(err, errsz, "%s lies under %s, owned by uid %u with mode %04o: someone "
+				 "else could replace it (%s)", real, p, (unsigned)st.st_uid,
+				 (unsigned)(st.st_mode & 07777), what);
 			return -EPERM;
 		}
 		if (slash == p)
 			break;
 	}
 	return 0;
+}
+
+static int safe_parents(const char *real, char *err, size_t errsz)
+{
+	return safe_parents_of(real, "a tree rdmaqual runs scripts and cases from", err, errsz);
 }
 
 int rq_cache_check(const char *dir, char *real, size_t size, char *err, size_t errsz)
@@ -198,8 +270,13 @@ int rq_cache_check(const char *dir, char *real, size_t size, char *err, size_t e
 		return -ENAMETOOLONG;
 	}
 	rc = own_dir(buf, 0700, err, errsz);
-	if (rc == 0)
-		rc = safe_parents(buf, err, errsz);
+	if (rc == 0) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "the image cache; set RQ_VM_CACHE to a dir under "
+			 "directories only root or uid %u may change", (unsigned)geteuid());
+		rc = safe_parents_of(buf, what, err, errsz);
+	}
 	if (rc == 0)
 		snprintf(real, size, "%s", buf);
 	return rc;

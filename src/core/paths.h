@@ -15,6 +15,14 @@
  * A binary found in neither (copied to a peer for --peer) falls back to the
  * prefix it was built for (RQ_PREFIX), which only matters if it is asked
  * for cases or images there.
+ *
+ * Both are used only where nobody but root and the euid can change them
+ * (the tree, the dirs named above and every parent: the image cache's
+ * rule), since their scripts and cases run, often as root.  An install is
+ * looked for first and nothing above its prefix is considered; a checkout
+ * is the binary's own dir or, for build/san and build/rel, two levels up;
+ * ./ never.  A tree that fails says why in refused: a checkout is then not
+ * one, and an untrusted install provides no scripts, cases or fixtures.
  */
 #ifndef RQ_PATHS_H
 #define RQ_PATHS_H
@@ -25,8 +33,10 @@
 
 struct rq_paths {
 	bool checkout;			/* running from a source tree */
+	bool untrusted;			/* an install another user may change: none of it is used */
 	char datadir[PATH_MAX];		/* holds cases/ and fixtures/ */
 	char libexecdir[PATH_MAX];	/* holds kernel.sh, initramfs.sh, init */
+	char refused[512];		/* why a tree beside the binary is not used, "" if none */
 };
 
 /* Computed once from /proc/self/exe; never NULL. */

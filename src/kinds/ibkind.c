@@ -108,9 +108,9 @@ static bool readable(const char *p)
 int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name, char *out,
 		     size_t outsz, char *err, size_t errsz)
 {
-	char exe[PATH_MAX], *cand[5] = { NULL };
+	const struct rq_paths *paths = rq_paths();
+	char *cand[4] = { NULL };
 	size_t n = 0;
-	ssize_t el;
 	int ret = -ENOENT;
 
 	if (name[0] == '/') {
@@ -118,17 +118,15 @@ int ibkind_find_file(struct rq_ctx *ctx, const char *case_file, const char *name
 	} else {
 		if (case_file && strchr(case_file, '/'))
 			cand[n++] = xasprintf("%.*s/%s", (int)(strrchr(case_file, '/') - case_file), case_file, name);
-		el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (el > 0) {
-			exe[el] = '\0';
-			*strrchr(exe, '/') = '\0';
-			cand[n++] = xasprintf("%s/%s", exe, name);
-			cand[n++] = xasprintf("%s/../../%s", exe, name);
-		}
-		/* Installed: the shipped fixtures under PREFIX/share/rdmaqual. */
-		if (!rq_paths()->checkout)
-			cand[n++] = xasprintf("%s/%s", rq_paths()->datadir, name);
-		cand[n++] = xstrdup(name);
+		/*
+		 * The shipped fixtures: the checkout's root or PREFIX/share/rdmaqual,
+		 * as core/paths.c found it (never a dir above the binary); the
+		 * working dir only in a checkout, a developer's own tree.
+		 */
+		if (!paths->untrusted)
+			cand[n++] = xasprintf("%s/%s", paths->datadir, name);
+		if (paths->checkout)
+			cand[n++] = xstrdup(name);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (ret && readable(cand[i]) && strlen(cand[i]) < outsz) {

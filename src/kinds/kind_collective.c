@@ -22,12 +22,14 @@
  * takes its remote daemons and ranks with it (their ssh sessions end).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "core/kind.h"
+#include "core/paths.h"
 #include "kinds/app_nodes.h"
 #include "rdma/rdmadev.h"
 #include "parsers/parse_coll.h"
@@ -144,30 +146,29 @@ static int coll_validate(const struct rq_case *c, char *err, size_t errsz)
 	return 0;
 }
 
-/* rdmaqual-coll beside this rdmaqual (a build tree, build/san/ in it, or an install), else in PATH */
+/*
+ * rdmaqual-coll: a checkout's build/rdmaqual-coll, an install's beside the
+ * binary (PREFIX/bin), else PATH's.  Where core/paths.c found the tree,
+ * never a dir above it: the program runs on every node, often as root.
+ */
 static void own_program(char *buf, size_t size)
 {
-	char dir[1024], *slash;
-	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	const struct rq_paths *paths = rq_paths();
+	char dir[PATH_MAX], *p = NULL;
+	ssize_t n;
 
 	snprintf(buf, size, "rdmaqual-coll");
-	if (n <= 0)
-		return;
-	dir[n] = '\0';
-	for (int up = 0; up < 3 && (slash = strrchr(dir, '/')) && slash != dir; up++) {
-		*slash = '\0';
-		static const char *const rel[] = { "build/rdmaqual-coll", "rdmaqual-coll" };
-
-		for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-			char p[1100];
-
-			snprintf(p, sizeof(p), "%s/%s", dir, rel[i]);
-			if (!access(p, X_OK)) {
-				snprintf(buf, size, "%s", p);
-				return;
-			}
-		}
+	if (paths->checkout) {
+		p = xasprintf("%s/build/rdmaqual-coll", paths->datadir);
+	} else if (!paths->untrusted && !*paths->refused &&
+		   (n = readlink("/proc/self/exe", dir, sizeof(dir) - 1)) > 0) {
+		dir[n] = '\0';
+		*strrchr(dir, '/') = '\0';
+		p = xasprintf("%s/rdmaqual-coll", dir);
 	}
+	if (p && !access(p, X_OK))
+		snprintf(buf, size, "%s", p);
+	free(p);
 }
 
 static const char *program_of(const struct coll_cfg *cfg, char *buf, size_t size)

@@ -592,8 +592,6 @@ int ibnet_resolve(const char *name, const char *case_file, char *out, size_t out
 {
 	const char *env = getenv("RQ_FABRICS");
 	struct sb tried = SB_INIT;
-	char exe[PATH_MAX];
-	ssize_t n;
 	bool ok = false;
 
 	if (!name || !*name) {
@@ -613,20 +611,14 @@ int ibnet_resolve(const char *name, const char *case_file, char *out, size_t out
 
 		if (env && *env)
 			ok = try_path(xasprintf("%s/%s%s", env, name, ext), out, outsz, &tried);
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (!ok && n > 0) {
-			exe[n] = '\0';
-			*strrchr(exe, '/') = '\0';
-			ok = try_path(xasprintf("%s/fixtures/fabrics/%s%s", exe, name, ext), out, outsz, &tried);
-			if (!ok)
-				ok = try_path(xasprintf("%s/../../fixtures/fabrics/%s%s", exe, name, ext),
-					      out, outsz, &tried);
-		}
-		if (!ok && !rq_paths()->checkout)
+		/*
+		 * The shipped topologies, where core/paths.c found the data (a
+		 * checkout's root, PREFIX/share/rdmaqual): never a dir above the
+		 * binary, never ./ (a planted fixtures/ there is anybody's).
+		 */
+		if (!ok && !rq_paths()->untrusted)
 			ok = try_path(xasprintf("%s/fixtures/fabrics/%s%s", rq_paths()->datadir, name, ext),
 				      out, outsz, &tried);
-		if (!ok)
-			ok = try_path(xasprintf("fixtures/fabrics/%s%s", name, ext), out, outsz, &tried);
 	}
 	if (!ok)
 		snprintf(err, errsz, "topology \"%s\" not found (tried %s)", name, tried.buf);

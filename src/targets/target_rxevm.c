@@ -98,10 +98,8 @@ static bool rxevm_available(const struct rq_run_opts *o, const char *arg, char *
 		snprintf(why, whysz, "busybox not installed (Debian package busybox-static)");
 		return false;
 	}
-	if (rq_vm_dir(o ? o->self_exe : NULL, dir, sizeof(dir)) < 0) {
-		snprintf(why, whysz, "the vm/ scripts are not next to rdmaqual (set RQ_VM_DIR)");
+	if (rq_vm_dir(dir, sizeof(dir), why, whysz) < 0)
 		return false;
-	}
 	return true;
 }
 
@@ -446,10 +444,8 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	t->priv = x;
 	x->nguests = n;
 	x->vm2 = n >= 2;
-	if (rq_vm_dir(o->self_exe, x->vmdir, sizeof(x->vmdir)) < 0) {
-		snprintf(err, errsz, "the vm/ scripts are not next to rdmaqual (set RQ_VM_DIR)");
+	if (rq_vm_dir(x->vmdir, sizeof(x->vmdir), err, errsz) < 0)
 		return -ENOENT;
-	}
 	/* MPI launchers need sshd in the guests: the host's, when installed */
 	x->ssh = n >= 2 && cmd_exists("ssh-keygen") && !access("/usr/sbin/sshd", X_OK);
 	x->cpus = env_int("RQ_VM_CPUS", 1, 1, 64);

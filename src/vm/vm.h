@@ -57,8 +57,12 @@ int rq_link_delay_check(const char *s, char *err, size_t errsz);
 /* Is this --kernel argument a Debian spec (debian:SUITE, debian:PKG=VER)? */
 bool rq_kernel_spec_is_debian(const char *k);
 
-/* Where vm/ is: $RQ_VM_DIR, else next to self_exe (the repo root), else ./vm. */
-int rq_vm_dir(const char *self_exe, char *buf, size_t size);
+/*
+ * Where the image scripts are: $RQ_VM_DIR, else the checkout's vm/ or the
+ * install's libexec dir (core/paths.h: only a tree nobody else may
+ * change).  0, or -errno with err saying why.
+ */
+int rq_vm_dir(char *buf, size_t size, char *err, size_t errsz);
 /* Run vm/kernel.sh and vm/initramfs.sh (cached, fast when nothing changed). */
 int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 			char *err, size_t errsz);

@@ -19,49 +19,37 @@
 #include "core/util.h"
 #include "vm/vm.h"
 
-int rq_vm_dir(const char *self_exe, char *buf, size_t size)
+int rq_vm_dir(char *buf, size_t size, char *err, size_t errsz)
 {
 	const char *env = getenv("RQ_VM_DIR");
-	char path[PATH_MAX];
+	const struct rq_paths *p = rq_paths();
+	char *ks;
+	bool ok;
 
 	if (env && *env) {
 		snprintf(buf, size, "%s", env);
-		return access(buf, R_OK) ? -errno : 0;
-	}
-	/* Installed: PREFIX/libexec/rdmaqual (a checkout is found below, as before). */
-	if (!rq_paths()->checkout) {
-		char *ks = xasprintf("%s/kernel.sh", rq_paths()->libexecdir);
-		bool ok = !access(ks, X_OK) && strlen(rq_paths()->libexecdir) < size;
-
-		free(ks);
-		if (ok) {
-			snprintf(buf, size, "%s", rq_paths()->libexecdir);
+		if (access(buf, R_OK) == 0)
 			return 0;
-		}
+		snprintf(err, errsz, "RQ_VM_DIR=%s: %s", env, strerror(errno));
+		return -ENOENT;
 	}
-	if (self_exe && *self_exe) {
-		const char *slash = strrchr(self_exe, '/');
-		size_t n = slash ? (size_t)(slash - self_exe) : 0;
-
-		/* rdmaqual sits at the repo root; build/san/rdmaqual two levels down. */
-		for (int up = 0; up < 3; up++) {
-			snprintf(path, sizeof(path), "%.*s%s/vm/kernel.sh", (int)n, self_exe,
-				 up == 0 ? "" : up == 1 ? "/.." : "/../..");
-			if (!n)
-				snprintf(path, sizeof(path), "vm/kernel.sh");
-			if (!access(path, X_OK)) {
-				path[strlen(path) - strlen("/kernel.sh")] = '\0';
-				if (!realpath(path, buf))
-					snprintf(buf, size, "%s", path);
-				return 0;
-			}
-		}
+	/*
+	 * The checkout's vm/ or the install's libexec, as core/paths.c found
+	 * them beside the binary: never a dir above an install, never ./vm.
+	 */
+	if (p->untrusted || (!p->checkout && *p->refused)) {
+		snprintf(err, errsz, "%s", p->refused);
+		return -EPERM;
 	}
-	if (!access("vm/kernel.sh", X_OK) && realpath("vm", path)) {
-		snprintf(buf, size, "%s", path);
-		return 0;
+	ks = xasprintf("%s/kernel.sh", p->libexecdir);
+	ok = !access(ks, X_OK) && strlen(p->libexecdir) < size;
+	free(ks);
+	if (!ok) {
+		snprintf(err, errsz, "no guest image scripts in %s (set RQ_VM_DIR)", p->libexecdir);
+		return -ENOENT;
 	}
-	return -ENOENT;
+	snprintf(buf, size, "%s", p->libexecdir);
+	return 0;
 }
 
 /* Copy KEY=value from a script's output into buf. */
@@ -185,11 +173,9 @@ int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 	int rc, n = 0;
 
 	memset(img, 0, sizeof(*img));
-	rc = rq_vm_dir(o ? o->self_exe : NULL, img->vm_dir, sizeof(img->vm_dir));
-	if (rc < 0) {
-		snprintf(err, errsz, "cannot find the vm/ scripts (set RQ_VM_DIR)");
+	rc = rq_vm_dir(img->vm_dir, sizeof(img->vm_dir), err, errsz);
+	if (rc < 0)
 		return rc;
-	}
 	if (cache_env && *cache_env) {
 		snprintf(img->cache, sizeof(img->cache), "%s", cache_env);
 	} else if (!rq_paths()->checkout && !strcmp(img->vm_dir, rq_paths()->libexecdir)) {

@@ -96,6 +96,22 @@ expect_eq "every case file of the checkout is installed" \
 	"$(cd cases && find . -name '*.yaml' | sort)" \
 	"$(cd "$D$P/share/rdmaqual/cases" && find . -name '*.yaml' | sort)"
 
+# A checkout-looking tree planted above the install (vm/kernel.sh and
+# cases/ two levels above bin/, as anyone could under /tmp): the installed
+# binary uses its own prefix, never that tree.
+mkdir -p "$D/usr/vm" "$D/usr/cases"
+printf '#!/bin/sh\ntouch %s/planted-ran\n' "$T" >"$D/usr/vm/kernel.sh"
+chmod 755 "$D/usr/vm/kernel.sh"
+printf 'cases:\n  - name: planted.case\n    kind: command\n    command: [true]\n' >"$D/usr/cases/p.yaml"
+chown -R 65534:65534 "$D/usr/vm" "$D/usr/cases" 2>/dev/null
+(cd "$T" && "$B" list) >"$T/planted.out" 2>&1
+expect_eq "a planted tree above the install: list shows the installed cases only" "" \
+	"$(grep planted "$T/planted.out")"
+(cd "$T" && "$B" vm image --help >/dev/null 2>&1; "$B" run --dry-run --target rxe-vm -k mtu.consistent) \
+	>"$T/planted2.out" 2>&1
+expect_true "... and runs nothing of it" [ ! -e "$T/planted-ran" ]
+rm -rf "$D/usr/vm" "$D/usr/cases"
+
 # From here on, nothing of the checkout is reachable by a relative path.
 cd "$T" || exit 1
 "$B" --version >"$T/v.out" 2>&1
