@@ -84,10 +84,21 @@ static bool tree_trusted(const char *dir, const char *const *names, char *why, s
 	return true;
 }
 
-/* dir names a build folder of a checkout: ROOT/build/san or ROOT/build/rel */
-static bool is_build_dir(const char *dir)
+/*
+ * The checkout root of a binary in dir: dir itself (ROOT/rdmaqual), or ROOT
+ * when dir is one of the build's own folders (the sanitizer runner, the
+ * unit tests, the fuzzers).  NULL for any other dir: no walking up.
+ */
+static char *checkout_root(const char *dir, int i)
 {
-	return str_ends(dir, "/build/san") || str_ends(dir, "/build/rel");
+	static const char *const build[] = { "/build/san/tests", "/build/san", "/build/rel",
+					     "/build/fuzz" };
+
+	if (i == 0)
+		return xstrdup(dir);
+	if (i > (int)ARRAY_SIZE(build) || !str_ends(dir, build[i - 1]))
+		return NULL;
+	return xasprintf("%.*s", (int)(strlen(dir) - strlen(build[i - 1])), dir);
 }
 
 void rq_paths_find(const char *self, struct rq_paths *p)
@@ -121,13 +132,12 @@ void rq_paths_find(const char *self, struct rq_paths *p)
 				return;
 			}
 		}
-		/* A checkout: ROOT/rdmaqual, or ROOT/build/san/rdmaqual. */
-		for (int up = 0; up < 2; up++) {
-			char *root;
+		/* A checkout: ROOT/rdmaqual, or ROOT/build/san/rdmaqual and the like. */
+		for (int i = 0; i <= 4; i++) {
+			char *root = checkout_root(exe, i);
 
-			if (up == 1 && !is_build_dir(exe))
-				break;
-			root = xasprintf("%s%s", exe, up ? "/../.." : "");
+			if (!root)
+				continue;
 			if (has(root, "vm/kernel.sh", false) && has(root, "cases", true)) {
 				if (!tree_trusted(root, co_names, p->refused, sizeof(p->refused))) {
 					free(root);
