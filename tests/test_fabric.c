@@ -68,6 +68,10 @@ START_TEST(fat_tree_648)
 	}
 	for (size_t i = 1; i < plan.nnodes; i++)
 		ck_assert(plan.nodes[i].guid && plan.nodes[i].guid != plan.nodes[i - 1].guid);
+	ck_assert(!ibnet_has_dup_guid(&plan));
+	/* ibsim attaches its clients to the file's first node: a host's HCA, as discovery starts on a real fabric */
+	ck_assert(!sim.nodes[0].is_switch && !plan.nodes[0].is_switch);
+	ck_assert_str_eq(sim.nodes[0].id, "h001");
 	/* the 36th leaf's last uplink is spine18's port 36 */
 	int leaf = ibnet_find_node(&plan, "leaf36"), peer, pp;
 
@@ -149,6 +153,22 @@ START_TEST(faults_where_documented)
 	ibnet_release(&sim);
 	ibnet_release(&plan);
 	fabgen_release(&g);
+}
+END_TEST
+
+/* A .net file that repeats a node GUID: the ibsim target starts ibsim -I and waits for the SM to settle. */
+START_TEST(dup_guid_file)
+{
+	struct ibnet n;
+	char err[256];
+
+	ck_assert_msg(ibnet_load("tests/integration/fabric-cases/dup-guids.net", &n, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(ibnet_has_dup_guid(&n));
+	ck_assert_uint_eq(n.nodes[ibnet_find_node(&n, "h15")].guid, 0x0002c90300000020ULL);
+	ibnet_release(&n);
+	ck_assert_msg(ibnet_load("fixtures/fabrics/2sw2path4hca.net", &n, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!ibnet_has_dup_guid(&n));	/* no GUIDs stated: ibsim numbers them */
+	ibnet_release(&n);
 }
 END_TEST
 
@@ -590,6 +610,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, rail_layout);
 	tcase_add_test(tc, faults_where_documented);
 	tcase_add_test(tc, limits_and_mistakes);
+	tcase_add_test(tc, dup_guid_file);
 	tcase_add_test(tc, ibnetdiscover_lids);
 	tcase_add_test(tc, import_round_trip);
 }

@@ -497,8 +497,20 @@ static void write_net(const struct model *m, const struct spec *s, const char *s
 {
 	sb_addf(out, "# %s of %s (written by rdmaqual)\n", what, spec_text);
 	sb_addf(out, "speed=%d\n", m->speed);
-	for (int i = 0; i < m->nn; i++) {
-		const struct gnode *n = &m->n[i];
+	/*
+	 * The first HCA first: ibsim attaches its clients (opensm, the tools)
+	 * to the file's first node, and on a real fabric discovery starts at a
+	 * host's HCA, never at a switch (ibsim.c: set_default_port).
+	 */
+	int ca0 = first_ca(m, 0);
+
+	for (int o = -1; o < m->nn; o++) {
+		int i = o < 0 ? ca0 : o;
+		const struct gnode *n;
+
+		if (i < 0 || (o >= 0 && i == ca0))
+			continue;
+		n = &m->n[i];
 
 		sb_addf(out, "\n%s=0x%016" PRIx64 "\n", n->sw ? "switchguid" : "caguid", n->guid);
 		sb_addf(out, "%s\t%d \"%s\"\t# \"%s\"\n", n->sw ? "Switch" : "Hca", n->nports, n->id, n->desc);

@@ -509,6 +509,29 @@ void ibnet_release(struct ibnet *net)
 	memset(net, 0, sizeof(*net));
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool ibnet_has_dup_guid(const struct ibnet *net)
+{
+	uint64_t *g = xcalloc(net->nnodes + 1, sizeof(*g));
+	size_t n = 0;
+	bool dup = false;
+
+	for (size_t i = 0; i < net->nnodes; i++)
+		if (net->nodes[i].guid)
+			g[n++] = net->nodes[i].guid;
+	qsort(g, n, sizeof(*g), cmp_u64);
+	for (size_t i = 1; i < n && !dup; i++)
+		dup = g[i] == g[i - 1];
+	free(g);
+	return dup;
+}
+
 int ibnet_find_node(const struct ibnet *net, const char *name)
 {
 	for (size_t i = 0; i < net->nnodes; i++)

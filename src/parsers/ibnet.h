@@ -67,6 +67,8 @@ void ibnet_release(struct ibnet *net);
 struct sb;
 void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, struct sb *notes);
 
+/* Whether two nodes have one (stated) node GUID. */
+bool ibnet_has_dup_guid(const struct ibnet *net);
 /* Node by description or id; -1 when absent. */
 int ibnet_find_node(const struct ibnet *net, const char *name);
 /* The link at node n port p; NULL when that port is not cabled in the topology. */

@@ -6,7 +6,8 @@
 # fat trees (minhop, ftree) and a rail layout pass reachability, credit
 # loops and balance; minhop round a ring FAILs with its credit loop named;
 # an engine opensm fell back from FAILs saying so.  fabric-health: a
-# duplicated description and GUID named with both nodes, an SM not at its
+# duplicated description and GUID named with both nodes (discovery started
+# at an HCA, a generated fault or GUIDs a .net file repeats), an SM not at its
 # planned priority FAILs.  A captured ibnetdiscover imported as an ibsim
 # topology passes with minhop and ftree, compared with no regression.  Nothing
 # of ours is left running (ibsim, opensm) and no scratch dir is left.
@@ -60,7 +61,12 @@ expect_eq "healthy: guids, descriptions, lids, sm pass" 0 "$(jq '[.results[] | s
 expect_eq "healthy: 5 rows" 5 "$(jq '[.results[] | select(.id | startswith("health.ok"))] | length' "$R")"
 expect_true "dup-desc named with both GUIDs" sh -c "echo '$(r 'health.dup_desc[descriptions]')' | grep -q '\"h01 HCA-1\" on 0x0002c90300000020 0x0002c90300000010'"
 expect_eq "dup-desc: GUIDs still fine" PASS "$(v 'health.dup_desc[guids]')"
-expect_true "dup-guid named with both places" sh -c "echo '$(r 'health.dup_guid[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000010: behind leaf01 port 1, and h01 HCA-1 behind leaf04 port 4'"
+# discovery starts at h01 HCA-1 (the generated file lists it first, as a
+# host's HCA starts it on a real fabric), one of the two with the GUID
+expect_true "dup-guid named with both places" sh -c "echo '$(r 'health.dup_guid[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000010: h16 HCA-1 port 1 behind leaf04 port 4, and h01 HCA-1 port 1 behind leaf01 port 1 (where discovery started)'"
+expect_eq "a .net file with duplicated GUIDs is read, not an ERROR" PASS "$(v health.dup_guid_file)"
+expect_true "... its two HCAs named by what they answer and where they are cabled" sh -c "echo '$(r 'health.dup_guid_file[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000020: h02 HCA-1 port 1 behind leaf01 port 2, and h15 HCA-1 port 1 behind leaf04 port 3'"
+expect_true "... and its two switches" sh -c "echo '$(r 'health.dup_guid_file[guids]')' | grep -q 'duplicated node GUID 0x0002c90200000002: switch leaf02 behind spine01 port 2, and switch leaf03 behind spine01 port 3'"
 expect_eq "dup-guid: the SM is not MASTER" FAIL "$(v 'health.dup_guid[sm]')"
 expect_true "dup-guid: LIDs missing, the first five named" sh -c "echo '$(r 'health.dup_guid[lids]')' | grep -q 'LID problem(s): .*; and 16 more'"
 expect_true "SM priority against the plan" sh -c "echo '$(r 'health.wrong_priority[sm]')' | grep -q 'runs at priority 0, planned 5'"
