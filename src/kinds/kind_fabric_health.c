@@ -517,6 +517,39 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 		rq_result_set(row, RQ_ERROR, "%s: %s", path, err);
 		goto out;
 	}
+	/* what opensm makes of the file before any table is asked (osm_prtn_config.c, osm_prtn.c) */
+	if (parts.rejected) {
+		struct sb said = SB_INIT;
+
+		/* the target's SM: its own words; a planned file (read-only fabric): what opensm would do */
+		if (!cfg->partitions && j)
+			ibkind_log_lines(json_string_value(json_object_get(j, "sm_log")), "retrying with default config",
+					 &said, 1);
+		ibkind_problem(&msg, &bad, "opensm %s %s (%s) and %s its default partitions: every port a full "
+			       "member of Default 0x7fff only%s%s%s", cfg->partitions ? "would refuse" : "refused", path,
+			       parts.why, cfg->partitions ? "would run" : "runs", said.len ? " (opensm: \"" : "",
+			       said.len ? said.buf : "", said.len ? "\")" : "");
+		sb_release(&said);
+	}
+	if (parts.nnotes)
+		ibkind_problem(&msg, &bad, "%s: %s%s", path, parts.notes, parts.nnotes > 5 ? " (and more)" : "");
+	unsigned sm_line;
+
+	if (sm_guid && partitions_sm_limited(&parts, sm_guid, &sm_line)) {
+		char who[160];
+
+		snprintf(who, sizeof(who), "0x%016" PRIx64, sm_guid);
+		for (size_t i = 0; i < t->nlinks; i++) {
+			const struct ibnet_link *k = &t->links[i];
+
+			if (k->apguid == sm_guid || k->bpguid == sm_guid)
+				snprintf(who, sizeof(who), "%s port %d", t->nodes[k->apguid == sm_guid ? k->a : k->b].desc,
+					 k->apguid == sm_guid ? k->aport : k->bport);
+		}
+		ibkind_problem(&msg, &bad, "%s line %u makes the SM's port (%s) a limited member of the Default partition: "
+			       "the SA becomes unreachable (a limited member talks to full members only, so no other "
+			       "limited port's SA query, path record or multicast join reaches it)", path, sm_line, who);
+	}
 	for (size_t i = 0; i < t->nlinks; i++) {
 		const struct ibnet_link *k = &t->links[i];
 
@@ -628,7 +661,8 @@ const struct rq_kind rq_kind_fabric_health = {
 	       "places), descriptions (each on one node), lids (every switch and CA port has one, no two "
 	       "ranges of 2^LMC overlap, one LMC everywhere or the planned one), sm (sminfo MASTER at "
 	       "sm_priority), pkeys (with partitions: or the target SM's sm_partitions: every CA port's P_Key "
-	       "table against partitions.conf, opensm's Default partition included).  Read-only.",
+	       "table against partitions.conf as opensm reads it, opensm's Default partition included; a file "
+	       "opensm refuses, a flag it does not know, or the SM's own port made limited FAIL).  Read-only.",
 	.keys = fh_keys,
 	.cfg_size = sizeof(struct fh_cfg),
 	.default_targets = "hca,ibsim",
