@@ -58,6 +58,15 @@ int ibnet_parse(const char *text, size_t len, const char *name, struct ibnet *ne
 		     char *err, size_t errsz);
 void ibnet_release(struct ibnet *net);
 /*
+ * ibdiagnet's link list (ibdiagnet2.lst): each line a link, both ends'
+ * node type, port count, node and port GUIDs, description, LID and port
+ * number, then its width (PHY=4x) and lane rate (SPD=100, Gb/s).  Nodes are
+ * named "S-<guid>"/"H-<guid>" as ibnetdiscover names them.  0 or -EINVAL.
+ */
+int ibnet_parse_lst(const char *text, size_t len, const char *name, struct ibnet *net, char *err, size_t errsz);
+/* Whether text looks like ibdiagnet2.lst rather than a topology file. */
+bool ibnet_is_lst(const char *text, size_t len);
+/*
  * Write net as an ibsim topology: explicit GUIDs, node descriptions, each
  * link once per end with its width and speed as ibsim's enable masks
  * (w=, s=, e= for FDR and beyond), LIDs left to the SM.  What ibsim 0.10
