@@ -340,10 +340,32 @@ START_TEST(import_keeps_width_speed_port_guid)
 	ck_assert(link_of(&b, "S-fc6a1c030091cf00", 2)->gbps > 25.78 && link_of(&b, "S-fc6a1c030091cf00", 2)->gbps < 25.79);
 	ck_assert(link_of(&b, "S-fc6a1c030091cf00", 1)->gbps > 53.12 && link_of(&b, "S-fc6a1c030091cf00", 1)->gbps < 53.13);
 	ck_assert(link_of(&b, "S-fc6a1c030091cf00", 3)->gbps > 53.12);	/* NDR at HDR */
+	ck_assert_msg(!strstr(notes.buf, "twice in the copy"), "%s", notes.buf);
 	/* the written caguid= line is the node's GUID, not its "H-<guid>" id */
 	ck_assert_uint_eq(b.nodes[ibnet_find_node(&b, "H-5c25730300e6706e")].guid, 0x5c25730300e6706dULL);
 	ibnet_release(&a);
 	ibnet_release(&b);
+	sb_release(&out);
+	sb_release(&notes);
+}
+END_TEST
+
+/* A node GUID moved onto another node's (an mlx5 port one above its switch's GUID) is said. */
+START_TEST(import_moved_guid_collision)
+{
+	const char *topo =
+		"Switch\t4 \"S-000000000000001f\"\t\t# \"leaf\"\n"
+		"[1]\t\"H-0000000000000020\"[1](20) \t\t# \"h1\" lid 1 4xQDR\n"
+		"Ca\t1 \"H-0000000000000020\"\t\t# \"h1\"\n"
+		"[1](20) \t\"S-000000000000001f\"[1]\t\t# lid 1 lmc 0 \"leaf\" lid 2 4xQDR\n";
+	struct sb out = SB_INIT, notes = SB_INIT;
+	struct ibnet a;
+	char err[256];
+
+	ck_assert_msg(ibnet_parse(topo, strlen(topo), "ibnetdiscover", &a, err, sizeof(err)) == 0, "%s", err);
+	ibnet_write(&a, "test", &out, &notes);
+	ck_assert_msg(strstr(notes.buf, "node GUID 0x000000000000001f twice in the copy"), "%s", notes.buf);
+	ibnet_release(&a);
 	sb_release(&out);
 	sb_release(&notes);
 }
@@ -822,6 +844,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, import_keeps_width_speed_port_guid);
 	tcase_add_test(tc, import_ibdiagnet_files);
 	tcase_add_test(tc, import_real_qdr_ddr);
+	tcase_add_test(tc, import_moved_guid_collision);
 	tcase_add_test(tc, ibnetdiscover_lids);
 	tcase_add_test(tc, import_round_trip);
 }

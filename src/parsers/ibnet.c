@@ -902,6 +902,7 @@ void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, str
 {
 	unsigned faster = 0, moved = 0;
 	char example[300] = "";
+	uint64_t *written = xcalloc(net->nnodes + 1, sizeof(*written));
 	size_t *base = xcalloc(net->nnodes + 1, sizeof(*base));
 	int *at;
 
@@ -948,6 +949,7 @@ void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, str
 					"\n", n->desc, p, pg, guid + (uint64_t)p);
 			}
 		}
+		written[i] = guid;
 		if (guid)
 			sb_addf(out, "\n%s=0x%016" PRIx64 "\n", n->is_switch ? "switchguid" : "caguid", guid);
 		else
@@ -979,12 +981,19 @@ void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, str
 					k->where, n->desc, p, net->nodes[peer].desc, pp, k->width);
 		}
 	}
+	/* a moved node GUID that another node has: the copy would hold a duplicate the lab does not */
+	qsort(written, net->nnodes, sizeof(*written), cmp_u64);
+	for (size_t i = 1; moved && notes && i < net->nnodes; i++)
+		if (written[i] && written[i] == written[i - 1] && (i < 2 || written[i] != written[i - 2]))
+			sb_addf(notes, "node GUID 0x%016" PRIx64 " twice in the copy, where a node GUID was moved onto "
+				"another node's: the lab does not have that duplicate\n", written[i]);
 	if (moved && notes)
 		sb_addf(notes, "%u CA node GUID(s) moved so that each port keeps its port GUID (ibsim answers node "
 			"GUID + port number; a ConnectX-4 or later port's GUID is its node's), e.g. %s\n", moved, example);
 	if (faster && notes)
 		sb_addf(notes, "%u link(s) at a speed ibsim 0.10 cannot set (NDR and beyond: simulated at HDR; "
 			"FDR10: at QDR): judge them against this file, not the original\n", faster);
+	free(written);
 	free(at);
 	free(base);
 }
