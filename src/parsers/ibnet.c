@@ -918,7 +918,21 @@ void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, str
 	}
 
 	sb_addf(out, "# %s (written by rdmaqual)\n", title);
-	for (size_t i = 0; i < net->nnodes; i++) {
+	/*
+	 * The first CA first: ibsim attaches opensm and the tools to the
+	 * file's first node (ibsim.c: set_default_port), and on the lab they
+	 * run on a host, so discovery starts at an HCA as it does there.
+	 */
+	size_t ca0 = net->nnodes;
+
+	for (size_t i = 0; i < net->nnodes && ca0 == net->nnodes; i++)
+		if (!net->nodes[i].is_switch)
+			ca0 = i;
+	for (size_t o = 0; o <= net->nnodes; o++) {
+		size_t i = o == 0 ? ca0 : o - 1;
+
+		if (i >= net->nnodes || (o > 0 && i == ca0))
+			continue;
 		const struct ibnet_node *n = &net->nodes[i];
 		uint64_t guid = n->guid;
 
