@@ -68,6 +68,10 @@ START_TEST(fat_tree_648)
 	}
 	for (size_t i = 1; i < plan.nnodes; i++)
 		ck_assert(plan.nodes[i].guid && plan.nodes[i].guid != plan.nodes[i - 1].guid);
+	ck_assert(!ibnet_has_dup_guid(&plan));
+	/* ibsim attaches its clients to the file's first node: a host's HCA, as discovery starts on a real fabric */
+	ck_assert(!sim.nodes[0].is_switch && !plan.nodes[0].is_switch);
+	ck_assert_str_eq(sim.nodes[0].id, "h001");
 	/* the 36th leaf's last uplink is spine18's port 36 */
 	int leaf = ibnet_find_node(&plan, "leaf36"), peer, pp;
 
@@ -152,6 +156,40 @@ START_TEST(faults_where_documented)
 }
 END_TEST
 
+/* speed=HDR: ibsim 0.10's extended speeds (extspeed=7), the slow fault's cable at SDR without them (e=0). */
+START_TEST(fabric_at_hdr)
+{
+	struct fabgen g;
+	struct ibnet sim, plan;
+
+	gen_ok("fat-tree:leaves=2,spines=2,hosts-per-leaf=2,speed=HDR,fault=slow", &g, &sim, &plan);
+	ck_assert_ptr_nonnull(strstr(g.sim.buf, "\nspeed=7\nextspeed=7\n"));
+	ck_assert_ptr_nonnull(strstr(g.sim.buf, " s=1 e=0\n"));
+	for (size_t i = 0; i < plan.nlinks; i++)
+		ck_assert(plan.links[i].gbps > 53.12 && plan.links[i].gbps < 53.13);
+	ck_assert(between(&sim, "leaf01", 4, "spine02", 1)->gbps < 2.6);
+	ibnet_release(&sim);
+	ibnet_release(&plan);
+	fabgen_release(&g);
+}
+END_TEST
+
+/* A .net file that repeats a node GUID: the ibsim target starts ibsim -I and waits for the SM to settle. */
+START_TEST(dup_guid_file)
+{
+	struct ibnet n;
+	char err[256];
+
+	ck_assert_msg(ibnet_load("tests/integration/fabric-cases/dup-guids.net", &n, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(ibnet_has_dup_guid(&n));
+	ck_assert_uint_eq(n.nodes[ibnet_find_node(&n, "h15")].guid, 0x0002c90300000020ULL);
+	ibnet_release(&n);
+	ck_assert_msg(ibnet_load("fixtures/fabrics/2sw2path4hca.net", &n, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!ibnet_has_dup_guid(&n));	/* no GUIDs stated: ibsim numbers them */
+	ibnet_release(&n);
+}
+END_TEST
+
 START_TEST(limits_and_mistakes)
 {
 	static const struct {
@@ -164,7 +202,7 @@ START_TEST(limits_and_mistakes)
 		{ "fat-tree:leaves=2,spines=1,hosts=2", "unknown key \"hosts\" for fat-tree" },
 		{ "fat-tree:leaves=2,spines=1,hosts-per-leaf=x", "hosts-per-leaf=x is not a count" },
 		{ "fat-tree:leaves=2,spines=0,hosts-per-leaf=2", "2 leaves and no spine" },
-		{ "fat-tree:leaves=2,spines=1,hosts-per-leaf=2,speed=EDR", "ibsim simulates SDR, DDR or QDR" },
+		{ "fat-tree:leaves=2,spines=1,hosts-per-leaf=2,speed=NDR", "ibsim 0.10 simulates SDR, DDR, QDR, FDR, EDR or HDR" },
 		{ "fat-tree:leaves=1,spines=0,hosts-per-leaf=2,fault=missing", "fault=missing needs an uplink" },
 		{ "torus:x=2", "unknown fabric type \"torus\"" },
 		{ "rail:hosts=32,rails=4,spines=2", "a spine needs 72 ports" },
@@ -230,21 +268,239 @@ START_TEST(import_round_trip)
 	ck_assert_msg(ibnet_parse(out.buf, out.len, "written", &b, err, sizeof(err)) == 0, "%s\n%s", err, out.buf);
 	ck_assert_uint_eq(a.nnodes, b.nnodes);
 	ck_assert_uint_eq(a.nlinks, b.nlinks);
+	/* the first CA first (ibsim attaches its clients to the first node): nodes found by id */
+	ck_assert(!b.nodes[0].is_switch);
 	for (size_t i = 0; i < a.nnodes; i++) {
-		ck_assert_str_eq(a.nodes[i].desc, b.nodes[i].desc);
-		ck_assert_uint_eq(a.nodes[i].guid, b.nodes[i].guid);
+		int j = ibnet_find_node(&b, a.nodes[i].id);
+
+		ck_assert_int_ge(j, 0);
+		ck_assert_str_eq(a.nodes[i].desc, b.nodes[j].desc);
+		ck_assert_uint_eq(a.nodes[i].guid, b.nodes[j].guid);
 	}
 	for (size_t i = 0; i < a.nlinks; i++) {
 		int peer, pp;
-		const struct ibnet_link *k = ibnet_link_at(&b, a.links[i].a, a.links[i].aport, &peer, &pp);
+		const struct ibnet_link *k = ibnet_link_at(&b, ibnet_find_node(&b, a.nodes[a.links[i].a].id),
+							   a.links[i].aport, &peer, &pp);
 
 		ck_assert_ptr_nonnull(k);
-		ck_assert_int_eq(peer, a.links[i].b);
+		ck_assert_str_eq(b.nodes[peer].id, a.nodes[a.links[i].b].id);
 		ck_assert_int_eq(pp, a.links[i].bport);
 		ck_assert_int_eq(k->width, a.links[i].width);
 		ck_assert(k->gbps == a.links[i].gbps);
 	}
 	ck_assert_uint_eq(notes.len, 0);
+	ibnet_release(&a);
+	ibnet_release(&b);
+	sb_release(&text);
+	sb_release(&out);
+	sb_release(&notes);
+}
+END_TEST
+
+/* The link between a's node named id port p, as written and read back; NULL none. */
+static const struct ibnet_link *link_of(const struct ibnet *n, const char *id, int p)
+{
+	int i = ibnet_find_node(n, id);
+
+	return i < 0 ? NULL : ibnet_link_at(n, i, p, NULL, NULL);
+}
+
+/*
+ * fabric import keeps what ibsim 0.10 can simulate (sim_net.c): 2X width
+ * (w=16), EDR and HDR (e=3, e=7 with s=7), and a CA port's own GUID (ibsim
+ * answers node GUID + port: the node GUID moves, the port GUID stays).
+ */
+START_TEST(import_keeps_width_speed_port_guid)
+{
+	const char *topo =
+		"switchguid=0xfc6a1c030091cf00\n"
+		"Switch\t8 \"S-fc6a1c030091cf00\"\t\t# \"leaf\" base port 0 lid 2 lmc 0\n"
+		"[1]\t\"H-5c25730300e6706e\"[1](5c25730300e6706e)\t\t# \"h1 mlx5_0\" lid 1 4xHDR\n"
+		"[2]\t\"H-0002c90300000010\"[1](2c90300000011)\t\t# \"h2 mlx4_0\" lid 3 2xEDR\n"
+		"[3]\t\"H-0002c90300000020\"[1](2c90300000021)\t\t# \"h3 mlx4_0\" lid 4 4xNDR\n"
+		"\ncaguid=0x5c25730300e6706e\n"
+		"Ca\t1 \"H-5c25730300e6706e\"\t\t# \"h1 mlx5_0\"\n"
+		"[1](5c25730300e6706e) \t\"S-fc6a1c030091cf00\"[1]\t\t# lid 1 lmc 0 \"leaf\" lid 2 4xHDR\n"
+		"\ncaguid=0x0002c90300000010\n"
+		"Ca\t1 \"H-0002c90300000010\"\t\t# \"h2 mlx4_0\"\n"
+		"[1](2c90300000011) \t\"S-fc6a1c030091cf00\"[2]\t\t# lid 3 lmc 0 \"leaf\" lid 2 2xEDR\n"
+		"\ncaguid=0x0002c90300000020\n"
+		"Ca\t1 \"H-0002c90300000020\"\t\t# \"h3 mlx4_0\"\n"
+		"[1](2c90300000021) \t\"S-fc6a1c030091cf00\"[3]\t\t# lid 4 lmc 0 \"leaf\" lid 2 4xNDR\n";
+	struct sb out = SB_INIT, notes = SB_INIT;
+	struct ibnet a, b;
+	char err[256];
+
+	ck_assert_msg(ibnet_parse(topo, strlen(topo), "ibnetdiscover", &a, err, sizeof(err)) == 0, "%s", err);
+	ibnet_write(&a, "test", &out, &notes);
+	ck_assert_msg(strstr(out.buf, "[2]\t\"H-0002c90300000010\"[1] w=16 s=7 e=3\n"), "%s", out.buf);
+	ck_assert_msg(strstr(out.buf, "[1]\t\"H-5c25730300e6706e\"[1] s=7 e=7\n"), "%s", out.buf);
+	/* mlx5: port GUID = node GUID, so the simulated node is one below; mlx4's port is node + 1 already */
+	ck_assert_msg(strstr(out.buf, "caguid=0x5c25730300e6706d\nHca\t1 \"H-5c25730300e6706e\""), "%s", out.buf);
+	ck_assert_msg(strstr(out.buf, "caguid=0x0002c90300000010\nHca\t1 \"H-0002c90300000010\""), "%s", out.buf);
+	ck_assert_msg(strstr(notes.buf, "1 CA node GUID(s) moved so that each port keeps its port GUID"), "%s", notes.buf);
+	ck_assert_msg(strstr(notes.buf, "1 link(s) at a speed ibsim 0.10 cannot set (NDR and beyond: simulated at HDR"),
+		      "%s", notes.buf);
+	ck_assert_msg(ibnet_parse(out.buf, out.len, "written", &b, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(link_of(&b, "S-fc6a1c030091cf00", 2)->width, 2);
+	ck_assert(link_of(&b, "S-fc6a1c030091cf00", 2)->gbps > 25.78 && link_of(&b, "S-fc6a1c030091cf00", 2)->gbps < 25.79);
+	ck_assert(link_of(&b, "S-fc6a1c030091cf00", 1)->gbps > 53.12 && link_of(&b, "S-fc6a1c030091cf00", 1)->gbps < 53.13);
+	ck_assert(link_of(&b, "S-fc6a1c030091cf00", 3)->gbps > 53.12);	/* NDR at HDR */
+	ck_assert_msg(!strstr(notes.buf, "twice in the copy"), "%s", notes.buf);
+	/* the written caguid= line is the node's GUID, not its "H-<guid>" id */
+	ck_assert_uint_eq(b.nodes[ibnet_find_node(&b, "H-5c25730300e6706e")].guid, 0x5c25730300e6706dULL);
+	ibnet_release(&a);
+	ibnet_release(&b);
+	sb_release(&out);
+	sb_release(&notes);
+}
+END_TEST
+
+/* A node GUID moved onto another node's (an mlx5 port one above its switch's GUID) is said. */
+START_TEST(import_moved_guid_collision)
+{
+	const char *topo =
+		"Switch\t4 \"S-000000000000001f\"\t\t# \"leaf\"\n"
+		"[1]\t\"H-0000000000000020\"[1](20) \t\t# \"h1\" lid 1 4xQDR\n"
+		"Ca\t1 \"H-0000000000000020\"\t\t# \"h1\"\n"
+		"[1](20) \t\"S-000000000000001f\"[1]\t\t# lid 1 lmc 0 \"leaf\" lid 2 4xQDR\n";
+	struct sb out = SB_INIT, notes = SB_INIT;
+	struct ibnet a;
+	char err[256];
+
+	ck_assert_msg(ibnet_parse(topo, strlen(topo), "ibnetdiscover", &a, err, sizeof(err)) == 0, "%s", err);
+	ibnet_write(&a, "test", &out, &notes);
+	ck_assert_msg(strstr(notes.buf, "node GUID 0x000000000000001f twice in the copy"), "%s", notes.buf);
+	ibnet_release(&a);
+	sb_release(&out);
+	sb_release(&notes);
+}
+END_TEST
+
+/* Stub headers for the nodes a truncated sample names but does not describe (its ports stay one-ended). */
+static void stub_missing(struct sb *text)
+{
+	struct sb have = SB_INIT, add = SB_INIT;
+
+	/* the declared: each "Switch"/"Ca" line's quoted id */
+	for (const char *l = text->buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *q = strchr(l, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+
+		if ((!strncmp(l, "Switch", 6) || !strncmp(l, "Ca", 2)) && e)
+			sb_addf(&have, "%.*s\n", (int)(e - q + 1), q);
+	}
+	for (const char *p = text->buf; (p = strchr(p, '"'));) {
+		const char *e = strchr(p + 1, '"');
+		char id[80];
+
+		if (!e)
+			break;
+		snprintf(id, sizeof(id), "%.*s\n", (int)(e - p + 1), p);
+		if ((id[1] == 'S' || id[1] == 'H') && id[2] == '-' && e[1] == '[' && !strstr(have.buf, id)) {
+			sb_adds(&have, id);
+			id[strlen(id) - 1] = '\0';
+			sb_addf(&add, "\n%s\t%d %s\n", id[1] == 'S' ? "Switch" : "Ca", id[1] == 'S' ? 65 : 1, id);
+		}
+		p = e + 1;
+	}
+	sb_add(text, add.buf ? add.buf : "", add.len);
+	sb_release(&have);
+	sb_release(&add);
+}
+
+/* ibdiagnet's own files: its ibnetdiscover-format topology (port labels) and ibdiagnet2.lst. */
+START_TEST(import_ibdiagnet_files)
+{
+	struct sb text = SB_INIT, out = SB_INIT, notes = SB_INIT;
+	struct ibnet n;
+	char err[256];
+	int sw, peer, pp;
+
+	if (!real_sample("ib-fabric/ibdiagnet2-ibnetdiscover-file-ndr-quantum2-port-labels-sequoia-truncated.txt", &text))
+		return;
+	stub_missing(&text);
+	ck_assert_msg(ibnet_parse(text.buf, text.len, "ibdiagnet2.ibnetdiscover", &n, err, sizeof(err)) == 0, "%s", err);
+	sw = ibnet_find_node(&n, "S-b0cf0e0300d33fc0");
+	ck_assert_int_ge(sw, 0);
+	ck_assert_int_eq(n.nodes[sw].nports, 65);
+	ck_assert_uint_eq(n.nodes[sw].lid, 180);
+	for (int p = 1; p <= 8; p++) {
+		const struct ibnet_link *k = ibnet_link_at(&n, sw, p, &peer, &pp);
+
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(pp, 63);
+		ck_assert_int_eq(k->width, 4);
+		ck_assert(k->gbps > 106.2 && k->gbps < 106.3);	/* 4xNDR */
+		ck_assert_uint_eq(k->apguid, 0);	/* "(1/1/1)" is a port label, not a GUID */
+		ck_assert_uint_eq(k->bpguid, 0);
+	}
+	sw = ibnet_find_node(&n, "S-fc6a1c030091cf00");
+	ck_assert_uint_eq(n.nodes[sw].lid, 13);
+	/* "[1](1/1/1) "H-5c25730300e6706e"[1](5c25730300e6706e)": the remote CA port's GUID */
+	const struct ibnet_link *k = ibnet_link_at(&n, sw, 1, &peer, &pp);
+
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(n.nodes[peer].desc, "H-5c25730300e6706e");
+	ck_assert_uint_eq(k->a == sw ? k->bpguid : k->apguid, 0x5c25730300e6706eULL);
+	ibnet_write(&n, "test", &out, &notes);
+	ck_assert_msg(strstr(out.buf, "caguid=0x5c25730300e6706d\nHca\t1 \"H-5c25730300e6706e\""), "%s", out.buf);
+	ibnet_release(&n);
+	sb_reset(&text);
+	sb_reset(&out);
+	sb_reset(&notes);
+	if (!real_sample("ib-fabric/ibdiagnet2-lst-ndr-link-list-sequoia-truncated.txt", &text))
+		goto out;
+	ck_assert(ibnet_is_lst(text.buf, text.len));
+	ck_assert_msg(ibnet_parse_lst(text.buf, text.len, "ibdiagnet2.lst", &n, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(n.nlinks, 20);
+	ck_assert_uint_eq(n.nnodes, 28);
+	/* the first link: CA 'is-north-7-compute-12 mlx5_0' LID 0xb5 PN 01 <-> SW fc6a1c030091f9c0 LID 0xb6 PN 0x0c */
+	ck_assert_str_eq(n.nodes[n.links[0].a].desc, "is-north-7-compute-12 mlx5_0");
+	ck_assert_str_eq(n.nodes[n.links[0].a].id, "H-5c257303009ab1c0");
+	ck_assert_int_eq(n.links[0].aport, 1);
+	ck_assert_uint_eq(n.links[0].alid, 0xb5);
+	ck_assert_uint_eq(n.links[0].apguid, 0x5c257303009ab1c0ULL);
+	ck_assert_str_eq(n.nodes[n.links[0].b].id, "S-fc6a1c030091f9c0");
+	ck_assert_int_eq(n.nodes[n.links[0].b].nports, 65);
+	ck_assert_uint_eq(n.nodes[n.links[0].b].lid, 0xb6);
+	ck_assert_int_eq(n.links[0].bport, 12);
+	ck_assert_int_eq(n.links[0].width, 4);
+	ck_assert(n.links[0].gbps > 106.2 && n.links[0].gbps < 106.3);	/* SPD=100: NDR */
+	ibnet_write(&n, "test", &out, &notes);
+	ck_assert_msg(strstr(notes.buf, "20 CA node GUID(s) moved"), "%s", notes.buf);
+	ibnet_release(&n);
+	ck_assert_int_eq(ibnet_parse_lst("# header\n{ CA Ports:01 }\n", 26, "x.lst", &n, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "x.lst:2: not a link line of ibdiagnet2.lst"), "%s", err);
+out:
+	sb_release(&text);
+	sb_release(&out);
+	sb_release(&notes);
+}
+END_TEST
+
+/* A real QDR/DDR fabric (ConnectX: port GUID = node GUID + 1): imported with nothing moved, nothing faster. */
+START_TEST(import_real_qdr_ddr)
+{
+	struct sb text = SB_INIT, out = SB_INIT, notes = SB_INIT;
+	struct ibnet a, b;
+	char err[256];
+
+	if (!real_sample("ib-fabric/ibnetdiscover-full-qdr-ddr-11sw-89ca-voltaire-psmn-x5.txt", &text))
+		return;
+	ck_assert_msg(ibnet_parse(text.buf, text.len, "ibnetdiscover", &a, err, sizeof(err)) == 0, "%s", err);
+	ibnet_write(&a, "test", &out, &notes);
+	ck_assert_msg(!strstr(notes.buf ? notes.buf : "", "moved"), "%s", notes.buf);
+	ck_assert_msg(!strstr(out.buf, " e="), "QDR and DDR need no extended speed");
+	ck_assert_msg(ibnet_parse(out.buf, out.len, "written", &b, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(a.nlinks, b.nlinks);
+	for (size_t i = 0; i < a.nlinks; i++) {
+		const struct ibnet_link *k = ibnet_link_at(&b, ibnet_find_node(&b, a.nodes[a.links[i].a].id),
+							   a.links[i].aport, NULL, NULL);
+
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(k->width, a.links[i].width);
+		ck_assert(k->gbps == a.links[i].gbps);
+	}
 	ibnet_release(&a);
 	ibnet_release(&b);
 	sb_release(&text);
@@ -590,6 +846,12 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, rail_layout);
 	tcase_add_test(tc, faults_where_documented);
 	tcase_add_test(tc, limits_and_mistakes);
+	tcase_add_test(tc, dup_guid_file);
+	tcase_add_test(tc, fabric_at_hdr);
+	tcase_add_test(tc, import_keeps_width_speed_port_guid);
+	tcase_add_test(tc, import_ibdiagnet_files);
+	tcase_add_test(tc, import_real_qdr_ddr);
+	tcase_add_test(tc, import_moved_guid_collision);
 	tcase_add_test(tc, ibnetdiscover_lids);
 	tcase_add_test(tc, import_round_trip);
 }

@@ -501,6 +501,33 @@ START_TEST(opensm_logs)
 	ck_assert_uint_eq(o.nerrs, 0);
 	ck_assert_str_eq(o.last_state, "MASTER");
 	osm_summary_release(&o);
+	/*
+	 * What the SM did with what it was given: updn without roots routes
+	 * with minhop, said only by an error-level line with no ERR code
+	 * (fabric-routing FAILs quoting it); minhop round a ring and ftree on a
+	 * tree route as asked.
+	 */
+	sb_reset(&s);
+	NEED_REAL("opensm/opensm-updn-no-root-falls-back-to-minhop-ibsim-abridged.txt", &s);
+	opensm_log_parse(s.buf, s.len, &o);
+	ck_assert_str_eq(o.routing, "minhop");
+	ck_assert_str_eq(o.routing_failure, "ucast_mgr_route: updn: cannot build lid matrices.");
+	ck_assert_uint_eq(o.nerrs, 0);
+	ck_assert_uint_eq(o.subnet_up, 1);
+	osm_summary_release(&o);
+	sb_reset(&s);
+	NEED_REAL("opensm/opensm-minhop-4switch-ring-no-credit-loop-warning-ibsim-abridged.txt", &s);
+	opensm_log_parse(s.buf, s.len, &o);
+	ck_assert_str_eq(o.routing, "minhop");
+	ck_assert_str_eq(o.routing_failure, "");
+	osm_summary_release(&o);
+	sb_reset(&s);
+	NEED_REAL("opensm/opensm-ftree-2level-4spine-4leaf-16ca-fabric-dump-ibsim.txt", &s);
+	opensm_log_parse(s.buf, s.len, &o);
+	ck_assert_str_eq(o.routing, "ftree");
+	ck_assert_str_eq(o.routing_failure, "");
+	ck_assert_uint_eq(o.nerrs, 0);
+	osm_summary_release(&o);
 	sb_release(&s);
 }
 END_TEST

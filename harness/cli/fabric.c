@@ -112,10 +112,19 @@ static int fabric_import(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if (optind != argc - 1)
 		return usage_error("fabric", "fabric import takes one topology file");
-	if (ibnet_load(argv[optind], &net, err, sizeof(err))) {
-		fprintf(stderr, "rdmaqual fabric: ERROR: %s\n", err);
+	/* ibdiagnet's link list (ibdiagnet2.lst), else a topology file: ibnetdiscover's or ibdiagnet's */
+	if (read_file(argv[optind], &text, 64u << 20) < 0) {
+		fprintf(stderr, "rdmaqual fabric: ERROR: cannot read %s\n", argv[optind]);
+		sb_release(&text);
 		return RQ_EXIT_FAIL;
 	}
+	if (ibnet_is_lst(text.buf, text.len) ? ibnet_parse_lst(text.buf, text.len, argv[optind], &net, err, sizeof(err)) :
+	    ibnet_load(argv[optind], &net, err, sizeof(err))) {
+		fprintf(stderr, "rdmaqual fabric: ERROR: %s\n", err);
+		sb_release(&text);
+		return RQ_EXIT_FAIL;
+	}
+	sb_reset(&text);
 	for (size_t i = 0; i < net.nnodes; i++)
 		sw += net.nodes[i].is_switch;
 	if (sw > FABGEN_MAX_SWITCHES || net.nnodes > FABGEN_MAX_NODES) {

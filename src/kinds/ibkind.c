@@ -153,3 +153,31 @@ void ibkind_problem(struct sb *msg, unsigned *n, const char *fmt, ...)
 	}
 	(*n)++;
 }
+
+unsigned ibkind_log_lines(const char *log, const char *needle, struct sb *out, unsigned max)
+{
+	struct sb text = SB_INIT;
+	unsigned n = 0;
+
+	if (!log || read_file(log, &text, 64u << 20) < 0) {
+		sb_release(&text);
+		return 0;
+	}
+	for (char *l = text.buf, *e; l && *l; l = e ? e + 1 : NULL) {
+		const char *m;
+
+		e = strchr(l, '\n');
+		if (e)
+			*e = '\0';
+		if (!strstr(l, needle))
+			continue;
+		m = strstr(l, "-> ");
+		m = m ? m + 3 : l;
+		if (out->len && strstr(out->buf, m))
+			continue;	/* opensm says it again every sweep */
+		if (n++ < max)
+			sb_addf(out, "%s%s", out->len ? "; " : "", m);
+	}
+	sb_release(&text);
+	return n;
+}

@@ -66,6 +66,13 @@ int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const stru
 /* Tail of a file appended to the case log under a heading (opensm's log). */
 void ibkind_log_file(struct rq_ctx *ctx, const char *heading, const char *path, size_t max);
 /*
+ * The lines of opensm's log that contain needle, each as opensm wrote its
+ * message (what follows "-> "), "; "-separated into out, at most max; the
+ * count of all of them (0 also when the log cannot be read).
+ */
+struct sb;
+unsigned ibkind_log_lines(const char *log, const char *needle, struct sb *out, unsigned max);
+/*
  * One problem more in a row's reason: *n counts them all, msg names the
  * first five ("; "-separated), so a fabric-wide fault stays one line.
  */

@@ -13,7 +13,8 @@
  * GUID hides one of its nodes from discovery; the ports that are LinkUp
  * (iblinkinfo) with no discovered peer are asked for their NodeInfo by
  * directed route, and a GUID found there that discovery placed elsewhere is
- * named with both places.  With a partitions.conf, a pkeys row judges every
+ * named with both places, whether discovery started at a switch or, as on
+ * every real fabric, at a host's HCA.  With a partitions.conf, a pkeys row judges every
  * CA port's P_Key table.  Links (fabric-links), counters (ib-counters) and
  * routes (fabric-routing) are kinds of their own.  Read-only.
  */
@@ -69,19 +70,77 @@ static bool run_tool(struct rq_ctx *ctx, const char *const *argv, struct sb *out
 	return ok;
 }
 
-/* Directed-route hops from the node discovery started at to every switch (BFS over the topology). */
-static char **dr_paths(const struct ibnet *t, uint64_t from)
+/* NodeInfo of a directed route (smpquery -D nodeinfo PATH); false when it does not answer. */
+static bool dr_nodeinfo(struct rq_ctx *ctx, const char *dr, struct ib_kvs *kv)
+{
+	const char *argv[] = { "smpquery", "-D", "nodeinfo", dr, NULL };
+	struct sb ni = SB_INIT;
+	char err[256];
+	bool ok;
+
+	memset(kv, 0, sizeof(*kv));
+	ok = run_tool(ctx, argv, &ni, NULL) && smpquery_parse(ni.buf, ni.len, kv, err, sizeof(err)) == 0 &&
+	     ib_kvs_get(kv, "Guid");
+	sb_release(&ni);
+	return ok;
+}
+
+static int switch_by_guid(const struct ibnet *t, uint64_t g)
+{
+	for (size_t j = 0; j < t->nnodes; j++)
+		if (t->nodes[j].is_switch && t->nodes[j].guid == g)
+			return (int)j;
+	return -1;
+}
+
+/* Where discovery started, as the fabric itself answers it (not as the topology printed it). */
+struct dr_root {
+	uint64_t guid;		/* its node GUID ("Initiated from node ...") */
+	int sw, sw_port;	/* the switch behind the root's port and its port there; -1: none */
+	int port;		/* the root's own port; 0: the root is a switch */
+};
+
+/*
+ * Directed-route hops from the node discovery started at to every switch
+ * (BFS over the topology's switch-to-switch links).  On a real fabric that
+ * node is a host's HCA: its first hop is the local port, found by asking
+ * the local node (NodeInfo's LocalPort is the port the SMP entered by), and
+ * the switch behind it is asked by directed route rather than taken from
+ * the topology, since a duplicated GUID may have cabled the root's own node
+ * elsewhere in what discovery printed.
+ */
+static char **dr_paths(struct rq_ctx *ctx, const struct ibnet *t, uint64_t from, struct dr_root *root,
+		       int *parent, int *parent_port)
 {
 	char **path = xcalloc(t->nnodes + 1, sizeof(char *));
 	int *queue = xcalloc(t->nnodes + 1, sizeof(int));
 	size_t qh = 0, qt = 0;
+	int first = switch_by_guid(t, from);
 
 	for (size_t i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].guid == from && t->nodes[i].is_switch) {
-			path[i] = xstrdup("0");
-			queue[qt++] = (int)i;
-			break;
+		parent[i] = parent_port[i] = -1;
+	*root = (struct dr_root){ .guid = from, .sw = first, .sw_port = 0, .port = 0 };
+	if (first >= 0) {
+		path[first] = xstrdup("0");
+	} else {
+		struct ib_kvs kv;
+		char dr[32];
+		long lp = 0;
+
+		if (dr_nodeinfo(ctx, "0", &kv) && ib_kvs_get(&kv, "LocalPort"))
+			lp = strtol(ib_kvs_get(&kv, "LocalPort"), NULL, 0);
+		ib_kvs_release(&kv);
+		snprintf(dr, sizeof(dr), "0,%ld", lp);
+		if (lp > 0 && dr_nodeinfo(ctx, dr, &kv) &&
+		    (first = switch_by_guid(t, strtoull(ib_kvs_get(&kv, "Guid"), NULL, 16))) >= 0) {
+			path[first] = xstrdup(dr);
+			*root = (struct dr_root){ .guid = from, .sw = first, .port = (int)lp,
+				.sw_port = ib_kvs_get(&kv, "LocalPort") ? atoi(ib_kvs_get(&kv, "LocalPort")) : 0 };
 		}
+		ib_kvs_release(&kv);
+	}
+	if (first >= 0)
+		queue[qt++] = first;
 	while (qh < qt) {
 		int n = queue[qh++];
 
@@ -91,11 +150,94 @@ static char **dr_paths(const struct ibnet *t, uint64_t from)
 			if (!ibnet_link_at(t, n, p, &peer, &pp) || !t->nodes[peer].is_switch || path[peer])
 				continue;
 			path[peer] = xasprintf("%s,%d", path[n], p);
+			parent[peer] = n;
+			parent_port[peer] = p;
 			queue[qt++] = peer;
 		}
 	}
 	free(queue);
 	return path;
+}
+
+/* A node's description, asked by directed route; "" when it does not answer. */
+static void dr_desc(struct rq_ctx *ctx, const char *dr, char *buf, size_t size)
+{
+	const char *argv[] = { "smpquery", "-D", "nodedesc", dr, NULL };
+	struct sb nd = SB_INIT;
+	struct ib_kvs kv = { 0 };
+	char err[128];
+	const char *d;
+
+	buf[0] = '\0';
+	if (run_tool(ctx, argv, &nd, NULL) && smpquery_parse(nd.buf, nd.len, &kv, err, sizeof(err)) == 0 &&
+	    (d = ib_kvs_get(&kv, "Node Description")))
+		snprintf(buf, size, "%s", d);
+	ib_kvs_release(&kv);
+	sb_release(&nd);
+}
+
+/*
+ * A node answered by directed route dr behind switch sw port p, whose GUID g
+ * discovery placed at node `other`: the same node whose link discovery lost
+ * (0), or a second node with that GUID (1, both named in msg).  A CA is the
+ * same node when the port it answers on (LocalPort) is not cabled
+ * elsewhere; a switch when its own port LocalPort leads back to sw port p
+ * by the directed route discovery's switch has.  Both nodes are named by
+ * what they answer (NodeDescription by directed route) and by where they
+ * are cabled, since discovery printed one place under one description.
+ */
+static int probe_judge(struct rq_ctx *ctx, const struct ibnet *t, char *const *path, const int *parent,
+		       const int *parent_port, const struct dr_root *root, const char *dr, int sw, int p,
+		       uint64_t g, int lp, int other, struct sb *msg)
+{
+	struct ib_kvs kv = { 0 };
+	char odr[600] = "", desc[80], odesc[80], oplace[200] = "";
+	int peer, pp;
+
+	if (t->nodes[other].is_switch) {
+		bool same = false;
+
+		if (!path[other])
+			return 0;
+		snprintf(odr, sizeof(odr), "%s,%d", path[other], lp);
+		if (dr_nodeinfo(ctx, odr, &kv))
+			same = strtoull(ib_kvs_get(&kv, "Guid"), NULL, 16) == t->nodes[sw].guid &&
+			       ib_kvs_get(&kv, "LocalPort") && atoi(ib_kvs_get(&kv, "LocalPort")) == p;
+		ib_kvs_release(&kv);
+		if (same)
+			return 0;
+		snprintf(odr, sizeof(odr), "%s", path[other]);
+		if (parent[other] >= 0)
+			snprintf(oplace, sizeof(oplace), "behind %s port %d", t->nodes[parent[other]].desc,
+				 parent_port[other]);
+		else
+			snprintf(oplace, sizeof(oplace), "where discovery started");
+	} else if (t->nodes[other].guid == root->guid && root->port && root->sw >= 0 && lp == root->port) {
+		/* the root's own port: its place is what the fabric answered, not the printed one */
+		if (sw == root->sw && p == root->sw_port)
+			return 0;
+		snprintf(odr, sizeof(odr), "0");
+		snprintf(oplace, sizeof(oplace), "port %d behind %s port %d (where discovery started)", lp,
+			 t->nodes[root->sw].desc, root->sw_port);
+	} else if (ibnet_link_at(t, other, lp, &peer, &pp)) {
+		if (t->nodes[peer].is_switch && path[peer])
+			snprintf(odr, sizeof(odr), "%s,%d", path[peer], pp);
+		snprintf(oplace, sizeof(oplace), "port %d behind %s port %d", lp, t->nodes[peer].desc, pp);
+	} else {
+		return 0;	/* that node's port lp, which discovery did not reach */
+	}
+	dr_desc(ctx, dr, desc, sizeof(desc));
+	if (odr[0])
+		dr_desc(ctx, odr, odesc, sizeof(odesc));
+	if (!odr[0] || !odesc[0])
+		snprintf(odesc, sizeof(odesc), "%s", t->nodes[other].desc);
+	if (t->nodes[other].is_switch)
+		sb_addf(msg, "duplicated node GUID 0x%016" PRIx64 ": switch %s behind %s port %d, and switch %s %s", g,
+			desc[0] ? desc : "?", t->nodes[sw].desc, p, odesc, oplace);
+	else
+		sb_addf(msg, "duplicated node GUID 0x%016" PRIx64 ": %s port %d behind %s port %d, and %s %s", g,
+			desc[0] ? desc : "?", lp, t->nodes[sw].desc, p, odesc, oplace);
+	return 1;
 }
 
 /* A CA port and what it is cabled to, for the duplicated port GUID check. */
@@ -121,6 +263,8 @@ static void check_guids(struct rq_ctx *ctx, const struct ibnet *t, const struct 
 	struct ib_links links = { 0 };
 	unsigned dups = 0, probes = 0;
 	char err[256], **path = NULL;
+	struct dr_root root;
+	int *parent = NULL, *parent_port = NULL;
 
 	/* two discovered CA ports with one port GUID (ibnetdiscover's "(guid)" of each end) */
 	struct pg *pgs = xcalloc(2 * t->nlinks + 1, sizeof(*pgs));
@@ -156,48 +300,46 @@ static void check_guids(struct rq_ctx *ctx, const struct ibnet *t, const struct 
 	free(pgs);
 	/* LinkUp switch ports discovery found nothing behind: ask them by directed route */
 	if (run_tool(ctx, linkinfo, &out, NULL) && iblinkinfo_parse(out.buf, out.len, &links, err, sizeof(err)) == 0) {
-		path = dr_paths(t, from);
+		parent = xcalloc(t->nnodes + 1, sizeof(int));
+		parent_port = xcalloc(t->nnodes + 1, sizeof(int));
+		path = dr_paths(ctx, t, from, &root, parent, parent_port);
 		for (size_t i = 0; i < links.n && probes < FH_MAX_PROBES; i++) {
 			const struct ib_link *k = &links.v[i];
-			int sw = -1, peer, pp;
+			int sw, peer, pp;
 
 			if (!k->is_switch || strcmp(k->phys, "LinkUp"))
 				continue;
-			for (size_t j = 0; j < t->nnodes && sw < 0; j++)
-				if (t->nodes[j].is_switch && t->nodes[j].guid == k->guid)
-					sw = (int)j;
+			sw = switch_by_guid(t, k->guid);
 			if (sw < 0 || !path[sw] || ibnet_link_at(t, sw, k->port, &peer, &pp))
 				continue;
 			char dr[512];
-			const char *argv[] = { "smpquery", "-D", "nodeinfo", dr, NULL };
-			struct sb ni = SB_INIT;
-			struct ib_kvs kv = { 0 };
+			struct ib_kvs kv;
 
 			snprintf(dr, sizeof(dr), "%s,%d", path[sw], k->port);
 			probes++;
-			if (run_tool(ctx, argv, &ni, NULL) && smpquery_parse(ni.buf, ni.len, &kv, err, sizeof(err)) == 0 &&
-			    ib_kvs_get(&kv, "Guid")) {
+			if (dr_nodeinfo(ctx, dr, &kv)) {
 				uint64_t g = strtoull(ib_kvs_get(&kv, "Guid"), NULL, 16);
+				int lp = ib_kvs_get(&kv, "LocalPort") ? atoi(ib_kvs_get(&kv, "LocalPort")) : 1;
 				int other = -1;
 
 				for (size_t j = 0; j < t->nnodes && other < 0; j++)
 					if (t->nodes[j].guid == g)
 						other = (int)j;
-				if (other >= 0) {
-					const struct ibnet_link *ok = ibnet_link_at(t, other, 1, &peer, &pp);
-					char where[128] = "";
-
-					if (ok)
-						snprintf(where, sizeof(where), " behind %s port %d", t->nodes[peer].desc, pp);
-					sb_addf(&msg, "%sduplicated node GUID 0x%016" PRIx64 ": behind %s port %d, and %s%s",
-						dups++ ? "; " : "", g, t->nodes[sw].desc, k->port, t->nodes[other].desc, where);
-				} else {
+				if (other < 0) {
 					rq_log(ctx, "# %s port %d is LinkUp, discovery found nothing there; NodeInfo says GUID 0x%016" PRIx64,
 					       t->nodes[sw].desc, k->port, g);
+				} else {
+					struct sb one = SB_INIT;
+
+					if (probe_judge(ctx, t, path, parent, parent_port, &root, dr, sw, k->port, g, lp, other, &one))
+						sb_addf(&msg, "%s%s", dups++ ? "; " : "", one.buf);
+					else
+						rq_log(ctx, "# %s port %d is LinkUp, discovery did not print its peer: %s, by its GUID 0x%016" PRIx64,
+						       t->nodes[sw].desc, k->port, t->nodes[other].desc, g);
+					sb_release(&one);
 				}
 			}
 			ib_kvs_release(&kv);
-			sb_release(&ni);
 		}
 	}
 	rq_figure_add(row, "duplicated_guids", dups, "");
@@ -209,6 +351,8 @@ static void check_guids(struct rq_ctx *ctx, const struct ibnet *t, const struct 
 	for (size_t i = 0; path && i < t->nnodes; i++)
 		free(path[i]);
 	free(path);
+	free(parent);
+	free(parent_port);
 	ib_links_release(&links);
 	sb_release(&out);
 	sb_release(&msg);
@@ -373,6 +517,39 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 		rq_result_set(row, RQ_ERROR, "%s: %s", path, err);
 		goto out;
 	}
+	/* what opensm makes of the file before any table is asked (osm_prtn_config.c, osm_prtn.c) */
+	if (parts.rejected) {
+		struct sb said = SB_INIT;
+
+		/* the target's SM: its own words; a planned file (read-only fabric): what opensm would do */
+		if (!cfg->partitions && j)
+			ibkind_log_lines(json_string_value(json_object_get(j, "sm_log")), "retrying with default config",
+					 &said, 1);
+		ibkind_problem(&msg, &bad, "opensm %s %s (%s) and %s its default partitions: every port a full "
+			       "member of Default 0x7fff only%s%s%s", cfg->partitions ? "would refuse" : "refused", path,
+			       parts.why, cfg->partitions ? "would run" : "runs", said.len ? " (opensm: \"" : "",
+			       said.len ? said.buf : "", said.len ? "\")" : "");
+		sb_release(&said);
+	}
+	if (parts.nnotes)
+		ibkind_problem(&msg, &bad, "%s: %s%s", path, parts.notes, parts.nnotes > 5 ? " (and more)" : "");
+	unsigned sm_line;
+
+	if (sm_guid && partitions_sm_limited(&parts, sm_guid, &sm_line)) {
+		char who[160];
+
+		snprintf(who, sizeof(who), "0x%016" PRIx64, sm_guid);
+		for (size_t i = 0; i < t->nlinks; i++) {
+			const struct ibnet_link *k = &t->links[i];
+
+			if (k->apguid == sm_guid || k->bpguid == sm_guid)
+				snprintf(who, sizeof(who), "%s port %d", t->nodes[k->apguid == sm_guid ? k->a : k->b].desc,
+					 k->apguid == sm_guid ? k->aport : k->bport);
+		}
+		ibkind_problem(&msg, &bad, "%s line %u makes the SM's port (%s) a limited member of the Default partition: "
+			       "the SA becomes unreachable (a limited member talks to full members only, so no other "
+			       "limited port's SA query, path record or multicast join reaches it)", path, sm_line, who);
+	}
 	for (size_t i = 0; i < t->nlinks; i++) {
 		const struct ibnet_link *k = &t->links[i];
 
@@ -484,7 +661,8 @@ const struct rq_kind rq_kind_fabric_health = {
 	       "places), descriptions (each on one node), lids (every switch and CA port has one, no two "
 	       "ranges of 2^LMC overlap, one LMC everywhere or the planned one), sm (sminfo MASTER at "
 	       "sm_priority), pkeys (with partitions: or the target SM's sm_partitions: every CA port's P_Key "
-	       "table against partitions.conf, opensm's Default partition included).  Read-only.",
+	       "table against partitions.conf as opensm reads it, opensm's Default partition included; a file "
+	       "opensm refuses, a flag it does not know, or the SM's own port made limited FAIL).  Read-only.",
 	.keys = fh_keys,
 	.cfg_size = sizeof(struct fh_cfg),
 	.default_targets = "hca,ibsim",

@@ -14,7 +14,8 @@
  * every cabled port for its PortInfo, SL2VL and VLArb tables by LID
  * (smpquery portinfo/sl2vl/vlarb), and compares with the tables computed
  * as opensm computes them.  Rows: policy (the qos-policy.conf the SM was
- * given, linted with the ports' smallest OperVLs as VLCap), sl2vl, vlarb;
+ * given: dropped by opensm, as its log says, or linted with the ports'
+ * smallest OperVLs as VLCap), sl2vl, vlarb;
  * a bad port is named with its switch or HCA and port.  Read-only.
  */
 #include <errno.h>
@@ -274,7 +275,22 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 		static const int caps[] = { 0, 1, 2, 4, 8, 15 };
 		struct qos_lint_opts o = { .vlcap = caps[s.min_opvls > 0 && s.min_opvls <= 5 ? s.min_opvls : 5] };
 
-		if (read_file(policy_path, &pol, 16u << 20) < 0) {
+		struct sb refused = SB_INIT;
+		const char *log = json_string_value(json_object_get(j, "sm_log"));
+
+		/*
+		 * What the SM made of it: opensm drops a policy it cannot parse or
+		 * validate and runs without it (osm_qos_parser_y.y: ERR AC05 at the
+		 * line, then AC03; AC04 after validation; AC01 unreadable), which a
+		 * grammar check alone cannot see: an IPoIB rule needs its partition
+		 * to have two full members in what partitions.conf made.
+		 */
+		if (ibkind_log_lines(log, "ERR AC01", &refused, 3) + ibkind_log_lines(log, "ERR AC05", &refused, 3) +
+		    ibkind_log_lines(log, "ERR AC03", &refused, 1) + ibkind_log_lines(log, "ERR AC04", &refused, 1) +
+		    ibkind_log_lines(log, "ERR AC10", &refused, 1)) {
+			rq_judge(row, false, "opensm did not take %s and runs without a QoS policy: %s", policy_path,
+				 refused.buf);
+		} else if (read_file(policy_path, &pol, 16u << 20) < 0) {
 			rq_judge(row, false, "cannot read %s", policy_path);
 		} else if (qos_policy_lint(pol.buf, pol.len, &o, &p)) {
 			for (size_t i = 0; i < p.nd; i++)
@@ -291,6 +307,7 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 			qos_policy_release(&p);
 		}
 		sb_release(&pol);
+		sb_release(&refused);
 	}
 	struct rq_result *row = rq_ctx_row(ctx, "sl2vl", 0);
 
@@ -325,8 +342,9 @@ const struct rq_kind rq_kind_fabric_qos = {
 	       "switch ports, else qos_*, else opensm's defaults, each VL masked to the port's OperVLs; the "
 	       "policy's qos-setup is ignored by opensm) compared with what every cabled port answers "
 	       "(smpquery portinfo, sl2vl, vlarb by LID).  The target's SM gets the case's sm_config: and "
-	       "qos_policy:; sl2vl:, vlarb_high:, vlarb_low: plan other tables.  Rows: policy (the "
-	       "qos-policy.conf linted against opensm's grammar with the ports' smallest OperVLs as VLCap), "
+	       "qos_policy:; sl2vl:, vlarb_high:, vlarb_low: plan other tables.  Rows: policy (FAIL quoting "
+	       "opensm's ERR AC lines when it dropped the qos-policy.conf, else the policy linted against "
+	       "opensm's grammar with the ports' smallest OperVLs as VLCap), "
 	       "sl2vl (every in/out row of every port; a VL beyond a port's OperVLs that opensm folds onto "
 	       "another is named), vlarb (high and low tables); each bad port named.  Read-only.",
 	.keys = fq_keys,

@@ -37,6 +37,7 @@ struct model {
 	struct gcable *c;
 	int nc, capc;
 	int speed;		/* the file's speed= mask */
+	int speedext;		/* its extspeed= mask (FDR, EDR, HDR); 0 none */
 	char dup_guid_of[32];	/* dup-guid: node id whose GUID is replaced */
 	uint64_t dup_guid;
 	char no_sl2vl_of[32];	/* no-sl2vl: node id whose port 1 drops SL-to-VL MADs */
@@ -45,7 +46,7 @@ struct model {
 struct spec {
 	char type[16];
 	int leaves, spines, hpl, ports, links, hosts, rails;
-	int speed;
+	int speed, speedext;
 	unsigned faults;
 };
 
@@ -125,8 +126,15 @@ static int parse_spec(const char *text, struct spec *s, char *err, size_t errsz)
 				s->speed = 3;
 			else if (!strcasecmp(val, "QDR"))
 				s->speed = 7;
+			/* ibsim 0.10's extended speeds (sim.h LINKSPEEDEXT_*), QDR enabled below them */
+			else if (!strcasecmp(val, "FDR"))
+				s->speed = 7, s->speedext = 1;
+			else if (!strcasecmp(val, "EDR"))
+				s->speed = 7, s->speedext = 3;
+			else if (!strcasecmp(val, "HDR"))
+				s->speed = 7, s->speedext = 7;
 			else
-				ret = bad(err, errsz, "speed \"%s\": ibsim simulates SDR, DDR or QDR", val);
+				ret = bad(err, errsz, "speed \"%s\": ibsim 0.10 simulates SDR, DDR, QDR, FDR, EDR or HDR", val);
 			continue;
 		}
 		errno = 0;
@@ -497,8 +505,22 @@ static void write_net(const struct model *m, const struct spec *s, const char *s
 {
 	sb_addf(out, "# %s of %s (written by rdmaqual)\n", what, spec_text);
 	sb_addf(out, "speed=%d\n", m->speed);
-	for (int i = 0; i < m->nn; i++) {
-		const struct gnode *n = &m->n[i];
+	if (m->speedext)
+		sb_addf(out, "extspeed=%d\n", m->speedext);
+	/*
+	 * The first HCA first: ibsim attaches its clients (opensm, the tools)
+	 * to the file's first node, and on a real fabric discovery starts at a
+	 * host's HCA, never at a switch (ibsim.c: set_default_port).
+	 */
+	int ca0 = first_ca(m, 0);
+
+	for (int o = -1; o < m->nn; o++) {
+		int i = o < 0 ? ca0 : o;
+		const struct gnode *n;
+
+		if (i < 0 || (o >= 0 && i == ca0))
+			continue;
+		n = &m->n[i];
 
 		sb_addf(out, "\n%s=0x%016" PRIx64 "\n", n->sw ? "switchguid" : "caguid", n->guid);
 		sb_addf(out, "%s\t%d \"%s\"\t# \"%s\"\n", n->sw ? "Switch" : "Hca", n->nports, n->id, n->desc);
@@ -515,7 +537,7 @@ static void write_net(const struct model *m, const struct spec *s, const char *s
 			if (k->wmask)
 				sb_addf(out, " w=%d", k->wmask);
 			if (k->smask)
-				sb_addf(out, " s=%d", k->smask);
+				sb_addf(out, " s=%d%s", k->smask, m->speedext ? " e=0" : "");
 			sb_addc(out, '\n');
 		}
 	}
@@ -544,6 +566,7 @@ int fabgen_build(const char *spec, struct fabgen *g, char *err, size_t errsz)
 	if (ret)
 		goto out;
 	m.speed = s.speed;
+	m.speedext = s.speedext;
 	assign_guids(&m);
 	for (int i = 0; i < m.nn; i++) {
 		if (m.n[i].sw)

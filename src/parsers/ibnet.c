@@ -31,6 +31,7 @@ struct half {
 	char remote[72];
 	int rport;
 	int wmask, smask;	/* ibsim enable masks; 0: from the file defaults */
+	int emask;		/* ibsim's e= (LinkSpeedExtEnabled: 1 FDR, 2 EDR, 4 HDR); -1: the file default */
 	int width;		/* ibnetdiscover "4xSDR": lanes, 0 none */
 	double gbps;
 	char where[64];
@@ -44,6 +45,7 @@ struct pstate {
 	struct half *h;
 	size_t nh, caph;
 	int netwidth, netspeed;	/* ibsim defaults: LINKWIDTH_4x, LINKSPEED_SDR */
+	int netspeedext;	/* extspeed=: ibsim's default none */
 	uint64_t next_guid;	/* from the last switchguid=/caguid= line */
 	char *err;
 	size_t errsz;
@@ -112,6 +114,18 @@ static bool quoted(const char *p, char *dst, size_t size, const char **end)
 	return true;
 }
 
+/* "(5c25730300e6706e)": a port GUID; "(1/1/1)", a switch's port label, is none (0). */
+static uint64_t paren_guid(const char *p)
+{
+	char *end;
+	uint64_t g;
+
+	if (*p != '(' || !isxdigit((unsigned char)p[1]))
+		return 0;
+	g = strtoull(p + 1, &end, 16);
+	return *end == ')' ? g : 0;
+}
+
 static uint64_t guid_of_id(const char *id)
 {
 	/* ibnetdiscover names nodes it cannot describe "S-<guid>" / "H-<guid>". */
@@ -151,9 +165,8 @@ static int header(struct pstate *s, const char *name, unsigned line, const char 
 			n.lmc = (int)strtol(lmc + 5, NULL, 10);
 	}
 	n.is_switch = sw;
-	n.guid = guid_of_id(n.id);
-	if (!n.guid && s->next_guid)
-		n.guid = s->next_guid;
+	/* a switchguid=/caguid= line is what ibsim gives the node; an "S-<guid>" id only names it */
+	n.guid = s->next_guid ? s->next_guid : guid_of_id(n.id);
 	s->next_guid = 0;
 	if (ibnet_find_node(net, n.id) >= 0)
 		return fail(s, name, line, "node \"%s\" declared twice", n.id);
@@ -178,9 +191,13 @@ static int port_line(struct pstate *s, const char *name, unsigned line, const ch
 	    (!node->is_switch && h.port == 0))
 		return fail(s, name, line, "bad port number in \"%.40s\" (node \"%s\" has %d ports)",
 			    l, node->id, node->nports);
-	/* ibnetdiscover prints a CA port's own GUID after its number: [1](100004) */
+	/*
+	 * ibnetdiscover prints a CA port's own GUID after its number:
+	 * [1](100004); ibdiagnet's file a Quantum-2 port label there,
+	 * [1](1/1/1), which is no GUID.
+	 */
 	if (end[1] == '(')
-		h.pguid = strtoull(end + 2, NULL, 16);
+		h.pguid = paren_guid(end + 1);
 	if (!quoted(end, h.remote, sizeof(h.remote), &after) || !h.remote[0])
 		return fail(s, name, line, "port line without a quoted remote node id");
 	h.rport = 1;	/* ibsim's default when no [port] follows */
@@ -191,20 +208,26 @@ static int port_line(struct pstate *s, const char *name, unsigned line, const ch
 		after = end + 1;
 		/* ... and a remote CA port's after the remote: "H-..."[1](100004) */
 		if (*after == '(')
-			h.rpguid = strtoull(after + 1, NULL, 16);
+			h.rpguid = paren_guid(after);
 	}
-	/* ibsim options (w=, s=) before any comment; ibnetdiscover's "4xSDR" after '#'. */
+	/* ibsim options (w=, s=, e=) before any comment; ibnetdiscover's "4xSDR" after '#'. */
 	hash = strchr(after, '#');
+	h.emask = -1;
 	for (const char *o = after; *o && (!hash || o < hash); o++) {
-		if ((*o == 'w' || *o == 's') && o[1] == '=' && (o == after || isspace((unsigned char)o[-1]))) {
+		if ((*o == 'w' || *o == 's' || *o == 'e') && o[1] == '=' &&
+		    (o == after || isspace((unsigned char)o[-1]))) {
 			long v = strtol(o + 2, &end, 0);
 
-			if (end == o + 2 || v < 1 || v > (*o == 'w' ? 31 : 7))
-				return fail(s, name, line, "bad %c= option (width mask 1-31, speed mask 1-7)", *o);
+			/* sim_net.c: is_linkwidth_valid 1-31, is_linkspeed_valid 1-7, is_linkspeedext_valid 0-7 */
+			if (end == o + 2 || v < (*o == 'e' ? 0 : 1) || v > (*o == 'w' ? 31 : 7))
+				return fail(s, name, line, "bad %c= option (width mask 1-31, speed mask 1-7, "
+					    "extended speed mask 0-7)", *o);
 			if (*o == 'w')
 				h.wmask = (int)v;
-			else
+			else if (*o == 's')
 				h.smask = (int)v;
+			else
+				h.emask = (int)v;
 		}
 	}
 	if (hash) {
@@ -340,6 +363,10 @@ static int parse_text(struct pstate *s, const char *text, size_t len, const char
 			if (!(ret = assign(s, name, line, l, &v)) && (v < 1 || v > 31))
 				ret = fail(s, name, line, "width mask %lld out of 1-31", v);
 			s->netwidth = (int)v;
+		} else if (str_starts(l, "extspeed")) {
+			if (!(ret = assign(s, name, line, l, &v)) && (v < 0 || v > 7))
+				ret = fail(s, name, line, "extended speed mask %lld out of 0-7", v);
+			s->netspeedext = (int)v;
 		} else if (str_starts(l, "speed")) {
 			if (!(ret = assign(s, name, line, l, &v)) && (v < 1 || v > 7))
 				ret = fail(s, name, line, "speed mask %lld out of 1-7", v);
@@ -359,8 +386,22 @@ static int width_of(int mask)
 		return 8;
 	if (mask & 2)
 		return 4;
+	if (mask & 16)
+		return 2;	/* LINKWIDTH_2x, below 4X in ibsim's get_active_linkwidth */
 	if (mask & 1)
 		return 1;
+	return 0;
+}
+
+/* sim_net.c: get_active_linkspeedext, HDR before EDR before FDR; 0 none. */
+static double speed_ext_of(int mask)
+{
+	if (mask & 4)
+		return 53.125;
+	if (mask & 2)
+		return 25.78125;
+	if (mask & 1)
+		return 14.0625;
 	return 0;
 }
 
@@ -436,9 +477,13 @@ static int pair(struct pstate *s)
 			} else {
 				int wa = a->wmask ? a->wmask : s->netwidth, wb = b->wmask ? b->wmask : s->netwidth;
 				int sa = a->smask ? a->smask : s->netspeed, sb = b->smask ? b->smask : s->netspeed;
+				int ea = a->emask >= 0 ? a->emask : s->netspeedext;
+				int eb = b->emask >= 0 ? b->emask : s->netspeedext;
 
 				k.width = width_of(wa & wb);
 				k.gbps = speed_of(sa & sb);
+				if (k.gbps && speed_ext_of(ea & eb))
+					k.gbps = speed_ext_of(ea & eb);
 				if (!k.width || !k.gbps) {
 					snprintf(s->err, s->errsz, "%s: the ends of \"%s\"[%d] - \"%s\"[%d] enable no common %s",
 						 a->where, net->nodes[a->node].id, a->port, net->nodes[rn].id,
@@ -451,6 +496,8 @@ static int pair(struct pstate *s)
 			/* One end only (ibnetdiscover of a partial fabric): take what it says. */
 			k.width = a->width ? a->width : width_of(a->wmask ? a->wmask : s->netwidth);
 			k.gbps = a->gbps ? a->gbps : speed_of(a->smask ? a->smask : s->netspeed);
+			if (!a->gbps && speed_ext_of(a->emask >= 0 ? a->emask : s->netspeedext))
+				k.gbps = speed_ext_of(a->emask >= 0 ? a->emask : s->netspeedext);
 		}
 		used[i] = true;
 		net->links = xrealloc(net->links, (net->nlinks + 1) * sizeof(*net->links));
@@ -507,6 +554,184 @@ void ibnet_release(struct ibnet *net)
 	free(net->nodes);
 	free(net->links);
 	memset(net, 0, sizeof(*net));
+}
+
+/* ---- ibdiagnet2.lst: one link a line, "{ CA Ports:01 ... PN:01 } { SW ... PN:0c } PHY=4x LOG=ACT SPD=100" */
+
+struct lst_end {
+	bool sw;
+	int nports, port;
+	uint64_t node_guid, port_guid;
+	unsigned lid;
+	char desc[72];
+};
+
+/* The hex value after "KEY:" inside rec (up to its end); false when absent. */
+static bool lst_hex(const char *rec, const char *end, const char *key, uint64_t *v)
+{
+	const char *p = strstr(rec, key);
+	char *e;
+
+	if (!p || p >= end)
+		return false;
+	p += strlen(key);
+	*v = strtoull(p, &e, 16);
+	return e > p;
+}
+
+/* One "{ TYPE ... }" record from *p; false when the line has none. */
+static bool lst_record(const char **p, struct lst_end *r)
+{
+	const char *b = strchr(*p, '{'), *d, *de, *e;
+	uint64_t v;
+
+	memset(r, 0, sizeof(*r));
+	if (!b)
+		return false;
+	b++;
+	while (*b == ' ')
+		b++;
+	if (!str_starts(b, "CA ") && !str_starts(b, "SW ") && !str_starts(b, "RT "))
+		return false;
+	r->sw = str_starts(b, "SW ");
+	/* the description is a braced field of its own: the record ends at the '}' after it */
+	d = strchr(b, '{');
+	de = d ? strchr(d + 1, '}') : NULL;
+	e = de ? strchr(de + 1, '}') : NULL;
+	if (!d || !de || !e)
+		return false;
+	snprintf(r->desc, sizeof(r->desc), "%.*s", (int)(de - d - 1), d + 1);
+	if (!lst_hex(b, d, "Ports:", &v) || !v || v > 255)
+		return false;
+	r->nports = (int)v;
+	if (!lst_hex(b, d, "NodeGUID:", &r->node_guid) || !lst_hex(b, d, "PortGUID:", &r->port_guid))
+		return false;
+	if (lst_hex(de, e, "LID:", &v))
+		r->lid = (unsigned)v;
+	if (!lst_hex(de, e, "PN:", &v) || v > (uint64_t)r->nports)
+		return false;
+	r->port = (int)v;
+	*p = e + 1;
+	return true;
+}
+
+static int lst_node(struct ibnet *net, const struct lst_end *r)
+{
+	struct ibnet_node n = { 0 };
+
+	for (size_t i = 0; i < net->nnodes; i++)
+		if (net->nodes[i].guid == r->node_guid && net->nodes[i].is_switch == r->sw)
+			return (int)i;
+	snprintf(n.id, sizeof(n.id), "%s-%016" PRIx64, r->sw ? "S" : "H", r->node_guid);
+	snprintf(n.desc, sizeof(n.desc), "%s", r->desc[0] ? r->desc : n.id);
+	n.is_switch = r->sw;
+	n.nports = r->nports;
+	n.guid = r->node_guid;
+	if (r->sw)
+		n.lid = r->lid;
+	net->nodes = xrealloc(net->nodes, (net->nnodes + 1) * sizeof(*net->nodes));
+	net->nodes[net->nnodes] = n;
+	return (int)net->nnodes++;
+}
+
+int ibnet_parse_lst(const char *text, size_t len, const char *name, struct ibnet *net, char *err, size_t errsz)
+{
+	struct rq_lines lines;
+	char *l;
+	int ret = 0;
+
+	memset(net, 0, sizeof(*net));
+	rq_lines_init(&lines, text, len);
+	while (!ret && (l = rq_lines_next(&lines))) {
+		const char *p = l, *q;
+		struct lst_end e[2];
+		struct ibnet_link k = { 0 };
+		int a, b;
+
+		if (!strchr(l, '{'))
+			continue;	/* the "# This database file ..." header, blank lines */
+		if (!lst_record(&p, &e[0]) || !lst_record(&p, &e[1])) {
+			snprintf(err, errsz, "%s:%u: not a link line of ibdiagnet2.lst (\"{ CA|SW Ports:.. "
+				 "NodeGUID:.. PortGUID:.. {desc} LID:.. PN:.. } { ... } PHY=.. SPD=..\")",
+				 base_name(name), lines.no);
+			ret = -EINVAL;
+			break;
+		}
+		a = lst_node(net, &e[0]);
+		b = lst_node(net, &e[1]);
+		if ((!e[0].sw && !e[0].port) || (!e[1].sw && !e[1].port) ||
+		    ibnet_link_at(net, a, e[0].port, NULL, NULL) || ibnet_link_at(net, b, e[1].port, NULL, NULL))
+			continue;	/* a port listed twice: the first line holds */
+		k.a = a;
+		k.aport = e[0].port;
+		k.b = b;
+		k.bport = e[1].port;
+		/* PHY=4x: the lanes; SPD=100: the lane rate in Gb/s, rounded (100 NDR, 50 HDR, 25 EDR, 14 FDR) */
+		if ((q = strstr(p, "PHY=")))
+			k.width = atoi(q + 4);
+		if ((q = strstr(p, "SPD="))) {
+			static const struct { double spd, gbps; } r[] = {
+				{ 2.5, 2.5 }, { 5, 5.0 }, { 10, 10.0 }, { 14, 14.0625 }, { 25, 25.78125 },
+				{ 50, 53.125 }, { 100, 106.25 }, { 200, 212.5 },
+			};
+			double v = strtod(q + 4, NULL);
+
+			for (size_t i = 0; i < ARRAY_SIZE(r); i++)
+				if (v > r[i].spd - 0.01 && v < r[i].spd + 0.01)
+					k.gbps = r[i].gbps;
+		}
+		if (!e[0].sw) {
+			k.alid = e[0].lid;
+			k.apguid = e[0].port_guid;
+		}
+		if (!e[1].sw) {
+			k.blid = e[1].lid;
+			k.bpguid = e[1].port_guid;
+		}
+		snprintf(k.where, sizeof(k.where), "%s:%u", base_name(name), lines.no);
+		net->links = xrealloc(net->links, (net->nlinks + 1) * sizeof(*net->links));
+		net->links[net->nlinks++] = k;
+	}
+	rq_lines_release(&lines);
+	if (!ret && !net->nnodes) {
+		snprintf(err, errsz, "%s: no link line of ibdiagnet2.lst", base_name(name));
+		ret = -EINVAL;
+	}
+	if (ret)
+		ibnet_release(net);
+	return ret;
+}
+
+bool ibnet_is_lst(const char *text, size_t len)
+{
+	const char *p = memmem(text, len, "{ CA Ports:", 11);
+
+	if (!p)
+		p = memmem(text, len, "{ SW Ports:", 11);
+	return p && memmem(text, len, " PN:", 4);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool ibnet_has_dup_guid(const struct ibnet *net)
+{
+	uint64_t *g = xcalloc(net->nnodes + 1, sizeof(*g));
+	size_t n = 0;
+	bool dup = false;
+
+	for (size_t i = 0; i < net->nnodes; i++)
+		if (net->nodes[i].guid)
+			g[n++] = net->nodes[i].guid;
+	qsort(g, n, sizeof(*g), cmp_u64);
+	for (size_t i = 1; i < n && !dup; i++)
+		dup = g[i] == g[i - 1];
+	free(g);
+	return dup;
 }
 
 int ibnet_find_node(const struct ibnet *net, const char *name)
@@ -649,9 +874,27 @@ static int speed_mask(double gbps)
 	return 7;
 }
 
+/*
+ * ibsim 0.10's LinkSpeedExtEnabled (e=) for a lane rate beyond QDR, every
+ * extended speed up to it: FDR 1, EDR 3, HDR 7 (sim.h LINKSPEEDEXT_*); NDR
+ * is beyond 0.10 (HDR); FDR10 is a vendor speed no port option sets (0).
+ */
+static int speed_ext_mask(double gbps)
+{
+	if (gbps > 53.0)
+		return 7;
+	if (gbps > 25.0)
+		return 3;
+	if (gbps > 14.0)
+		return 1;
+	return 0;
+}
+
 void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, struct sb *notes)
 {
-	unsigned faster = 0;
+	unsigned faster = 0, moved = 0;
+	char example[300] = "";
+	uint64_t *written = xcalloc(net->nnodes + 1, sizeof(*written));
 	size_t *base = xcalloc(net->nnodes + 1, sizeof(*base));
 	int *at;
 
@@ -667,11 +910,54 @@ void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, str
 	}
 
 	sb_addf(out, "# %s (written by rdmaqual)\n", title);
-	for (size_t i = 0; i < net->nnodes; i++) {
-		const struct ibnet_node *n = &net->nodes[i];
+	/*
+	 * The first CA first: ibsim attaches opensm and the tools to the
+	 * file's first node (ibsim.c: set_default_port), and on the lab they
+	 * run on a host, so discovery starts at an HCA as it does there.
+	 */
+	size_t ca0 = net->nnodes;
 
-		if (n->guid)
-			sb_addf(out, "\n%s=0x%016" PRIx64 "\n", n->is_switch ? "switchguid" : "caguid", n->guid);
+	for (size_t i = 0; i < net->nnodes && ca0 == net->nnodes; i++)
+		if (!net->nodes[i].is_switch)
+			ca0 = i;
+	for (size_t o = 0; o <= net->nnodes; o++) {
+		size_t i = o == 0 ? ca0 : o - 1;
+
+		if (i >= net->nnodes || (o > 0 && i == ca0))
+			continue;
+		const struct ibnet_node *n = &net->nodes[i];
+		uint64_t guid = n->guid;
+
+		/*
+		 * ibsim answers a CA port's GUID as node GUID + port number
+		 * (sim_mad.c), a ConnectX-4 and later port's GUID is its node's:
+		 * the port GUIDs are what partitions.conf, a QoS policy and the
+		 * SM's own GUID name, so they are kept, and the node GUID moved
+		 * to match the first cabled port that has one.
+		 */
+		for (int p = 1; !n->is_switch && p <= n->nports; p++) {
+			int li = at[base[i] + (size_t)p];
+			uint64_t pg;
+
+			if (li < 0)
+				continue;
+			pg = net->links[li].a == (int)i && net->links[li].aport == p ? net->links[li].apguid :
+			     net->links[li].bpguid;
+			if (!pg || pg == guid + (uint64_t)p)
+				continue;
+			if (guid == n->guid) {
+				guid = pg - (uint64_t)p;
+				if (!moved++)
+					snprintf(example, sizeof(example), "%s: 0x%016" PRIx64 " simulated as 0x%016" PRIx64
+						 ", port %d keeping 0x%016" PRIx64, n->desc, n->guid, guid, p, pg);
+			} else if (notes) {
+				sb_addf(notes, "%s: port %d's GUID 0x%016" PRIx64 " is not kept: ibsim answers 0x%016" PRIx64
+					"\n", n->desc, p, pg, guid + (uint64_t)p);
+			}
+		}
+		written[i] = guid;
+		if (guid)
+			sb_addf(out, "\n%s=0x%016" PRIx64 "\n", n->is_switch ? "switchguid" : "caguid", guid);
 		else
 			sb_addc(out, '\n');
 		sb_addf(out, "%s\t%d \"%s\"\t# \"%s\"\n", n->is_switch ? "Switch" : "Hca", n->nports, n->id, n->desc);
@@ -690,17 +976,30 @@ void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, str
 				sb_addf(out, " w=%d", wm);
 			if (k->gbps > 0)
 				sb_addf(out, " s=%d", speed_mask(k->gbps));
+			if (speed_ext_mask(k->gbps))
+				sb_addf(out, " e=%d", speed_ext_mask(k->gbps));
 			sb_addc(out, '\n');
-			if (k->gbps > 10.01 && (int)i == k->a && p == k->aport)
+			if ((k->gbps > 54.0 || (k->gbps > 10.01 && !speed_ext_mask(k->gbps))) && (int)i == k->a &&
+			    p == k->aport)
 				faster++;
 			if (k->width && !wm && notes && (int)i == k->a && p == k->aport)
 				sb_addf(notes, "%s: %s port %d <-> %s port %d is %dX, which ibsim has no width for; simulated at 4X\n",
 					k->where, n->desc, p, net->nodes[peer].desc, pp, k->width);
 		}
 	}
+	/* a moved node GUID that another node has: the copy would hold a duplicate the lab does not */
+	qsort(written, net->nnodes, sizeof(*written), cmp_u64);
+	for (size_t i = 1; moved && notes && i < net->nnodes; i++)
+		if (written[i] && written[i] == written[i - 1] && (i < 2 || written[i] != written[i - 2]))
+			sb_addf(notes, "node GUID 0x%016" PRIx64 " twice in the copy, where a node GUID was moved onto "
+				"another node's: the lab does not have that duplicate\n", written[i]);
+	if (moved && notes)
+		sb_addf(notes, "%u CA node GUID(s) moved so that each port keeps its port GUID (ibsim answers node "
+			"GUID + port number; a ConnectX-4 or later port's GUID is its node's), e.g. %s\n", moved, example);
 	if (faster && notes)
-		sb_addf(notes, "%u link(s) faster than QDR: ibsim 0.10 trains links at SDR, DDR or QDR only; "
-			"simulated at QDR (judge them against this file, not the original)\n", faster);
+		sb_addf(notes, "%u link(s) at a speed ibsim 0.10 cannot set (NDR and beyond: simulated at HDR; "
+			"FDR10: at QDR): judge them against this file, not the original\n", faster);
+	free(written);
 	free(at);
 	free(base);
 }

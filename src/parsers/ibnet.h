@@ -58,6 +58,15 @@ int ibnet_parse(const char *text, size_t len, const char *name, struct ibnet *ne
 		     char *err, size_t errsz);
 void ibnet_release(struct ibnet *net);
 /*
+ * ibdiagnet's link list (ibdiagnet2.lst): each line a link, both ends'
+ * node type, port count, node and port GUIDs, description, LID and port
+ * number, then its width (PHY=4x) and lane rate (SPD=100, Gb/s).  Nodes are
+ * named "S-<guid>"/"H-<guid>" as ibnetdiscover names them.  0 or -EINVAL.
+ */
+int ibnet_parse_lst(const char *text, size_t len, const char *name, struct ibnet *net, char *err, size_t errsz);
+/* Whether text looks like ibdiagnet2.lst rather than a topology file. */
+bool ibnet_is_lst(const char *text, size_t len);
+/*
  * Write net as an ibsim topology: explicit GUIDs, node descriptions, each
  * link once per end with its width and speed as ibsim's enable masks
  * (w=, s=, e= for FDR and beyond), LIDs left to the SM.  What ibsim 0.10
@@ -67,6 +76,8 @@ void ibnet_release(struct ibnet *net);
 struct sb;
 void ibnet_write(const struct ibnet *net, const char *title, struct sb *out, struct sb *notes);
 
+/* Whether two nodes have one (stated) node GUID. */
+bool ibnet_has_dup_guid(const struct ibnet *net);
 /* Node by description or id; -1 when absent. */
 int ibnet_find_node(const struct ibnet *net, const char *name);
 /* The link at node n port p; NULL when that port is not cabled in the topology. */

@@ -2,6 +2,7 @@
 /* partitions.conf and smpquery pkeys (see partitions.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,19 @@
 
 #define DEFAULT_PKEY 0x7fff
 
-static int bad(char *err, size_t errsz, unsigned line, const char *what, const char *text)
-{
-	snprintf(err, errsz, "line %u: %s \"%.60s\"", line, what, text);
-	return -EINVAL;
-}
+/*
+ * The parser follows opensm's own (opensm/osm_prtn_config.c), which reads
+ * the file a line at a time (fgets): a '#' ends the line, ';' ends a
+ * statement, a statement runs on over lines, and only ' ', '\t' and '\n'
+ * are blanks ('\r' is not: a CRLF file's "... ;\r" leaves a statement
+ * without ':', which opensm refuses).  Words match by prefix, case-sensitive
+ * (strncmp(word, "full", strlen(word))): "=limi" is limited, "=ful" full,
+ * "=FULL" no flag opensm knows (limited, said at VERBOSE only).  A file
+ * opensm refuses (a PARSE ERROR, or no statement at all) is not an error
+ * here: opensm logs "Partition configuration in error; retrying with
+ * default config" and runs its defaults (osm_prtn.c:
+ * osm_prtn_make_partitions), and so does the model.
+ */
 
 static bool hex_or_dec(const char *s, uint64_t *v)
 {
@@ -34,7 +43,170 @@ static bool hex_or_dec(const char *s, uint64_t *v)
 	return !errno && !*end;
 }
 
-static int member(struct partition *p, char *tok, bool defmember_full, unsigned line, char *err, size_t errsz)
+/* opensm's "word is a prefix of whole" (its strncmp(word, whole, strlen(word))). */
+static bool pfx(const char *word, const char *whole)
+{
+	return !strncmp(word, whole, strlen(word));
+}
+
+static bool osm_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* osm_prtn_config.c: parse_name_token, "name=val" with its blanks stripped; val NULL without '='. */
+static void name_token(char *tok, char **name, char **val)
+{
+	char *q, *e;
+
+	while (osm_blank(*tok))
+		tok++;
+	*val = NULL;
+	q = strchr(tok, '=');
+	if (q) {
+		*q++ = '\0';
+		while (osm_blank(*q))
+			q++;
+		for (e = q + strlen(q); e > q && osm_blank(e[-1]); e--)
+			;
+		*e = '\0';
+		*val = q;
+	}
+	for (e = tok + strlen(tok); e > tok && osm_blank(e[-1]); e--)
+		;
+	*e = '\0';
+	*name = tok;
+}
+
+static void note(struct partitions *out, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(struct partitions *out, unsigned line, const char *fmt, ...)
+{
+	char one[240];
+	size_t have = out->notes ? strlen(out->notes) : 0;
+	va_list ap;
+
+	if (out->nnotes++ >= 5)
+		return;	/* counted, not all kept: a file of many is not read quadratically */
+	va_start(ap, fmt);
+	vsnprintf(one, sizeof(one), fmt, ap);
+	va_end(ap);
+	out->notes = xrealloc(out->notes, have + strlen(one) + 32);
+	snprintf(out->notes + have, strlen(one) + 32, "%sline %u: %s", have ? "; " : "", line, one);
+}
+
+static int reject(struct partitions *out, unsigned line, const char *why)
+{
+	out->rejected = true;
+	out->rejected_line = line;
+	snprintf(out->why, sizeof(out->why), "line %u: %s", line, why);
+	return -1;
+}
+
+/*
+ * The statement being read: its partition in out->v and opensm's
+ * conf->membership (defmember=); and what numbering a partition without a
+ * PKEY needs, kept so that a file of many statements stays linear: the
+ * P_Keys taken (a bitmap) and the first P_Key of each name (a hash).
+ */
+struct pstate {
+	bool open;
+	size_t idx;
+	bool defmember_full;
+	uint16_t counter;	/* osm_prtn.c: global_pkey_counter */
+	uint8_t used[0x8000 / 8];
+	struct { size_t idx; uint16_t pkey; } *byname;	/* idx + 1 in out->v; 0 free */
+	size_t cap, count;
+};
+
+static bool pkey_used(const struct pstate *st, uint16_t k)
+{
+	return k == DEFAULT_PKEY || (st->used[k >> 3] & (1u << (k & 7)));
+}
+
+static size_t name_hash(const char *s, size_t cap)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)(h & (cap - 1));
+}
+
+/* The first P_Key a name was given (osm_prtn_find_by_name finds the first); 0 none. */
+static uint16_t name_pkey(const struct pstate *st, const struct partitions *out, const char *name)
+{
+	if (!st->cap)
+		return 0;
+	for (size_t i = name_hash(name, st->cap); st->byname[i].idx; i = (i + 1) & (st->cap - 1))
+		if (!strcmp(out->v[st->byname[i].idx - 1].name, name))
+			return st->byname[i].pkey;
+	return 0;
+}
+
+static void name_add(struct pstate *st, const struct partitions *out, size_t idx)
+{
+	const char *name = out->v[idx].name;
+	size_t i;
+
+	if (!*name || name_pkey(st, out, name))
+		return;
+	if (2 * (st->count + 1) > st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		__typeof__(st->byname) old = st->byname;
+
+		st->byname = xcalloc(cap, sizeof(*st->byname));
+		for (size_t j = 0; j < st->cap; j++)
+			if (old[j].idx) {
+				i = name_hash(out->v[old[j].idx - 1].name, cap);
+				while (st->byname[i].idx)
+					i = (i + 1) & (cap - 1);
+				st->byname[i] = old[j];
+			}
+		free(old);
+		st->cap = cap;
+	}
+	i = name_hash(name, st->cap);
+	while (st->byname[i].idx)
+		i = (i + 1) & (st->cap - 1);
+	st->byname[i].idx = idx + 1;
+	st->byname[i].pkey = out->v[idx].pkey;
+	st->count++;
+}
+
+/* Room for one more of n elements, doubling (a file of many statements or members stays linear). */
+static void *grow(void *v, size_t n, size_t size)
+{
+	return n & (n - 1) ? v : xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
+static void header_flag(struct partitions *out, struct pstate *st, unsigned line, char *flag, char *val)
+{
+	static const char *const group[] = { "mtu", "rate", "scope", "Q_Key", "TClass", "sl", "FlowLabel" };
+
+	/* parse_group_flag first: the IPoIB group's flags, then partition_add_flag's */
+	for (size_t i = 0; i < ARRAY_SIZE(group); i++)
+		if (pfx(flag, group[i]))
+			return;
+	if (pfx(flag, "ipoib"))
+		return;
+	if (pfx(flag, "defmember")) {
+		if (val && pfx(val, "full"))
+			st->defmember_full = true;
+		else if (val && pfx(val, "both"))
+			st->defmember_full = true;	/* both: full without allow_both_pkeys */
+		else if (val && pfx(val, "limited"))
+			st->defmember_full = false;
+		else
+			note(out, line, "defmember=%s is not full, limited or both (opensm skips it)", val ? val : "");
+		return;
+	}
+	if (!strcmp(flag, "indx0"))
+		return;
+	note(out, line, "partition flag '%s' is not one opensm knows (ipoib, defmember, indx0, mtu, rate, sl, "
+		  "scope, Q_Key, TClass, FlowLabel, by prefix and case): ignored", flag);
+}
+
+static int add_port(struct partitions *out, struct pstate *st, unsigned line, char *name, char *flag)
 {
 	static const struct {
 		const char *name;
@@ -43,138 +215,181 @@ static int member(struct partition *p, char *tok, bool defmember_full, unsigned 
 		{ "ALL", PM_ALL }, { "ALL_CAS", PM_ALL_CAS }, { "ALL_SWITCHES", PM_ALL_SWITCHES },
 		{ "ALL_ROUTERS", PM_ALL_ROUTERS }, { "SELF", PM_SELF },
 	};
-	struct part_member m = { .full = defmember_full };
-	char *eq;
+	struct partition *p = &out->v[st->idx];
+	struct part_member m = { .full = st->defmember_full, .line = line };
 	size_t i;
 
-	tok = strtrim(tok);
-	eq = strchr(tok, '=');
-	if (!strncasecmp(tok, "mgid", 4))
-		return 0;	/* a multicast group of the partition, not a port */
-	if (eq) {
-		*eq = '\0';
-		char *how = strtrim(eq + 1);
-
-		if (!strcasecmp(how, "full") || !strcasecmp(how, "both"))
-			m.full = true;
-		else if (!strcasecmp(how, "limited"))
-			m.full = false;
-		else
-			return bad(err, errsz, line, "membership is full, limited or both, not", how);
+	if (!*name || pfx(name, "NONE"))
+		return 0;
+	if (flag) {
+		/* partition_add_port: a flag resets the default to limited */
+		m.full = pfx(flag, "full") || pfx(flag, "both");
+		if (!m.full && !pfx(flag, "limited"))
+			note(out, line, "membership flag '%s' is not one opensm knows (full, limited, both, by prefix "
+				  "and case): opensm makes the port a limited member", flag);
 	}
-	tok = strtrim(tok);
-	for (i = 0; i < ARRAY_SIZE(words) && strcmp(tok, words[i].name); i++)
+	for (i = 0; i < ARRAY_SIZE(words) && !pfx(name, words[i].name); i++)
 		;
-	if (i < ARRAY_SIZE(words))
+	if (i < ARRAY_SIZE(words)) {
 		m.who = words[i].who;
-	else if (hex_or_dec(tok, &m.guid))
+	} else {
+		char *end;
+
+		errno = 0;
+		m.guid = strtoull(name, &end, 0);
+		if (!m.guid || *end)
+			return reject(out, line, "bad PortGUID");
 		m.who = PM_GUID;
-	else
-		return bad(err, errsz, line, "not a port GUID, ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF:", tok);
-	p->m = xrealloc(p->m, (p->nm + 1) * sizeof(*p->m));
+	}
+	p->m = grow(p->m, p->nm, sizeof(*p->m));
 	p->m[p->nm++] = m;
 	return 0;
 }
 
-static int statement(struct partitions *out, char *s, unsigned line, char *err, size_t errsz)
+/* osm_prtn_config.c: parse_part_conf on one ';'-free segment; -1 when opensm refuses the file. */
+static int segment(struct partitions *out, struct pstate *st, char *s, unsigned line)
 {
-	char *colon = strchr(s, ':'), *save = NULL, *tok;
-	struct partition p = { .line = line };
-	bool defmember_full = false, first = true;
-	int ret = 0;
+	char *tok, *next;
 
-	if (!colon)
-		return bad(err, errsz, line, "a partition is NAME[=PKEY][,FLAGS] : MEMBERS ;, no ':' in", s);
-	*colon = '\0';
-	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save), first = false) {
-		char *eq = strchr(tok, '=');
+	if (*s == '\t' || *s == '\n')
+		s++;
+	if (!st->open) {
+		char *colon = strchr(s, ':'), *name, *id;
+		struct partition p = { .line = line };
 
-		tok = strtrim(tok);
-		if (first) {
-			uint64_t v;
+		if (!colon)
+			return reject(out, line, "no partition definition found");
+		*colon = '\0';
+		next = strchr(s, ',');
+		if (next)
+			*next++ = '\0';
+		name_token(s, &name, &id);
+		st->defmember_full = false;
+		for (tok = next; tok; tok = next) {
+			char *flag, *val;
 
-			if (eq) {
-				*eq = '\0';
-				if (!hex_or_dec(strtrim(eq + 1), &v) || (v & 0x7fff) == 0)
-					return bad(err, errsz, line, "not a P_Key:", strtrim(eq + 1));
-				p.pkey = (uint16_t)(v & 0x7fff);
-			}
-			snprintf(p.name, sizeof(p.name), "%s", strtrim(tok));
-			if (!p.name[0])
-				return bad(err, errsz, line, "a partition without a name:", tok);
-			if (!eq && strcmp(p.name, "Default"))
-				return bad(err, errsz, line, "a partition without a P_Key (opensm numbers it itself):", p.name);
-			if (!eq)
-				p.pkey = DEFAULT_PKEY;
-		} else if (!strncasecmp(tok, "defmember", 9) && eq) {
-			char *how = strtrim(strchr(tok, '=') + 1);
-
-			defmember_full = !strcasecmp(how, "full") || !strcasecmp(how, "both");
-			if (!defmember_full && strcasecmp(how, "limited"))
-				return bad(err, errsz, line, "defmember is full, limited or both, not", how);
+			next = strchr(tok, ',');
+			if (next)
+				*next++ = '\0';
+			name_token(tok, &flag, &val);
+			header_flag(out, st, line, flag, val);
 		}
-		/* ipoib, rate=, mtu=, sl=, scope=, Q_Key=, TClass=, indx0: the multicast groups, not the tables */
-	}
-	save = NULL;
-	for (tok = strtok_r(colon + 1, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
-		if (*strtrim(tok))
-			ret = member(&p, tok, defmember_full, line, err, errsz);
-	if (ret) {
-		free(p.m);
-		return ret;
-	}
-	out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
-	out->v[out->n++] = p;
-	return 0;
-}
+		/* partition_create */
+		if (!id && isdigit((unsigned char)*name)) {
+			id = name;
+			name = "";
+		}
+		if (id) {
+			char *end;
+			unsigned long v = strtoul(id, &end, 0);
 
-static bool blank(const struct sb *sb)
-{
-	for (size_t i = 0; i < sb->len; i++)
-		if (!isspace((unsigned char)sb->buf[i]))
-			return false;
-	return true;
+			if (end == id || *end)
+				return reject(out, line, "bad partition definition");
+			p.pkey = (uint16_t)(v & 0x7fff);
+		}
+		if (!p.pkey) {
+			/* osm_prtn_make_new: found by name, else the next number no partition has */
+			if (!strcmp(name, "Default"))
+				p.pkey = DEFAULT_PKEY;
+			if (!p.pkey && *name)
+				p.pkey = name_pkey(st, out, name);
+			while (!p.pkey && st->counter < DEFAULT_PKEY - 1)
+				if (!pkey_used(st, ++st->counter))
+					p.pkey = st->counter;
+			if (!p.pkey)
+				return reject(out, line, "bad partition definition");
+			p.numbered = !id;
+		}
+		snprintf(p.name, sizeof(p.name), "%s", name);
+		out->v = grow(out->v, out->n, sizeof(*out->v));
+		out->v[out->n] = p;
+		st->used[p.pkey >> 3] |= (uint8_t)(1u << (p.pkey & 7));
+		st->idx = out->n++;
+		name_add(st, out, st->idx);
+		st->open = true;
+		s = colon + 1;
+	}
+	for (tok = s; tok; tok = next) {
+		char *name, *flag;
+
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		name_token(tok, &name, &flag);
+		if (!strcmp(name, "mgid"))
+			return 0;	/* a multicast group: the rest of the segment is its flags */
+		if (add_port(out, st, line, name, flag))
+			return -1;
+	}
+	return 0;
 }
 
 int partitions_parse(const char *text, size_t len, struct partitions *out, char *err, size_t errsz)
 {
-	struct sb st = SB_INIT;
-	unsigned line = 1, st_line = 1;
-	bool comment = false;
-	int ret = 0;
+	struct pstate *st = xcalloc(1, sizeof(*st));
+	unsigned line = 0;
+	bool any = false;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < len && !ret; i++) {
-		char ch = text[i];
+	(void)err;
+	(void)errsz;
+	for (size_t at = 0; at < len && !out->rejected;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t l = nl ? (size_t)(nl - (text + at)) : len - at;
+		char *buf = xmalloc(l + 1), *p, *q;
 
-		if (ch == '\n') {
-			line++;
-			comment = false;
-			sb_addc(&st, ' ');
-			continue;
-		}
-		if (comment)
-			continue;
-		if (ch == '#') {
-			comment = true;
-			continue;
-		}
-		if (ch == ';') {
-			if (!blank(&st))
-				ret = statement(out, st.buf, st_line, err, errsz);
-			sb_reset(&st);
-			continue;
-		}
-		if (blank(&st))
-			st_line = line;
-		sb_addc(&st, ch);
+		memcpy(buf, text + at, l);
+		buf[l] = '\0';
+		at += l + 1;
+		line++;
+		if ((q = memchr(buf, '#', l)))
+			*q = '\0';
+		/* osm_prtn_config_parse_file: statements of the line, each up to its ';' */
+		p = buf;
+		do {
+			while (osm_blank(*p))
+				p++;
+			if (!*p)
+				break;
+			q = strchr(p, ';');
+			if (q)
+				*q = '\0';
+			if (segment(out, st, p, line))
+				break;
+			any = true;
+			if (q) {
+				st->open = false;
+				p = q + 1;
+			}
+		} while (q);
+		free(buf);
 	}
-	if (!ret && !blank(&st))
-		ret = bad(err, errsz, st_line, "a statement without its closing ';':", strtrim(st.buf));
-	sb_release(&st);
-	if (ret)
-		partitions_release(out);
-	return ret;
+	if (!out->rejected && !any)
+		reject(out, line ? line : 1, "no partition statement (the file is empty)");
+	free(st->byname);
+	free(st);
+	return 0;
+}
+
+bool partitions_sm_limited(const struct partitions *p, uint64_t sm_guid, unsigned *line)
+{
+	bool full = true;
+
+	*line = 0;
+	for (size_t i = 0; p && !p->rejected && i < p->n; i++) {
+		if (p->v[i].pkey != DEFAULT_PKEY)
+			continue;
+		for (size_t j = 0; j < p->v[i].nm; j++) {
+			enum part_who w = p->v[i].m[j].who;
+
+			if (w == PM_ALL || w == PM_ALL_CAS || w == PM_SELF ||
+			    (w == PM_GUID && p->v[i].m[j].guid == sm_guid)) {
+				full = p->v[i].m[j].full;
+				*line = p->v[i].m[j].line;
+			}
+		}
+	}
+	return !full;
 }
 
 void partitions_release(struct partitions *p)
@@ -182,6 +397,7 @@ void partitions_release(struct partitions *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->v[i].m);
 	free(p->v);
+	free(p->notes);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -199,11 +415,12 @@ size_t partitions_port_pkeys(const struct partitions *p, uint64_t port_guid, boo
 	const char *from[128];
 	size_t n = 0;
 
+	/* prtn_make_default: every port, full without a file (or with one opensm refused), the SM's port full */
 	key[0] = DEFAULT_PKEY;
-	full[0] = !p || sm_port;
+	full[0] = !p || p->rejected || sm_port;
 	from[0] = "Default";
 	n = 1;
-	for (size_t i = 0; p && i < p->n; i++) {
+	for (size_t i = 0; p && !p->rejected && i < p->n; i++) {
 		const struct partition *pt = &p->v[i];
 
 		for (size_t j = 0; j < pt->nm; j++) {
@@ -222,7 +439,7 @@ size_t partitions_port_pkeys(const struct partitions *p, uint64_t port_guid, boo
 				key[n] = pt->pkey;
 				n++;
 			}
-			full[k] = m->full || (sm_port && pt->pkey == DEFAULT_PKEY);
+			full[k] = m->full;	/* the SM's port too: a file can make it limited */
 			from[k] = pt->name;
 		}
 	}
@@ -305,10 +522,13 @@ static int partitions_adapter(const char *text, size_t len, json_t **out, char *
 							   p.v[i].m[j].who == PM_GUID ? g : "", "full", p.v[i].m[j].full));
 		}
 		snprintf(k, sizeof(k), "0x%04x", p.v[i].pkey);
-		json_array_append_new(a, json_pack("{s:o, s:s, s:i, s:o}", "name", rq_json_text(p.v[i].name), "pkey", k,
-						   "line", (int)p.v[i].line, "members", m));
+		json_array_append_new(a, json_pack("{s:o, s:s, s:i, s:b, s:o}", "name", rq_json_text(p.v[i].name), "pkey", k,
+						   "line", (int)p.v[i].line, "numbered_by_opensm", p.v[i].numbered,
+						   "members", m));
 	}
-	*out = json_pack("{s:o}", "partitions", a);
+	*out = json_pack("{s:o, s:b, s:o, s:o}", "partitions", a, "rejected", p.rejected, "rejected_why",
+			 p.rejected ? rq_json_text(p.why) : json_null(), "notes",
+			 p.notes ? rq_json_text(p.notes) : json_null());
 	partitions_release(&p);
 	return 0;
 }

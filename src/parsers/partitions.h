@@ -9,12 +9,15 @@
  * A statement is NAME[=PKEY][,FLAG...] : [MEMBER[=full|limited|both], ...] ;
  * members are port GUIDs, ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF
  * (the SM's port); mgid=... multicast entries are not ports and are passed
- * over.  As opensm does (osm_prtn.c), a Default partition 0x7fff holds every
- * port first, full members when there is no file, limited ones when there
- * is one, the SM's port full; a later statement naming a port again
- * decides its membership.  A partition without a PKEY other than Default
- * gets a number opensm picks itself: refused here, since its table entry
- * cannot be known.  Pure: text in, results out.
+ * over.  Read as opensm reads it (osm_prtn_config.c: words by prefix and
+ * case, '\r' not a blank, a file it refuses replaced by its defaults).  As
+ * opensm does (osm_prtn.c), a Default partition 0x7fff holds every port
+ * first, full members when there is no file (or one it refused), limited
+ * ones when there is one, the SM's port full unless a statement makes it
+ * limited; a later statement naming a port again decides its membership.
+ * A partition without a PKEY gets the number opensm gives it (the lowest
+ * no partition has yet).  allow_both_pkeys is taken as FALSE (opensm's
+ * default): "both" is full.  Pure: text in, results out.
  */
 #ifndef RQ_PARTITIONS_H
 #define RQ_PARTITIONS_H
@@ -29,6 +32,7 @@ struct part_member {
 	enum part_who who;
 	uint64_t guid;
 	bool full;
+	unsigned line;
 };
 
 struct partition {
@@ -37,14 +41,20 @@ struct partition {
 	struct part_member *m;
 	size_t nm;
 	unsigned line;
+	bool numbered;		/* no PKEY in the file: opensm's number */
 };
 
 struct partitions {
 	struct partition *v;
 	size_t n;
+	bool rejected;		/* opensm refuses the file: its defaults apply (Default 0x7fff, every port full) */
+	unsigned rejected_line;
+	char why[160];		/* opensm's PARSE ERROR: "line 3: bad PortGUID" */
+	char *notes;		/* words opensm reads otherwise than written ("line 2: membership flag 'FULL' ..."), "; " apart */
+	unsigned nnotes;
 };
 
-/* 0, or -EINVAL with "line N: what" in err. */
+/* 0 (a file opensm refuses is parsed too: rejected, why); err unused, kept for the parser table. */
 int partitions_parse(const char *text, size_t len, struct partitions *out, char *err, size_t errsz);
 void partitions_release(struct partitions *p);
 
@@ -55,6 +65,14 @@ void partitions_release(struct partitions *p);
  */
 size_t partitions_port_pkeys(const struct partitions *p, uint64_t port_guid, bool sm_port,
 			     uint16_t *pkeys, const char **names, size_t max);
+
+/*
+ * Whether the file leaves the SM's port (GUID sm_guid, or SELF) a limited
+ * member of the Default partition, and the line that made it one.  The SA
+ * is reached through the SM's port: limited members cannot talk to a
+ * limited member, so every other port's SA queries then fail.
+ */
+bool partitions_sm_limited(const struct partitions *p, uint64_t sm_guid, unsigned *line);
 
 /* smpquery pkeys: "   0: 0xffff 0x8002 0x0000 ..." rows; the non-zero entries, at most max. */
 int pkeys_parse(const char *text, size_t len, uint16_t *pkeys, size_t max, size_t *n, char *err, size_t errsz);

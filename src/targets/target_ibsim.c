@@ -230,6 +230,14 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		generated = true;
 	} else if (ibnet_resolve(c->fabric ? c->fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz)) {
 		goto fail;
+	} else {
+		/* ibsim runs in the topology's directory (its includes): a relative path would not be found there */
+		char *abs = realpath(path, NULL);
+
+		if (abs) {
+			snprintf(path, sizeof(path), "%s", abs);
+			free(abs);
+		}
 	}
 	if (!preload) {
 		snprintf(err, errsz, "libumad2sim.so not found");
@@ -256,6 +264,14 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	}
 	if (ibnet_load(path, &net, err, errsz))
 		goto fail;
+	/*
+	 * A file that gives two nodes one GUID (a hand-edited or imported
+	 * topology): ibsim refuses it unless told -I (sim_net.c:
+	 * find_node_by_guid), and no SM brings such a subnet up, so the target
+	 * waits until it has settled and leaves the verdict to the kinds, as
+	 * for the generated dup-guid fault.
+	 */
+	bool dup_guids = ibnet_has_dup_guid(&net);
 	char *tools = xasprintf("%s/tools", ip->dir), *osm = xasprintf("%s/osm", ip->dir);
 
 	mkdir_p(tools, 0700);
@@ -273,7 +289,13 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	/* ibsim: stdin a pipe we keep, output to a file, cwd the topology's dir (includes). */
 	char *ilog = xasprintf("%s/ibsim.log", ip->dir);
 	const char *ienv[] = { pl->env[0], NULL };
-	const char *iargv[] = { "ibsim", "-s", "-n", path, NULL };
+	const char *iargv[] = { "ibsim", "-s", "-n", path, NULL, NULL };
+
+	if (dup_guids) {
+		iargv[2] = "-I";
+		iargv[3] = "-n";
+		iargv[4] = path;
+	}
 
 	dir_of_net = xstrdup(path);
 	*strrchr(dir_of_net, '/') = '\0';
@@ -359,7 +381,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		}
 		ibsm_record_pid(state_dir, ip->opensm);
 		sm_t0 = now_ms();
-		if (generated && gen.sm_blocked) {
+		if ((generated && gen.sm_blocked) || dup_guids) {
 			/* A planted fault no SM gets past (a duplicated GUID): judged by the kinds. */
 			ret = ibsm_wait_answer(&tt, now_ms() + scaled_ms(settle_ms(&net)), ip->opensm, &v);
 			sm_up = false;

@@ -6,9 +6,11 @@
 # fat trees (minhop, ftree) and a rail layout pass reachability, credit
 # loops and balance; minhop round a ring FAILs with its credit loop named;
 # an engine opensm fell back from FAILs saying so.  fabric-health: a
-# duplicated description and GUID named with both nodes, an SM not at its
+# duplicated description and GUID named with both nodes (discovery started
+# at an HCA, a generated fault or GUIDs a .net file repeats), an SM not at its
 # planned priority FAILs.  A captured ibnetdiscover imported as an ibsim
-# topology passes with minhop and ftree, compared with no regression.  Nothing
+# topology passes with minhop and ftree, compared with no regression; an
+# HDR/EDR lab of mlx5 ports keeps its widths, speeds and port GUIDs.  Nothing
 # of ours is left running (ibsim, opensm) and no scratch dir is left.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -60,7 +62,12 @@ expect_eq "healthy: guids, descriptions, lids, sm pass" 0 "$(jq '[.results[] | s
 expect_eq "healthy: 5 rows" 5 "$(jq '[.results[] | select(.id | startswith("health.ok"))] | length' "$R")"
 expect_true "dup-desc named with both GUIDs" sh -c "echo '$(r 'health.dup_desc[descriptions]')' | grep -q '\"h01 HCA-1\" on 0x0002c90300000020 0x0002c90300000010'"
 expect_eq "dup-desc: GUIDs still fine" PASS "$(v 'health.dup_desc[guids]')"
-expect_true "dup-guid named with both places" sh -c "echo '$(r 'health.dup_guid[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000010: behind leaf01 port 1, and h01 HCA-1 behind leaf04 port 4'"
+# discovery starts at h01 HCA-1 (the generated file lists it first, as a
+# host's HCA starts it on a real fabric), one of the two with the GUID
+expect_true "dup-guid named with both places" sh -c "echo '$(r 'health.dup_guid[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000010: h16 HCA-1 port 1 behind leaf04 port 4, and h01 HCA-1 port 1 behind leaf01 port 1 (where discovery started)'"
+expect_eq "a .net file with duplicated GUIDs is read, not an ERROR" PASS "$(v health.dup_guid_file)"
+expect_true "... its two HCAs named by what they answer and where they are cabled" sh -c "echo '$(r 'health.dup_guid_file[guids]')' | grep -q 'duplicated node GUID 0x0002c90300000020: h02 HCA-1 port 1 behind leaf01 port 2, and h15 HCA-1 port 1 behind leaf04 port 3'"
+expect_true "... and its two switches" sh -c "echo '$(r 'health.dup_guid_file[guids]')' | grep -q 'duplicated node GUID 0x0002c90200000002: switch leaf02 behind spine01 port 2, and switch leaf03 behind spine01 port 3'"
 expect_eq "dup-guid: the SM is not MASTER" FAIL "$(v 'health.dup_guid[sm]')"
 expect_true "dup-guid: LIDs missing, the first five named" sh -c "echo '$(r 'health.dup_guid[lids]')' | grep -q 'LID problem(s): .*; and 16 more'"
 expect_true "SM priority against the plan" sh -c "echo '$(r 'health.wrong_priority[sm]')' | grep -q 'runs at priority 0, planned 5'"
@@ -91,6 +98,44 @@ expect_eq "the imported lab: 24 links and 4 routing rows" 29 "$(jq '.results | l
 "$RQ" compare -T 'ibsim_start=100000' -T 'sm_first_sweep=100000' \
 	"$T/lab-minhop/latest" "$T/lab-ftree/latest" >"$T/cmp.out" 2>&1
 expect_eq "minhop -> ftree: no regression by compare's rules" 0 $?
+# a lab of mlx5 ports (port GUID = node GUID) at 4xHDR and 2xEDR (synthesized
+# here): imported, ibsim trains its links as the original says and opensm
+# finds its ports by their own GUIDs (a partitions.conf names them)
+cat > "$T/hdr.txt" <<'TOPO'
+switchguid=0xfc6a1c030091cf00
+Switch	8 "S-fc6a1c030091cf00"		# "leaf" base port 0 lid 2 lmc 0
+[1]	"H-5c25730300e6706e"[1](5c25730300e6706e) 		# "h1 mlx5_0" lid 1 4xHDR
+[2]	"H-5c25730300e67070"[1](5c25730300e67070) 		# "h2 mlx5_0" lid 3 2xEDR
+
+caguid=0x5c25730300e6706e
+Ca	1 "H-5c25730300e6706e"		# "h1 mlx5_0"
+[1](5c25730300e6706e) 	"S-fc6a1c030091cf00"[1]		# lid 1 lmc 0 "leaf" lid 2 4xHDR
+
+caguid=0x5c25730300e67070
+Ca	1 "H-5c25730300e67070"		# "h2 mlx5_0"
+[1](5c25730300e67070) 	"S-fc6a1c030091cf00"[2]		# lid 3 lmc 0 "leaf" lid 2 2xEDR
+TOPO
+"$RQ" fabric import "$T/hdr.txt" -o "$T/hdr.net" 2>"$T/hdr.err"
+expect_eq "import of an HDR/EDR mlx5 lab: exit 0" 0 $?
+expect_grep "... says the node GUIDs it moved to keep the port GUIDs" '^2 CA node GUID\(s\) moved so that each port keeps its port GUID' "$T/hdr.err"
+printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x0002 : 0x5c25730300e6706e=full, 0x5c25730300e67070 ;\n' > "$T/hdr-parts.conf"
+cat > "$T/hdr.yaml" <<YAML
+defaults:
+  targets: [ibsim]
+  fabric: ./hdr.net
+cases:
+  - name: hdr.links
+    kind: fabric-links
+    expect_topology: ./hdr.txt
+  - name: hdr.pkeys
+    kind: fabric-health
+    sm_partitions: ./hdr-parts.conf
+YAML
+"$RQ" run --state-dir "$T/state" --report-dir "$T/hdr" "$T/hdr.yaml" >"$T/hdr.out" 2>&1
+expect_eq "the imported HDR lab passes" 0 $?
+R="$T/hdr/latest/results.json"
+expect_eq "... its 2xEDR and 4xHDR links as the original says" 2 "$(jq '[.results[] | select((.id | startswith("hdr.links[")) and .verdict == "PASS")] | length' "$R")"
+expect_eq "... its mlx5 ports in storage by their own port GUIDs" PASS "$(jq -r '.results[] | select(.id == "hdr.pkeys[pkeys]") | .verdict' "$R")"
 printf 'Switch\t8 "sw1"\n[1]\t"h1"[1]\nHca\t1 h1\n' > "$T/bad.txt"
 "$RQ" fabric import "$T/bad.txt" -o "$T/bad.net" 2>"$T/bad.err"
 expect_eq "import of a topology that does not parse: exit 1" 1 $?

@@ -10,7 +10,10 @@
 # naming both ports.  opensm -P with a partitions.conf: every HCA port's
 # P_Key table passes (full and limited members, the Default partition); a
 # plan that puts one more port in a partition FAILs naming its missing
-# P_Key.
+# P_Key; a membership flag opensm does not know, a file opensm refused and
+# the SM's own port made limited each FAIL saying so.  A policy opensm
+# dropped (an IPoIB rule on a partition without two full members) FAILs the
+# policy row quoting opensm's ERR lines.
 # Nothing of ours is left running (ibsim, opensm) and no run-state record
 # (daemon or scratch dir) is left.
 set -u
@@ -80,6 +83,9 @@ expect_true "... named by switch port and in/out row" sh -c "echo '$(r 'qos.plan
 expect_eq "... VLArb still as configured" PASS "$(v 'qos.planned_other[vlarb]')"
 expect_eq "a VL beyond the ports' OperVLs: FAIL on all 12 ports" 12 "$(fig 'qos.vl_beyond[sl2vl]' bad_ports)"
 expect_true "... naming what opensm programmed instead" sh -c "echo '$(r 'qos.vl_beyond[sl2vl]')' | grep -q 'qos_sl2vl maps SL 8 to VL 9, beyond its OperVLs VL0-7 (opensm programs VL 1)'"
+expect_eq "a policy opensm dropped: FAIL" FAIL "$(v 'qos.policy_refused[policy]')"
+expect_true "... quoting opensm's own lines" sh -c "echo '$(r 'qos.policy_refused[policy]')' | grep -q 'opensm did not take .*qos-policy.conf and runs without a QoS policy: yyerror: ERR AC05: Syntax error (line 4:27): IPoIB partition, pkey 0x7FFF - partition has less than two full members; osm_qos_parse_policy_file: ERR AC03: Failed parsing QoS policy file'"
+expect_eq "... its tables, from opensm.conf, still as configured" PASS "$(v 'qos.policy_refused[sl2vl]')"
 expect_eq "a port that drops SL2VL MADs: FAIL" FAIL "$(v 'qos.no_sl2vl[sl2vl]')"
 expect_true "... naming it" sh -c "echo '$(r 'qos.no_sl2vl[sl2vl]')' | grep -q '^1 problem(s): h04 HCA-1 port 1: no SL2VL table'"
 
@@ -99,6 +105,16 @@ expect_eq "pkeys: 4 HCA ports judged" 4 "$(jq '.results[] | select(.id == "healt
 expect_eq "missing pkey: FAIL naming the port and the P_Key" \
 	"1 P_Key problem(s): h03 HCA-1 port 1: P_Key 0x8002 (storage, full member) missing" "$(r 'health.pkey_missing[pkeys]')"
 expect_eq "no pkeys row without a partitions.conf" "" "$(v 'health.dup_port_guid[pkeys]')"
+# partitions.conf as opensm reads it: the tables match that reading in each
+# case below, and the row names what the file made opensm do
+expect_eq "=ful, =limi taken as opensm takes them; =FULL named as no flag opensm knows" \
+	"1 P_Key problem(s): $PWD/tests/integration/qos-cases/partitions-prefix.conf: line 5: membership flag 'FULL' is not one opensm knows (full, limited, both, by prefix and case): opensm makes the port a limited member" \
+	"$(r 'health.pkeys_prefix[pkeys]')"
+expect_true "a file opensm refused: FAIL quoting its fallback" sh -c "echo '$(r 'health.pkeys_refused[pkeys]')' | grep -q '^1 P_Key problem(s): opensm refused .*partitions-refused.conf (line 5: bad PortGUID) and runs its default partitions: every port a full member of Default 0x7fff only (opensm: \"osm_prtn_make_partitions: Partition configuration in error; retrying with default config\")'"
+# has TEXT RE: TEXT (a reason that may hold a quote) matches RE
+has() { printf '%s\n' "$1" | grep -q -- "$2"; }
+expect_true "the SM's own port made limited: the SA unreachable" has "$(r 'health.pkeys_sm_limited[pkeys]')" \
+	"^1 P_Key problem(s): .*partitions-sm-limited.conf line 6 makes the SM's port (h01 HCA-1 port 1) a limited member of the Default partition: the SA becomes unreachable"
 
 expect_eq "no ibsim of ours left" "" "$(pgrep -f "ibsim -s -n /tmp/rq-ibsim" | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
 expect_eq "no opensm of ours left" "" "$(pgrep -x opensm | while read -r p; do grep -qa "$T" "/proc/$p/environ" 2>/dev/null && echo "$p"; done)"
