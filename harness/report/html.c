@@ -146,8 +146,7 @@ static const char *style =
 static void page_begin(struct sb *out, const char *kind, const char *title)
 {
 	sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		"style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"" RQ_HTML_CSP "\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
 	esc(out, title);
 	sb_addf(out, "</title>\n<style>%s</style></head>\n<body data-kind=\"%s\">\n<h1>", style, kind);

@@ -22,6 +22,12 @@
 
 struct json_t;
 
+/*
+ * Every page's Content-Security-Policy: nothing fetched, only the page's
+ * own inline style and script run (history's page has no script).
+ */
+#define RQ_HTML_CSP "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
 /* Lines of a failing row's log shown under it (the file holds all of it). */
 #define RQ_HTML_LOG_TAIL_LINES 30
 
