@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "qual/capture.h"
@@ -32,6 +33,7 @@ static void capture_to(const char *fixture, char *tmp, bool redact)
 	struct capture_stats st;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_int_eq(rmdir(tmp), 0);	/* capture makes its dir itself */
 	snprintf(src, sizeof(src), "%s/%s", nc_fixture_dir(), fixture);
 	ck_assert_msg(rq_capture(&o, &st, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_gt(st.files, 20);
@@ -72,6 +74,52 @@ START_TEST(capture_replays_identically)
 	capture_to(fixtures[_i], tmp, false);
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
 		same_outcome(kinds[k], fixtures[_i], tmp);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+/*
+ * capture writes only into a dir it makes: an existing one, even empty, is
+ * refused (a planted DIR/capture -> VICTIM got the manifest), and so is a
+ * parent that others may rename entries in (not sticky).
+ */
+START_TEST(capture_dir_must_be_new)
+{
+	char tmp[] = "/tmp/rq-capture-XXXXXX", dst[4200], victim[4200], link[4300], src[4096], err[512];
+	struct capture_opts o = { .src = src, .dst = dst };
+	struct capture_stats st;
+	struct stat sb;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(src, sizeof(src), "%s/rxe-vm1", nc_fixture_dir());
+	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	ck_assert_int_eq(mkdir(victim, 0700), 0);
+	/* an empty dir with a link where capture/ would go */
+	snprintf(dst, sizeof(dst), "%s/empty", tmp);
+	ck_assert_int_eq(mkdir(dst, 0777), 0);
+	snprintf(link, sizeof(link), "%s/capture", dst);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	ck_assert_int_eq(rq_capture(&o, &st, err, sizeof(err)), -EEXIST);
+	ck_assert_msg(strstr(err, "exists: capture into a new directory"), "%s", err);
+	snprintf(link, sizeof(link), "%s/manifest", victim);
+	ck_assert_int_ne(lstat(link, &sb), 0);
+	/* DIR itself a link */
+	snprintf(dst, sizeof(dst), "%s/alink", tmp);
+	ck_assert_int_eq(symlink(victim, dst), 0);
+	ck_assert_int_eq(rq_capture(&o, &st, err, sizeof(err)), -EEXIST);
+	/* a new DIR under a parent anyone may write, not sticky */
+	snprintf(dst, sizeof(dst), "%s/open", tmp);
+	ck_assert_int_eq(mkdir(dst, 0777), 0);
+	ck_assert_int_eq(chmod(dst, 0777), 0);
+	snprintf(dst, sizeof(dst), "%s/open/cap", tmp);
+	ck_assert_int_eq(rq_capture(&o, &st, err, sizeof(err)), -EPERM);
+	ck_assert_msg(strstr(err, "with mode 0777: another user could swap"), "%s", err);
+	ck_assert_int_ne(lstat(dst, &sb), 0);
+	/* sticky, as /tmp: fine */
+	snprintf(dst, sizeof(dst), "%s/open", tmp);
+	ck_assert_int_eq(chmod(dst, 01777), 0);
+	snprintf(dst, sizeof(dst), "%s/open/cap", tmp);
+	ck_assert_msg(rq_capture(&o, &st, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(rm_rf(tmp), 0);
 }
 END_TEST
@@ -559,6 +607,7 @@ static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, capture_replays_identically, 0, (int)ARRAY_SIZE(fixtures));
+	tcase_add_test(tc, capture_dir_must_be_new);
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);

@@ -1149,13 +1149,13 @@ int rq_html_run_write(const char *path, json_t *doc, const char *run_dir, const 
 	return write_html(path, &html);
 }
 
-int rq_html_run_rows_write(const char *path, json_t *doc, const struct rq_results *rs,
+int rq_html_run_rows_write(int dirfd, const char *name, json_t *doc, const struct rq_results *rs,
 			   const char *run_dir, const char *extra_html)
 {
 	struct sb html = SB_INIT;
 	struct afile f;
 	struct rows rows = { .rs = rs, .f = &f };
-	int ret = afile_open(&f, path);
+	int ret = afile_open_at(&f, dirfd, name);
 
 	if (ret)
 		return ret;

@@ -47,7 +47,8 @@ int rq_html_run_write(const char *path, struct json_t *doc, const char *run_dir,
  */
 void rq_html_run_rows(struct sb *out, struct json_t *doc, const struct rq_results *rs,
 		      const char *run_dir, const char *extra_html);
-int rq_html_run_rows_write(const char *path, struct json_t *doc, const struct rq_results *rs,
+/* name under dirfd (AT_FDCWD: a path), as afile_open_at */
+int rq_html_run_rows_write(int dirfd, const char *name, struct json_t *doc, const struct rq_results *rs,
 			   const char *run_dir, const char *extra_html);
 
 /* One side of a comparison. */
