@@ -76,6 +76,15 @@ int rq_html_compare_write(const char *path, const char *title, const struct rq_h
 void rq_html_heatmap(struct sb *out, const char *title, const char *const *labels, size_t n,
 		     const double *cells, const char *unit, bool higher_better);
 
+/*
+ * trend.json in the run dir open as dirfd: the run's start and each row's
+ * judged figures, what the next runs' pages read for their trends (never
+ * the whole results.json).  0 or -errno.
+ */
+#define RQ_TREND_INDEX "trend.json"
+struct rq_run_info;
+int rq_trend_index_write(int dirfd, const struct rq_run_info *ri, const struct rq_results *rs);
+
 /* Text for HTML element content and attribute values (invalid UTF-8 -> U+FFFD). */
 void rq_html_escape(struct sb *out, const char *s);
 

@@ -117,5 +117,7 @@ int rq_reports_write_at(int dirfd, const char *dir, const struct rq_run_info *ri
 	json_decref(head);
 	json_decref(doc);
 	free(text);
-	return ret ? ret : r2 ? r2 : r3;
+	int r4 = rq_trend_index_write(dirfd, ri, rs);
+
+	return ret ? ret : r2 ? r2 : r3 ? r3 : r4;
 }
