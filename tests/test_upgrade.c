@@ -317,6 +317,23 @@ START_TEST(baseline)
 		}
 	}
 
+	/* A per-glob tolerance whose pct is missing or a string is an error, not 0 %. */
+	{
+		static const char *const badglob[] = { "{\"glob\": \"bw_*\"}", "{\"glob\": \"bw_*\", \"pct\": \"10\"}" };
+		static const char *const why[] = { "tolerances[0]: pct is missing", "tolerances[0]: pct is not a number" };
+
+		for (size_t k = 0; k < 2; k++) {
+			json_t *bt = json_deep_copy(bl), *arr = json_array();
+
+			json_array_append_new(arr, json_loads(badglob[k], 0, NULL));
+			json_object_set_new(bt, "tolerances", arr);
+			ck_assert_int_eq(json_dump_file(bt, path, 0), 0);
+			ck_assert_int_eq(rq_baseline_load(&b, path, err, sizeof(err)), -EINVAL);
+			ck_assert_msg(strstr(err, why[k]), "%s", err);
+			json_decref(bt);
+		}
+	}
+
 	/* Not a baseline: the file is named with what is wrong. */
 	ck_assert_int_eq(json_dump_file(d, path, 0), 0);
 	ck_assert_int_lt(rq_baseline_load(&b, path, err, sizeof(err)), 0);
