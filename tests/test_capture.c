@@ -228,6 +228,50 @@ START_TEST(manifest_tool_lookup)
 }
 END_TEST
 
+/*
+ * The binary config space: the Device Serial Number (ext. cap 0x0003) is a
+ * ConnectX node GUID.  Found by walking the capability list (here behind an
+ * AER capability), rewritten as the GUID's text spelling is, and a loop of
+ * next pointers ends.
+ */
+START_TEST(redact_pci_config_dsn)
+{
+	uint8_t cfg[4096] = { 0 }, keep[4096];
+	struct rq_redact rd;
+	struct sb s = SB_INIT;
+	char want[17], got[17];
+	uint64_t v = 0;
+
+	/* 0x100: AER (id 1, version 2, next 0x148); 0x148: DSN (id 3, version 1, next 0) */
+	cfg[0x100] = 0x01; cfg[0x102] = 0x82; cfg[0x103] = 0x14;
+	cfg[0x148] = 0x03; cfg[0x14a] = 0x01;
+	/* serial 0xb8599f030022626e, lower dword first, little-endian */
+	for (int i = 0; i < 8; i++)
+		cfg[0x14c + i] = (uint8_t)(0xb8599f030022626eull >> (8 * i));
+	rq_redact_init(&rd, NULL);
+	memcpy(keep, cfg, sizeof(cfg));
+	ck_assert_uint_eq(rq_redact_pci_config(&rd, cfg, sizeof(cfg)), 1);
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | cfg[0x14c + i];
+	ck_assert_uint_ne(v, 0xb8599f030022626eull);
+	snprintf(got, sizeof(got), "%016llx", (unsigned long long)v);
+	/* the same pseudonym as the GUID's text spelling */
+	sb_adds(&s, "Port GUID: 0xb8599f030022626e\n");
+	rq_redact_text(&rd, &s);
+	ck_assert_ptr_nonnull(strstr(s.buf, "0x"));
+	snprintf(want, sizeof(want), "%.16s", strstr(s.buf, "0x") + 2);
+	ck_assert_str_eq(got, want);
+	/* nothing else in the space changed */
+	memcpy(keep + 0x14c, cfg + 0x14c, 8);
+	ck_assert_int_eq(memcmp(keep, cfg, sizeof(cfg)), 0);
+	/* a next pointer to itself ends; a 256-byte space has no extended list */
+	cfg[0x14a] = 0x81; cfg[0x14b] = 0x14;	/* next 0x148 */
+	ck_assert_uint_eq(rq_redact_pci_config(&rd, cfg, sizeof(cfg)), 1);
+	ck_assert_uint_eq(rq_redact_pci_config(&rd, cfg, 256), 0);
+	sb_release(&s);
+}
+END_TEST
+
 START_TEST(redact_text)
 {
 	struct sb s = SB_INIT;
@@ -611,6 +655,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);
+	tcase_add_test(tc, redact_pci_config_dsn);
 	tcase_add_test(tc, redact_text_edges);
 	tcase_add_test(tc, redact_spellings);
 	tcase_add_test(tc, redacted_capture_fw_tools);

@@ -203,7 +203,12 @@ static void cp_file(struct cap *c, const char *rel)
 		sb_release(&text);
 		return;
 	}
-	if (c->o->redact)
+	/* a function's config space is binary: its serial number capability, not text, names the GUID */
+	size_t rl = strlen(rel);
+
+	if (c->o->redact && rl > 7 && !strcmp(rel + rl - 7, "/config") && strstr(rel, "/sys/"))
+		rq_redact_pci_config(&c->redact, (uint8_t *)text.buf, text.len);
+	else if (c->o->redact)
 		rq_redact_text(&c->redact, &text);
 	mkparent(c, rel);
 	dpath(c, rel, d, sizeof(d));

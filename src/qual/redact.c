@@ -316,3 +316,49 @@ void rq_redact_text(const struct rq_redact *rd, struct sb *text)
 	}
 	replace_host(rd, text);
 }
+
+/*
+ * Extended capabilities (include/uapi/linux/pci_regs.h): a 32-bit
+ * little-endian header at 0x100, then wherever its next pointer says; id
+ * in bits 0-15, next in bits 20-31 (dword aligned, PCI_EXT_CAP_NEXT), 0
+ * ends the list.  The DSN's 64-bit serial follows its header, lower dword
+ * first (drivers/pci/pci.c, pci_get_dsn()).
+ */
+#define PCI_CFG_EXT 0x100
+#define PCI_EXT_CAP_DSN 0x0003
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+size_t rq_redact_pci_config(const struct rq_redact *rd, uint8_t *cfg, size_t len)
+{
+	size_t off = PCI_CFG_EXT, n = 0;
+	uint8_t seen[4096 / 4 / 8] = { 0 };
+
+	/* each header once: a loop of next pointers ends (and no serial is mapped twice) */
+	while (off >= PCI_CFG_EXT && off + 4 <= len && off < 4096 && !(seen[off / 32] & (1u << (off / 4 % 8)))) {
+		uint32_t h = le32(cfg + off);
+
+		seen[off / 32] |= (uint8_t)(1u << (off / 4 % 8));
+		if (h == 0 || h == 0xffffffffu)
+			break;
+		if ((h & 0xffff) == PCI_EXT_CAP_DSN && off + 12 <= len) {
+			uint64_t v = (uint64_t)le32(cfg + off + 4) | (uint64_t)le32(cfg + off + 8) << 32;
+			char digits[17];
+
+			snprintf(digits, sizeof(digits), "%016llx", (unsigned long long)v);
+			if (map_digits(rd, digits, 16)) {
+				v = 0;
+				for (size_t i = 0; i < 16; i++)
+					v = v << 4 | hexval(digits[i]);
+				for (size_t i = 0; i < 8; i++)
+					cfg[off + 4 + i] = (uint8_t)(v >> (8 * i));
+				n++;
+			}
+		}
+		off = (h >> 20) & 0xffc;
+	}
+	return n;
+}

@@ -61,5 +61,14 @@ struct rq_redact {
 void rq_redact_init(struct rq_redact *rd, const char *hostname);
 /* Redact text in place (its length changes only by the host name's). */
 void rq_redact_text(const struct rq_redact *rd, struct sb *text);
+/*
+ * A PCI function's config space as sysfs gives it (binary, 256 or 4096
+ * bytes): the extended capabilities from 0x100 are walked and each Device
+ * Serial Number (ext. cap 0x0003) is rewritten.  On ConnectX the serial is
+ * the node GUID, so it maps as the GUID's text spellings do (the serial
+ * read as 16 hex digits) and stays consistent with them.  Returns the
+ * serials rewritten.
+ */
+size_t rq_redact_pci_config(const struct rq_redact *rd, uint8_t *cfg, size_t len);
 
 #endif
