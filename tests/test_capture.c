@@ -298,7 +298,8 @@ START_TEST(redact_text)
 	ck_assert_ptr_null(strstr(s.buf, "1270:fdff"));
 	ck_assert_ptr_null(strstr(s.buf, "10:70:fd:b4"));
 	ck_assert_ptr_null(strstr(s.buf, "edr-node01"));
-	ck_assert_ptr_nonnull(strstr(s.buf, "host host-redacted says hi to host-redacted.lab"));
+	/* the FQDN goes whole: its domain named the site */
+	ck_assert_ptr_nonnull(strstr(s.buf, "host host-redacted says hi to host-redacted\n"));
 	/* what checks need is kept */
 	ck_assert_ptr_nonnull(strstr(s.buf, "::ffff:192.168.50.11, RoCE v2"));
 	ck_assert_ptr_nonnull(strstr(s.buf, "0000:0000:0000:0000:0000:ffff:c0a8:320b"));
@@ -310,6 +311,57 @@ START_TEST(redact_text)
 	sscanf(strstr(s.buf, "node_guid: ") + 11, "%19s", guid1);
 	sscanf(strstr(s.buf, "GID[  0]: fe80:0000:0000:0000:") + 30, "%19s", guid2);
 	ck_assert_str_eq(guid1, guid2);
+	sb_release(&s);
+}
+END_TEST
+
+/*
+ * Spellings the review found kept: a MAC in dotted fours and as one 0x
+ * number, and the host name in another case or as an FQDN.  The MAC maps
+ * as its colon spelling does; a longer name that starts with the host's is
+ * another host.
+ */
+START_TEST(redact_more_spellings)
+{
+	struct sb s = SB_INIT;
+	static const char in[] =
+		"mac dead.beef.1234 as number 0xdeadbeef1234 and de:ad:be:ef:12:34\n"
+		"NodeDescription: NODE9.lab.example.com mlx5_0\n"
+		"peer Node9 and node99 and node9.\n"
+		"fw 16.35.2000 ver 1.2.3\n";
+	struct rq_redact rd;
+	char a[20], b[20], c[20];
+
+	sb_adds(&s, in);
+	rq_redact_init(&rd, "node9");
+	rq_redact_text(&rd, &s);
+	ck_assert_ptr_null(strcasestr(s.buf, "dead.beef"));
+	ck_assert_ptr_null(strcasestr(s.buf, "deadbeef"));
+	ck_assert_ptr_null(strcasestr(s.buf, "de:ad:be"));
+	ck_assert_ptr_null(strcasestr(s.buf, "example.com"));
+	ck_assert_ptr_null(strstr(s.buf, "NODE9"));
+	ck_assert_ptr_null(strstr(s.buf, "Node9"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "NodeDescription: host-redacted mlx5_0\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "peer host-redacted and node99 and host-redacted.\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "fw 16.35.2000 ver 1.2.3\n"));
+	/* one MAC, one pseudonym, in each spelling's own form */
+	ck_assert_int_eq(sscanf(s.buf, "mac %14s as number 0x%12s and %17s", a, b, c), 3);
+	ck_assert_uint_eq(strlen(a), 14);
+	ck_assert(a[4] == '.' && a[9] == '.');
+	char da[13], dc[13];
+	size_t k = 0;
+
+	for (size_t i = 0; a[i]; i++)
+		if (a[i] != '.')
+			da[k++] = a[i];
+	da[k] = '\0';
+	k = 0;
+	for (size_t i = 0; c[i]; i++)
+		if (c[i] != ':')
+			dc[k++] = c[i];
+	dc[k] = '\0';
+	ck_assert_str_eq(da, dc);
+	ck_assert_str_eq(b, dc);
 	sb_release(&s);
 }
 END_TEST
@@ -656,6 +708,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);
 	tcase_add_test(tc, redact_pci_config_dsn);
+	tcase_add_test(tc, redact_more_spellings);
 	tcase_add_test(tc, redact_text_edges);
 	tcase_add_test(tc, redact_spellings);
 	tcase_add_test(tc, redacted_capture_fw_tools);

@@ -216,18 +216,40 @@ static bool labelled(const char *s, size_t i)
 	return false;
 }
 
+static bool host_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-';
+}
+
+/*
+ * The host name in any case (DNS names are case-insensitive: a node
+ * description "NODE9.lab.example.com" of host node9 kept it), as a whole
+ * name (node99 is another host), and with the domain that follows it: the
+ * FQDN goes whole.
+ */
 static void replace_host(const struct rq_redact *rd, struct sb *text)
 {
 	struct sb out = SB_INIT;
-	const char *q = text->buf, *m;
+	const char *q = text->buf, *m = text->buf;
 	size_t hl = strlen(rd->hostname);
 
 	if (!hl)
 		return;
-	while ((m = strstr(q, rd->hostname))) {
+	for (; (m = strcasestr(m, rd->hostname)); ) {
+		const char *e = m + hl;
+
+		if ((m > text->buf && host_char(m[-1])) || host_char(*e) || *e == '_') {
+			m++;
+			continue;
+		}
+		while (*e == '.' && isalnum((unsigned char)e[1])) {
+			e++;
+			while (host_char(*e))
+				e++;
+		}
 		sb_add(&out, q, (size_t)(m - q));
 		sb_adds(&out, "host-redacted");
-		q = m + hl;
+		q = m = e;
 	}
 	if (q != text->buf) {
 		sb_adds(&out, q);
@@ -262,9 +284,25 @@ void rq_redact_text(const struct rq_redact *rd, struct sb *text)
 
 			while (k < n && ishex(s[k]))
 				k++;
-			if (k - i - 2 == 16 && (k == n || (!isalnum((unsigned char)s[k]) && s[k] != '_'))) {
-				rewrite(rd, s + i + 2, 16, 16);
+			/* 16: a GUID; 12: a MAC as one number (0xdeadbeef1234) */
+			if ((k - i - 2 == 16 || k - i - 2 == 12) &&
+			    (k == n || (!isalnum((unsigned char)s[k]) && s[k] != '_'))) {
+				rewrite(rd, s + i + 2, k - i - 2, k - i - 2);
 				i = k;
+				continue;
+			}
+		}
+		/* a MAC in dotted groups of four (dead.beef.1234: Cisco's and some switches') */
+		if (i + 14 <= n && s[i + 4] == '.' && s[i + 9] == '.' &&
+		    (i + 14 == n || (!isalnum((unsigned char)s[i + 14]) && s[i + 14] != '_' &&
+				     !(s[i + 14] == '.' && i + 15 < n && isalnum((unsigned char)s[i + 15]))))) {
+			bool mac = prev != '.';
+
+			for (size_t k = 0; k < 14 && mac; k++)
+				mac = k == 4 || k == 9 || ishex(s[i + k]);
+			if (mac) {
+				rewrite(rd, s + i, 14, 12);
+				i += 14;
 				continue;
 			}
 		}
