@@ -642,6 +642,44 @@ START_TEST(journal_torn_line)
 }
 END_TEST
 
+/*
+ * A node answers only for the case asked: a row of another case name, or a
+ * second row with an id it already sent, is refused (an ERROR naming it),
+ * never counted as a result or a repeat.
+ */
+START_TEST(rows_not_asked_for)
+{
+	static const char *const extra[] = {
+		"{\"id\": \"other.case\", \"case\": \"other.case\", \"verdict\": \"PASS\", \"judged\": 1}",
+		"{\"id\": \"t.case\", \"case\": \"t.case\", \"verdict\": \"PASS\", \"judged\": 1}",
+	};
+	static const char *const want[] = {
+		"agent sent a row not asked for (of another case): other.case",
+		"agent sent a row not asked for (with an id it already sent): t.case",
+	};
+	struct rq_case c = tcase_of(5000);
+
+	for (int i = 0; i < 2; i++) {
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		char *text = xasprintf("{\"ok\": true, \"rows\": [{\"id\": \"t.case\", \"case\": \"t.case\", "
+				       "\"verdict\": \"PASS\", \"judged\": 1}, %s]}", extra[i]);
+		json_t *ans = json_loads(text, 0, NULL);
+
+		ck_assert_ptr_nonnull(ans);
+		rq_answer_rows(&c, ans, "x", &rows, &log);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_str_eq(rows.v[0]->id, "t.case");
+		ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+		ck_assert_str_eq(rows.v[0]->reason, want[i]);
+		json_decref(ans);
+		free(text);
+		rq_results_release(&rows);
+		sb_release(&log);
+	}
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, NULL);
@@ -659,6 +697,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, settle_after_cancel);
 	tcase_add_test(tc, lab_ids);
 	tcase_add_test(tc, journal_torn_line);
+	tcase_add_test(tc, rows_not_asked_for);
 }
 
 RQ_CHECK_MAIN("exec", add_tests)
