@@ -410,7 +410,7 @@ YAML
 "$RQ" run --report-dir "$T/lk-shared" "$T/slow.yaml" >"$T/swap.out" 2>&1 &
 runner=$!
 wait_for "the run dir is made" 10 sh -c "ls -d '$T'/lk-shared/2*/logs"
-rd=$(ls -d "$T"/lk-shared/2* | head -1)
+rd=$(find "$T/lk-shared" -mindepth 1 -maxdepth 1 -type d -name "2*" | head -1)
 mv "$rd" "$T/lk-shared/moved" && ln -s "$T/lk-victim" "$rd"
 wait "$runner"
 expect_eq "the run ends well" 0 $?
@@ -428,5 +428,26 @@ if id nobody >/dev/null 2>&1; then
 	"$RQ" capture "$T/lk-planted/new" --root fixtures/nodes/rxe-vm1 >"$T/cap2.out" 2>&1
 	expect_eq "capture under another user's open dir is refused" 1 $?
 	expect_grep "naming its owner" 'owned by uid [0-9]+ with mode 0777' "$T/cap2.out"
+fi
+# 17. vm/cache.sh run directly (a builder script, not `vm image`) refuses a
+# cache under a dir another user owns, or one anyone may write that is not
+# sticky, as `vm image` does; under /tmp-like sticky dirs it is fine.
+echo "-- vm/cache.sh: a cache under another user's dir"
+cache_try() {
+	sh -c '. vm/cache.sh; die() { echo "die: $*"; exit 1; }; cache_open "$1" && echo opened' sh "$1"
+}
+mkdir -m 0777 "$T/cache-open" && chmod 0777 "$T/cache-open"
+cache_try "$T/cache-open/c" >"$T/cache1.out" 2>&1
+expect_eq "a cache under a dir anyone may write (not sticky) is refused" 1 $?
+expect_grep "naming that dir" "lies under $(ere "$T/cache-open"), owned by uid $(id -u) with mode 777" "$T/cache1.out"
+mkdir -m 1777 "$T/cache-sticky"
+cache_try "$T/cache-sticky/c" >"$T/cache2.out" 2>&1
+expect_eq "under a sticky one it opens" 0 $?
+if id nobody >/dev/null 2>&1; then
+	mkdir -m 0755 "$T/cache-theirs" && chown nobody "$T/cache-theirs"
+	mkdir -m 0700 "$T/cache-theirs/c"
+	cache_try "$T/cache-theirs/c" >"$T/cache3.out" 2>&1
+	expect_eq "a cache of ours under another user's dir is refused" 1 $?
+	expect_grep "naming its owner" "lies under $(ere "$T/cache-theirs"), owned by uid $(id -u nobody)" "$T/cache3.out"
 fi
 finish
