@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "cli/cli.h"
 #include "core/result.h"
 #include "core/util.h"
 #include "qual/baseline.h"
@@ -553,6 +554,22 @@ static void trend_run(const char *top, const char *name, const char *started, do
 	free(r);
 }
 
+/* qualify's "every row is an ERROR" line: the guest's reason is inert on the terminal. */
+START_TEST(qualify_error_side_inert)
+{
+	json_t *d = doc("{\"id\": \"x\", \"case\": \"x\", \"verdict\": \"ERROR\", "
+			"\"reason\": \"boom\\u001b]0;OWNED\\u0007\\u001b[2J\\nPASS  forged\"}");
+	char buf[512] = "";
+	FILE *fp = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	ck_assert_int_eq(qualify_side_usable("before", d, fp), -1);
+	fclose(fp);
+	ck_assert_str_eq(buf, "rdmaqual qualify: every row of the before side is an ERROR, nothing to compare; "
+			 "the first: boom?]0;OWNED??[2J?PASS  forged\n");
+	json_decref(d);
+}
+END_TEST
+
 /* A run's page shows each judged figure's trend over the earlier runs beside it. */
 START_TEST(html_trend)
 {
@@ -690,6 +707,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, html_noise);
 	tcase_add_test(tc, html_trend);
 	tcase_add_test(tc, html_trend_bounded);
+	tcase_add_test(tc, qualify_error_side_inert);
 	tcase_add_test(tc, html_heatmap);
 	tcase_add_test(tc, html_escape);
 }
