@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "qual/capture.h"
@@ -32,6 +33,7 @@ static void capture_to(const char *fixture, char *tmp, bool redact)
 	struct capture_stats st;
 
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_int_eq(rmdir(tmp), 0);	/* capture makes its dir itself */
 	snprintf(src, sizeof(src), "%s/%s", nc_fixture_dir(), fixture);
 	ck_assert_msg(rq_capture(&o, &st, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_gt(st.files, 20);
@@ -72,6 +74,52 @@ START_TEST(capture_replays_identically)
 	capture_to(fixtures[_i], tmp, false);
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
 		same_outcome(kinds[k], fixtures[_i], tmp);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+/*
+ * capture writes only into a dir it makes: an existing one, even empty, is
+ * refused (a planted DIR/capture -> VICTIM got the manifest), and so is a
+ * parent that others may rename entries in (not sticky).
+ */
+START_TEST(capture_dir_must_be_new)
+{
+	char tmp[] = "/tmp/rq-capture-XXXXXX", dst[4200], victim[4200], link[4300], src[4096], err[512];
+	struct capture_opts o = { .src = src, .dst = dst };
+	struct capture_stats st;
+	struct stat sb;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(src, sizeof(src), "%s/rxe-vm1", nc_fixture_dir());
+	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	ck_assert_int_eq(mkdir(victim, 0700), 0);
+	/* an empty dir with a link where capture/ would go */
+	snprintf(dst, sizeof(dst), "%s/empty", tmp);
+	ck_assert_int_eq(mkdir(dst, 0777), 0);
+	snprintf(link, sizeof(link), "%s/capture", dst);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	ck_assert_int_eq(rq_capture(&o, &st, err, sizeof(err)), -EEXIST);
+	ck_assert_msg(strstr(err, "exists: capture into a new directory"), "%s", err);
+	snprintf(link, sizeof(link), "%s/manifest", victim);
+	ck_assert_int_ne(lstat(link, &sb), 0);
+	/* DIR itself a link */
+	snprintf(dst, sizeof(dst), "%s/alink", tmp);
+	ck_assert_int_eq(symlink(victim, dst), 0);
+	ck_assert_int_eq(rq_capture(&o, &st, err, sizeof(err)), -EEXIST);
+	/* a new DIR under a parent anyone may write, not sticky */
+	snprintf(dst, sizeof(dst), "%s/open", tmp);
+	ck_assert_int_eq(mkdir(dst, 0777), 0);
+	ck_assert_int_eq(chmod(dst, 0777), 0);
+	snprintf(dst, sizeof(dst), "%s/open/cap", tmp);
+	ck_assert_int_eq(rq_capture(&o, &st, err, sizeof(err)), -EPERM);
+	ck_assert_msg(strstr(err, "with mode 0777: another user could swap"), "%s", err);
+	ck_assert_int_ne(lstat(dst, &sb), 0);
+	/* sticky, as /tmp: fine */
+	snprintf(dst, sizeof(dst), "%s/open", tmp);
+	ck_assert_int_eq(chmod(dst, 01777), 0);
+	snprintf(dst, sizeof(dst), "%s/open/cap", tmp);
+	ck_assert_msg(rq_capture(&o, &st, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(rm_rf(tmp), 0);
 }
 END_TEST
@@ -180,6 +228,50 @@ START_TEST(manifest_tool_lookup)
 }
 END_TEST
 
+/*
+ * The binary config space: the Device Serial Number (ext. cap 0x0003) is a
+ * ConnectX node GUID.  Found by walking the capability list (here behind an
+ * AER capability), rewritten as the GUID's text spelling is, and a loop of
+ * next pointers ends.
+ */
+START_TEST(redact_pci_config_dsn)
+{
+	uint8_t cfg[4096] = { 0 }, keep[4096];
+	struct rq_redact rd;
+	struct sb s = SB_INIT;
+	char want[17], got[17];
+	uint64_t v = 0;
+
+	/* 0x100: AER (id 1, version 2, next 0x148); 0x148: DSN (id 3, version 1, next 0) */
+	cfg[0x100] = 0x01; cfg[0x102] = 0x82; cfg[0x103] = 0x14;
+	cfg[0x148] = 0x03; cfg[0x14a] = 0x01;
+	/* serial 0xb8599f030022626e, lower dword first, little-endian */
+	for (int i = 0; i < 8; i++)
+		cfg[0x14c + i] = (uint8_t)(0xb8599f030022626eull >> (8 * i));
+	rq_redact_init(&rd, NULL);
+	memcpy(keep, cfg, sizeof(cfg));
+	ck_assert_uint_eq(rq_redact_pci_config(&rd, cfg, sizeof(cfg)), 1);
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | cfg[0x14c + i];
+	ck_assert_uint_ne(v, 0xb8599f030022626eull);
+	snprintf(got, sizeof(got), "%016llx", (unsigned long long)v);
+	/* the same pseudonym as the GUID's text spelling */
+	sb_adds(&s, "Port GUID: 0xb8599f030022626e\n");
+	rq_redact_text(&rd, &s);
+	ck_assert_ptr_nonnull(strstr(s.buf, "0x"));
+	snprintf(want, sizeof(want), "%.16s", strstr(s.buf, "0x") + 2);
+	ck_assert_str_eq(got, want);
+	/* nothing else in the space changed */
+	memcpy(keep + 0x14c, cfg + 0x14c, 8);
+	ck_assert_int_eq(memcmp(keep, cfg, sizeof(cfg)), 0);
+	/* a next pointer to itself ends; a 256-byte space has no extended list */
+	cfg[0x14a] = 0x81; cfg[0x14b] = 0x14;	/* next 0x148 */
+	ck_assert_uint_eq(rq_redact_pci_config(&rd, cfg, sizeof(cfg)), 1);
+	ck_assert_uint_eq(rq_redact_pci_config(&rd, cfg, 256), 0);
+	sb_release(&s);
+}
+END_TEST
+
 START_TEST(redact_text)
 {
 	struct sb s = SB_INIT;
@@ -206,7 +298,8 @@ START_TEST(redact_text)
 	ck_assert_ptr_null(strstr(s.buf, "1270:fdff"));
 	ck_assert_ptr_null(strstr(s.buf, "10:70:fd:b4"));
 	ck_assert_ptr_null(strstr(s.buf, "edr-node01"));
-	ck_assert_ptr_nonnull(strstr(s.buf, "host host-redacted says hi to host-redacted.lab"));
+	/* the FQDN goes whole: its domain named the site */
+	ck_assert_ptr_nonnull(strstr(s.buf, "host host-redacted says hi to host-redacted\n"));
 	/* what checks need is kept */
 	ck_assert_ptr_nonnull(strstr(s.buf, "::ffff:192.168.50.11, RoCE v2"));
 	ck_assert_ptr_nonnull(strstr(s.buf, "0000:0000:0000:0000:0000:ffff:c0a8:320b"));
@@ -218,6 +311,57 @@ START_TEST(redact_text)
 	sscanf(strstr(s.buf, "node_guid: ") + 11, "%19s", guid1);
 	sscanf(strstr(s.buf, "GID[  0]: fe80:0000:0000:0000:") + 30, "%19s", guid2);
 	ck_assert_str_eq(guid1, guid2);
+	sb_release(&s);
+}
+END_TEST
+
+/*
+ * Spellings the review found kept: a MAC in dotted fours and as one 0x
+ * number, and the host name in another case or as an FQDN.  The MAC maps
+ * as its colon spelling does; a longer name that starts with the host's is
+ * another host.
+ */
+START_TEST(redact_more_spellings)
+{
+	struct sb s = SB_INIT;
+	static const char in[] =
+		"mac dead.beef.1234 as number 0xdeadbeef1234 and de:ad:be:ef:12:34\n"
+		"NodeDescription: NODE9.lab.example.com mlx5_0\n"
+		"peer Node9 and node99 and node9.\n"
+		"fw 16.35.2000 ver 1.2.3\n";
+	struct rq_redact rd;
+	char a[20], b[20], c[20];
+
+	sb_adds(&s, in);
+	rq_redact_init(&rd, "node9");
+	rq_redact_text(&rd, &s);
+	ck_assert_ptr_null(strcasestr(s.buf, "dead.beef"));
+	ck_assert_ptr_null(strcasestr(s.buf, "deadbeef"));
+	ck_assert_ptr_null(strcasestr(s.buf, "de:ad:be"));
+	ck_assert_ptr_null(strcasestr(s.buf, "example.com"));
+	ck_assert_ptr_null(strstr(s.buf, "NODE9"));
+	ck_assert_ptr_null(strstr(s.buf, "Node9"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "NodeDescription: host-redacted mlx5_0\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "peer host-redacted and node99 and host-redacted.\n"));
+	ck_assert_ptr_nonnull(strstr(s.buf, "fw 16.35.2000 ver 1.2.3\n"));
+	/* one MAC, one pseudonym, in each spelling's own form */
+	ck_assert_int_eq(sscanf(s.buf, "mac %14s as number 0x%12s and %17s", a, b, c), 3);
+	ck_assert_uint_eq(strlen(a), 14);
+	ck_assert(a[4] == '.' && a[9] == '.');
+	char da[13], dc[13];
+	size_t k = 0;
+
+	for (size_t i = 0; a[i]; i++)
+		if (a[i] != '.')
+			da[k++] = a[i];
+	da[k] = '\0';
+	k = 0;
+	for (size_t i = 0; c[i]; i++)
+		if (c[i] != ':')
+			dc[k++] = c[i];
+	dc[k] = '\0';
+	ck_assert_str_eq(da, dc);
+	ck_assert_str_eq(b, dc);
 	sb_release(&s);
 }
 END_TEST
@@ -559,9 +703,12 @@ static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, capture_replays_identically, 0, (int)ARRAY_SIZE(fixtures));
+	tcase_add_test(tc, capture_dir_must_be_new);
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);
 	tcase_add_test(tc, redact_text);
+	tcase_add_test(tc, redact_pci_config_dsn);
+	tcase_add_test(tc, redact_more_spellings);
 	tcase_add_test(tc, redact_text_edges);
 	tcase_add_test(tc, redact_spellings);
 	tcase_add_test(tc, redacted_capture_fw_tools);

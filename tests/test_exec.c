@@ -8,6 +8,7 @@
  * and the ids a lab run's rows get.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "core/kind.h"
 #include "core/proc.h"
 #include "core/util.h"
+#include "exec/journal.h"
 #include "exec/unit.h"
 #include "check_main.h"
 
@@ -603,6 +605,81 @@ START_TEST(lab_ids)
 }
 END_TEST
 
+/*
+ * A journal torn mid-line (ENOSPC at 4096 bytes): opening it for appending
+ * cuts the fragment, so the next unit's line is whole and a resume finds it
+ * (appended onto the fragment, that unit reran on every --resume).
+ */
+START_TEST(journal_torn_line)
+{
+	char dir[] = "/tmp/rq-test-journal.XXXXXX", *argv[] = { "rdmaqual", "run", NULL }, p[256];
+	struct rq_journal j = { .fd = -1 };
+	struct rq_result *r = rq_result_new("u.one", NULL, 0);
+	struct sb text = SB_INIT;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(rq_journal_start(dir, 2, argv), 0);
+	snprintf(p, sizeof(p), "%s/journal.jsonl", dir);
+	fd = open(p, O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write_full(fd, "{\"unit\":\"u.torn\",\"rows\":[{\"id\":", 31), 0);
+	close(fd);
+	ck_assert_int_eq(rq_journal_open(&j, dir, true), 0);
+	ck_assert_ptr_null(rq_journal_done(&j, "u.torn"));
+	rq_result_set(r, RQ_PASS, "ok");
+	ck_assert_int_eq(rq_journal_unit(&j, "u.one", &r, 1), 0);
+	rq_journal_close(&j);
+	ck_assert_int_eq(read_file(p, &text, 1 << 20), 0);
+	ck_assert_ptr_null(strstr(text.buf, "u.torn"));
+	ck_assert_int_eq(text.buf[text.len - 1], '\n');
+	ck_assert_int_eq(rq_journal_open(&j, dir, true), 0);
+	ck_assert_ptr_nonnull(rq_journal_done(&j, "u.one"));
+	rq_journal_close(&j);
+	sb_release(&text);
+	rq_result_free(r);
+	ck_assert_int_eq(rm_rf(dir), 0);
+}
+END_TEST
+
+/*
+ * A node answers only for the case asked: a row of another case name, or a
+ * second row with an id it already sent, is refused (an ERROR naming it),
+ * never counted as a result or a repeat.
+ */
+START_TEST(rows_not_asked_for)
+{
+	static const char *const extra[] = {
+		"{\"id\": \"other.case\", \"case\": \"other.case\", \"verdict\": \"PASS\", \"judged\": 1}",
+		"{\"id\": \"t.case\", \"case\": \"t.case\", \"verdict\": \"PASS\", \"judged\": 1}",
+	};
+	static const char *const want[] = {
+		"agent sent a row not asked for (of another case): other.case",
+		"agent sent a row not asked for (with an id it already sent): t.case",
+	};
+	struct rq_case c = tcase_of(5000);
+
+	for (int i = 0; i < 2; i++) {
+		struct rq_results rows = { 0 };
+		struct sb log = SB_INIT;
+		char *text = xasprintf("{\"ok\": true, \"rows\": [{\"id\": \"t.case\", \"case\": \"t.case\", "
+				       "\"verdict\": \"PASS\", \"judged\": 1}, %s]}", extra[i]);
+		json_t *ans = json_loads(text, 0, NULL);
+
+		ck_assert_ptr_nonnull(ans);
+		rq_answer_rows(&c, ans, "x", &rows, &log);
+		ck_assert_uint_eq(rows.n, 1);
+		ck_assert_str_eq(rows.v[0]->id, "t.case");
+		ck_assert_int_eq(rows.v[0]->verdict, RQ_ERROR);
+		ck_assert_str_eq(rows.v[0]->reason, want[i]);
+		json_decref(ans);
+		free(text);
+		rq_results_release(&rows);
+		sb_release(&log);
+	}
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, NULL);
@@ -619,6 +696,8 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, skip_on_either_side);
 	tcase_add_test(tc, settle_after_cancel);
 	tcase_add_test(tc, lab_ids);
+	tcase_add_test(tc, journal_torn_line);
+	tcase_add_test(tc, rows_not_asked_for);
 }
 
 RQ_CHECK_MAIN("exec", add_tests)

@@ -15,12 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "cli/cli.h"
 #include "core/result.h"
 #include "core/util.h"
 #include "qual/baseline.h"
 #include "qual/compare.h"
 #include "qual/repeat.h"
 #include "report/html.h"
+#include "report/report.h"
 #include "check_main.h"
 
 static json_t *doc(const char *rows)
@@ -316,6 +318,23 @@ START_TEST(baseline)
 		}
 	}
 
+	/* A per-glob tolerance whose pct is missing or a string is an error, not 0 %. */
+	{
+		static const char *const badglob[] = { "{\"glob\": \"bw_*\"}", "{\"glob\": \"bw_*\", \"pct\": \"10\"}" };
+		static const char *const why[] = { "tolerances[0]: pct is missing", "tolerances[0]: pct is not a number" };
+
+		for (size_t k = 0; k < 2; k++) {
+			json_t *bt = json_deep_copy(bl), *arr = json_array();
+
+			json_array_append_new(arr, json_loads(badglob[k], 0, NULL));
+			json_object_set_new(bt, "tolerances", arr);
+			ck_assert_int_eq(json_dump_file(bt, path, 0), 0);
+			ck_assert_int_eq(rq_baseline_load(&b, path, err, sizeof(err)), -EINVAL);
+			ck_assert_msg(strstr(err, why[k]), "%s", err);
+			json_decref(bt);
+		}
+	}
+
 	/* Not a baseline: the file is named with what is wrong. */
 	ck_assert_int_eq(json_dump_file(d, path, 0), 0);
 	ck_assert_int_lt(rq_baseline_load(&b, path, err, sizeof(err)), 0);
@@ -499,29 +518,78 @@ START_TEST(html_noise)
 }
 END_TEST
 
+/* run dir top/NAME holding what a run writes (its trend.json by the real writer), started at `started`. */
+static void trend_run(const char *top, const char *name, const char *started, double gbps, size_t pad)
+{
+	char p[512], err[256];
+	struct rq_run_info ri;
+	struct rq_results rs = { 0 };
+	char *r = bwrow("PASS", gbps);
+	json_t *j = json_loads(r, 0, NULL);
+	int dfd;
+
+	snprintf(p, sizeof(p), "%s/%s", top, name);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	rq_run_info_init(&ri, "test", 0, NULL);
+	free(ri.started);
+	ri.started = xstrdup(started);
+	rq_results_add(&rs, rq_result_from_json(j, err, sizeof(err)));
+	/* a padded row id makes the index larger (the byte budget) */
+	for (size_t k = 0; k < pad / 4096; k++) {
+		char id[4200];
+		struct rq_result *x;
+
+		snprintf(id, sizeof(id), "pad%zu.%4000d", k, 0);
+		x = rq_result_new(id, NULL, 0);
+		rq_figure_add(x, "bw_64KiB", 1.0, "Gb/s");
+		rq_results_add(&rs, x);
+	}
+	dfd = open(p, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(rq_trend_index_write(dfd, &ri, &rs), 0);
+	close(dfd);
+	rq_results_release(&rs);
+	rq_run_info_release(&ri);
+	json_decref(j);
+	free(r);
+}
+
+/* qualify's "every row is an ERROR" line: the guest's reason is inert on the terminal. */
+START_TEST(qualify_error_side_inert)
+{
+	json_t *d = doc("{\"id\": \"x\", \"case\": \"x\", \"verdict\": \"ERROR\", "
+			"\"reason\": \"boom\\u001b]0;OWNED\\u0007\\u001b[2J\\nPASS  forged\"}");
+	char buf[512] = "";
+	FILE *fp = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	ck_assert_int_eq(qualify_side_usable("before", d, fp), -1);
+	fclose(fp);
+	ck_assert_str_eq(buf, "rdmaqual qualify: every row of the before side is an ERROR, nothing to compare; "
+			 "the first: boom?]0;OWNED??[2J?PASS  forged\n");
+	json_decref(d);
+}
+END_TEST
+
 /* A run's page shows each judged figure's trend over the earlier runs beside it. */
 START_TEST(html_trend)
 {
 	char top[] = "/tmp/rq-test-trend.XXXXXX", p[512];
 	struct sb out = SB_INIT;
 	json_t *d;
+	char *r;
 
 	ck_assert_ptr_nonnull(mkdtemp(top));
-	for (int i = 1; i <= 4; i++) {
-		char *r = bwrow("PASS", 10.0 + i);
+	for (int i = 1; i <= 3; i++) {
+		char name[16], when[32];
 
-		d = doc(r);
-		free(r);
-		snprintf(p, sizeof(p), "2026-11-30T10:0%d:00Z", i);
-		json_object_set_new(json_object_get(d, "run"), "started", json_string(p));
-		snprintf(p, sizeof(p), "%s/run%d", top, i);
-		ck_assert_int_eq(mkdir(p, 0700), 0);
-		if (i < 4) {
-			snprintf(p, sizeof(p), "%s/run%d/results.json", top, i);
-			ck_assert_int_eq(json_dump_file(d, p, 0), 0);
-			json_decref(d);
-		}
+		snprintf(name, sizeof(name), "run%d", i);
+		snprintf(when, sizeof(when), "2026-11-30T10:0%d:00Z", i);
+		trend_run(top, name, when, 10.0 + i, 0);
 	}
+	r = bwrow("PASS", 14.0);
+	d = doc(r);
+	free(r);
+	json_object_set_new(json_object_get(d, "run"), "started", json_string("2026-11-30T10:04:00Z"));
 	snprintf(p, sizeof(p), "%s/latest", top);
 	ck_assert_int_eq(symlink("run3", p), 0);	/* followed never, counted once */
 	snprintf(p, sizeof(p), "%s/run4", top);
@@ -534,15 +602,71 @@ START_TEST(html_trend)
 	ck_assert_ptr_null(strstr(out.buf, "class=\"trend\""));
 	sb_release(&out);
 	json_decref(d);
-	for (int i = 1; i <= 4; i++) {
-		snprintf(p, sizeof(p), "%s/run%d/results.json", top, i);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/run%d", top, i);
-		rmdir(p);
+	ck_assert_int_eq(rm_rf(top), 0);
+}
+END_TEST
+
+/*
+ * The trend reads the small index beside each run, never a whole
+ * results.json; only the caller's own run dirs; and at most its byte
+ * budget in all (five 30 MB siblings took 54 s and 2.2 GB).
+ */
+START_TEST(html_trend_bounded)
+{
+	char top[] = "/tmp/rq-test-trend.XXXXXX", p[512];
+	struct sb out = SB_INIT;
+	json_t *d, *old;
+	char *r;
+
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	/* two runs of results.json only (no index): not read */
+	r = bwrow("PASS", 50.0);
+	old = doc(r);
+	free(r);
+	for (int i = 1; i <= 2; i++) {
+		snprintf(p, sizeof(p), "%s/old%d", top, i);
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+		json_object_set_new(json_object_get(old, "run"), "started", json_string("2026-11-30T09:00:00Z"));
+		snprintf(p, sizeof(p), "%s/old%d/results.json", top, i);
+		ck_assert_int_eq(json_dump_file(old, p, 0), 0);
 	}
-	snprintf(p, sizeof(p), "%s/latest", top);
-	unlink(p);
-	rmdir(top);
+	json_decref(old);
+	r = bwrow("PASS", 14.0);
+	d = doc(r);
+	free(r);
+	json_object_set_new(json_object_get(d, "run"), "started", json_string("2026-11-30T11:00:00Z"));
+	snprintf(p, sizeof(p), "%s/run9", top);
+	rq_html_run(&out, d, p, NULL);
+	ck_assert_ptr_null(strstr(out.buf, "class=\"trend\""));
+	sb_release(&out);
+	/* six runs whose indexes are ~450 KB each (under the 1 MiB a file), newest first in
+	 * a 4 MiB budget: at most the 9 newest fit; more runs beside them are not read */
+	for (int i = 1; i <= 12; i++) {
+		char name[16], when[32];
+
+		snprintf(name, sizeof(name), "r%02d", i);
+		snprintf(when, sizeof(when), "2026-11-30T10:%02d:00Z", i);
+		trend_run(top, name, when, 10.0 + i, 450u << 10);
+	}
+	rq_html_run(&out, d, p, NULL);
+	ck_assert_msg(strstr(out.buf, "<svg class=\"trend\" data-runs=\"9\""), "%.300s",
+		      strstr(out.buf, "<svg class=\"trend\"") ?: "no trend");
+	ck_assert_ptr_nonnull(strstr(out.buf, "9 earlier runs: 14 .. 22"));
+	sb_release(&out);
+	/* another user's run dir is not read (as root: give the newest ones away) */
+	if (geteuid() == 0) {
+		for (int i = 9; i <= 12; i++) {
+			snprintf(p, sizeof(p), "%s/r%02d", top, i);
+			ck_assert_int_eq(chown(p, 65534, 65534), 0);
+		}
+		snprintf(p, sizeof(p), "%s/run9", top);
+		rq_html_run(&out, d, p, NULL);
+		ck_assert_ptr_nonnull(strstr(out.buf, "<svg class=\"trend\" data-runs=\"8\""));
+		ck_assert_ptr_nonnull(strstr(out.buf, "8 earlier runs: 11 .. 18"));
+		sb_release(&out);
+	}
+	json_decref(d);
+	ck_assert_int_eq(rm_rf(top), 0);
 }
 END_TEST
 
@@ -582,6 +706,8 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, html_run);
 	tcase_add_test(tc, html_noise);
 	tcase_add_test(tc, html_trend);
+	tcase_add_test(tc, html_trend_bounded);
+	tcase_add_test(tc, qualify_error_side_inert);
 	tcase_add_test(tc, html_heatmap);
 	tcase_add_test(tc, html_escape);
 }

@@ -27,6 +27,20 @@ cache_open() {
 	fi
 	cache=$(cd -P -- "$1" 2>/dev/null && pwd -P) || die "the image cache $1 is not a directory"
 	_uid=$(id -u)
+	# Every dir above it as `vm image` wants them (src/core/paths.c,
+	# safe_parents): owned by root or us, and writable by others only when
+	# sticky; else their owner could swap the cache after it was checked.
+	_p=$cache
+	while [ "$_p" != / ]; do
+		_p=$(dirname -- "$_p")
+		_ps=$(stat -c '%u|%a' -- "$_p") || die "cannot stat $_p, above the image cache $cache"
+		_pu=${_ps%%|*}
+		_pm=${_ps#*|}
+		if { [ "$_pu" != 0 ] && [ "$_pu" != "$_uid" ]; } ||
+			{ [ $((0$_pm & 022)) != 0 ] && [ $((0$_pm & 01000)) = 0 ]; }; then
+			die "the image cache $cache lies under $_p, owned by uid $_pu with mode $_pm: someone else could replace it (set RQ_VM_CACHE to a dir under directories only root or uid $_uid may change)"
+		fi
+	done
 	_held=0
 	[ "$(stat -L -c %d:%i /dev/fd/9 2>/dev/null)" != "$(stat -c %d:%i "$cache")" ] || _held=1
 	[ $_held = 1 ] || exec 9<"$cache"

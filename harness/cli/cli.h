@@ -68,4 +68,11 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 #include "cli/commands.def"
 #undef CMD
 
+/*
+ * qualify: 0 when a side's results.json has a row that is not an ERROR;
+ * else says so on err, with the first reason made inert (core/term.h), -1.
+ */
+struct json_t;
+int qualify_side_usable(const char *label, struct json_t *doc, FILE *err);
+
 #endif

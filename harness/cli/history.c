@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "cli/cli.h"
 #include "core/json_text.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "qual/compare.h"
 #include "qual/history.h"
@@ -101,13 +103,19 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A run dir, or the run dirs directly under a reports dir (no symlinks followed). */
+/*
+ * A run dir, or the run dirs directly under a reports dir (no symlinks
+ * followed).  Under a reports dir only the euid's own run dirs count, as
+ * for `reports prune`: in a shared (1777) reports dir another user's runs
+ * would move the medians and plant change points.  A run dir named
+ * directly is the caller's choice and is read whoever owns it.
+ */
 static int collect(struct hist *h, const char *dir)
 {
 	DIR *d;
 	struct dirent *e;
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, others = 0;
 
 	if (is_run_dir(dir)) {
 		add_run(h, dir);
@@ -127,10 +135,21 @@ static int collect(struct hist *h, const char *dir)
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
 		if (lstat(p, &st) || !S_ISDIR(st.st_mode) || !is_run_dir(p))
 			continue;
+		if (st.st_uid != geteuid()) {
+			others++;
+			continue;
+		}
 		names = xrealloc(names, (n + 1) * sizeof(*names));
 		names[n++] = xstrdup(p);
 	}
 	closedir(d);
+	if (others) {
+		char *safe = term_safe(dir);
+
+		fprintf(stderr, "rdmaqual history: %s: skipped %zu run dir%s of other users\n", safe, others,
+			others == 1 ? "" : "s");
+		free(safe);
+	}
 	qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		add_run(h, names[i]);
@@ -205,10 +224,13 @@ static void print_console(const struct hist *h, double tol)
 {
 	struct table t = { .cols = 6 };
 	size_t ncp = 0;
+	/* run.started is a node's or a file's text: no terminal sequence from it */
+	char *first = term_safe(h->runs[0].started), *last = term_safe(h->runs[h->nruns - 1].started);
 
 	printf("history of %zu run%s, %s .. %s; change points: binary segmentation with the Mann-Whitney "
-	       "test, beyond %g%%\n", h->nruns, h->nruns == 1 ? "" : "s", h->runs[0].started,
-	       h->runs[h->nruns - 1].started, tol);
+	       "test, beyond %g%%\n", h->nruns, h->nruns == 1 ? "" : "s", first, last, tol);
+	free(first);
+	free(last);
 	table_cell(&t, "ROW");
 	table_cell(&t, "FIGURE");
 	table_cell(&t, "RUNS");
@@ -300,7 +322,9 @@ static void svg(struct sb *o, const struct hist *h, const struct series *s)
 	for (size_t k = 0; k < s->n; k++) {
 		sb_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"#1565c0\"><title>", X(s->run[k]), Y(s->v[k]));
 		rq_html_escape(o, h->runs[s->run[k]].id);
-		sb_addf(o, ": %.4g %s</title></circle>", s->v[k], s->unit);
+		sb_addf(o, ": %.4g ", s->v[k]);
+		rq_html_escape(o, s->unit);
+		sb_adds(o, "</title></circle>");
 	}
 #undef X
 #undef Y
@@ -312,7 +336,10 @@ static int write_html(const char *file, const struct hist *h, double tol)
 	struct sb o = SB_INIT;
 	int rc;
 
-	sb_adds(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rdmaqual history</title>"
+	/* the run page's CSP: a unit or name that escaped escaping still loads and runs nothing */
+	sb_adds(&o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"" RQ_HTML_CSP "\">"
+		"<title>rdmaqual history</title>"
 		"<style>body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}"
 		"td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:middle}"
 		".worse{color:#c62828;font-weight:600}.better{color:#2e7d32}.spark{display:block}"
@@ -336,7 +363,9 @@ static int write_html(const char *file, const struct hist *h, double tol)
 			rq_html_escape(&o, s->row);
 			sb_adds(&o, "</td><td>");
 			rq_html_escape(&o, s->name);
-			sb_addf(&o, " (%s, %s is better)</td><td>%zu</td><td>", s->unit, cmp_dir_name(s->dir), s->n);
+			sb_adds(&o, " (");
+			rq_html_escape(&o, s->unit);
+			sb_addf(&o, ", %s is better)</td><td>%zu</td><td>", cmp_dir_name(s->dir), s->n);
 			svg(&o, h, s);
 			sb_adds(&o, "</td><td>");
 			for (size_t k = 0; k < s->ncp; k++) {

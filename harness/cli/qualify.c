@@ -36,6 +36,7 @@
 #include "core/json_text.h"
 #include "core/proc.h"
 #include "core/target.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "core/xml.h"
 #include "qual/compare.h"
@@ -284,14 +285,14 @@ static int side_doc(struct side *s, const char *qdir)
  * could not be had) judges nothing: comparing ERROR with ERROR would find
  * "no regression".  That is a failed qualification, not a passed one.
  */
-static int side_usable(const struct side *s)
+int qualify_side_usable(const char *label, json_t *doc, FILE *err)
 {
 	const char *first = NULL;
-	size_t i, nerr = 0, n = json_array_size(json_object_get(s->doc, "results"));
+	size_t i, nerr = 0, n = json_array_size(json_object_get(doc, "results"));
 	json_t *r;
 
-	json_array_foreach(json_object_get(s->doc, "results"), i, r) {
-		if (strcmp(json_string_value(json_object_get(r, "verdict")), "ERROR"))
+	json_array_foreach(json_object_get(doc, "results"), i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "verdict")) ?: "", "ERROR"))
 			continue;
 		nerr++;
 		if (!first)
@@ -299,9 +300,18 @@ static int side_usable(const struct side *s)
 	}
 	if (n && nerr < n)
 		return 0;
-	fprintf(stderr, "rdmaqual qualify: every row of the %s side is an ERROR, nothing to compare%s%s\n",
-		s->label, first ? "; the first: " : "", first ? first : "");
+	/* a guest's reason: inert on the terminal */
+	char *why = term_safe(first);
+
+	fprintf(err, "rdmaqual qualify: every row of the %s side is an ERROR, nothing to compare%s%s\n",
+		label, first ? "; the first: " : "", why);
+	free(why);
 	return -1;
+}
+
+static int side_usable(const struct side *s)
+{
+	return qualify_side_usable(s->label, s->doc, stderr);
 }
 
 static const char *fact(json_t *doc, const char *key)
@@ -309,6 +319,21 @@ static const char *fact(json_t *doc, const char *key)
 	const char *v = json_string_value(json_object_get(json_object_get(doc, "facts"), key));
 
 	return v ? v : "?";
+}
+
+/* The side's kernel facts: the guest's words, so inert on the terminal. */
+static void print_side_facts(const char *label, const struct side *s)
+{
+	static const char *const keys[] = { "vm.guest_kernel", "vm.kernel_package", "vm.kernel_package_version",
+					    "vm.kernel_origin", "vm.kernel_cache" };
+	char *v[5];
+
+	for (size_t i = 0; i < 5; i++)
+		v[i] = term_safe(fact(s->doc, keys[i]));
+	printf("%s  %s: guest kernel %s, package %s %s from %s (%s)\n", label, s->spec, v[0], v[1], v[2], v[3],
+	       v[4]);
+	for (size_t i = 0; i < 5; i++)
+		free(v[i]);
 }
 
 static json_t *row_of(json_t *doc, const char *id)
@@ -557,8 +582,12 @@ static int worth_another(struct side *b, struct side *a, const struct cmp_opts *
 		if (f->type != CMP_FIG_UNSURE || !f->decide_n)
 			continue;
 		if (f->decide_n <= (unsigned)cap) {
+			char *row = term_safe(f->row), *name = term_safe(f->name);
+
 			printf("== --repeat auto: %s %s %+.1f%% \u00b1%.0f%% at n=%zu, likely decided by n=%u: "
-			       "another round\n", f->row, f->name, f->change_pct, f->half_pct, f->na, f->decide_n);
+			       "another round\n", row, name, f->change_pct, f->half_pct, f->na, f->decide_n);
+			free(row);
+			free(name);
 			more = 1;
 			break;
 		}
@@ -790,14 +819,8 @@ int cmd_qualify(int argc, char **argv)
 	double secs = (double)(now_ms() - t0) / 1000.0;
 
 	printf("\n== qualify %s\n", qdir);
-	printf("before  %s: guest kernel %s, package %s %s from %s (%s)\n", sb_.spec,
-	       fact(sb_.doc, "vm.guest_kernel"), fact(sb_.doc, "vm.kernel_package"),
-	       fact(sb_.doc, "vm.kernel_package_version"), fact(sb_.doc, "vm.kernel_origin"),
-	       fact(sb_.doc, "vm.kernel_cache"));
-	printf("after   %s: guest kernel %s, package %s %s from %s (%s)\n", sa.spec,
-	       fact(sa.doc, "vm.guest_kernel"), fact(sa.doc, "vm.kernel_package"),
-	       fact(sa.doc, "vm.kernel_package_version"), fact(sa.doc, "vm.kernel_origin"),
-	       fact(sa.doc, "vm.kernel_cache"));
+	print_side_facts("before", &sb_);
+	print_side_facts("after ", &sa);
 	if (sb_.cmdline || sa.cmdline)
 		printf("kernel command line added: before %s; after %s\n", sb_.cmdline ? sb_.cmdline : "(none)",
 		       sa.cmdline ? sa.cmdline : "(none)");

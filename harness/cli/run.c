@@ -124,6 +124,27 @@ static int make_run_dir(const char *report_dir, char *id, size_t idsz, char *dir
 	return -EEXIST;
 }
 
+/*
+ * The run dir, opened once right after it was made (or checked, for
+ * --resume): every report and log then goes in by this fd.  A reports dir
+ * that others can write lets them rename the dir and put a link in its
+ * place; O_NOFOLLOW refuses the link, the owner check a dir of theirs.
+ * The fd or -errno.
+ */
+static int open_run_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 /* reports/latest -> <run-id>, replaced atomically. */
 static void point_latest(const char *report_dir, const char *run_id)
 {
@@ -735,13 +756,20 @@ static int run_main(int argc, char **argv, const char *resume)
 			journal_err = rq_journal_start(run_dir, argc, argv);
 	}
 
+	int run_fd = rc ? -1 : open_run_dir(run_dir);
+
+	if (!rc && run_fd < 0)
+		rc = run_fd;
 	{
 		char logs[4200];
+		bool made = !rc;
 
 		snprintf(logs, sizeof(logs), "%s/logs", run_dir);
-		if (rc || (rc = mkdir_p(logs, 0755))) {
-			fprintf(stderr, "rdmaqual run: cannot create %s: %s\n", rc ? run_dir : logs,
-				strerror(-rc));
+		if (rc || (mkdirat(run_fd, "logs", 0755) < 0 && errno != EEXIST && (rc = -errno))) {
+			fprintf(stderr, "rdmaqual run: cannot %s %s: %s\n", made ? "create" : "open",
+				made ? logs : run_dir, strerror(-rc));
+			if (run_fd >= 0)
+				close(run_fd);
 			cluster_free(cl);
 			if (lockfd >= 0)
 				close(lockfd);
@@ -763,7 +791,8 @@ static int run_main(int argc, char **argv, const char *resume)
 		char logs[4200];
 
 		snprintf(logs, sizeof(logs), "%s/logs", run_dir);
-		rep.logs_fd = open(logs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		rep.run_fd = run_fd;
+		rep.logs_fd = openat(run_fd, "logs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (rep.logs_fd < 0)
 			runrep_write_failed(&rep, logs, -errno);
 	}

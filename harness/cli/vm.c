@@ -239,7 +239,15 @@ static int vm_boot(int argc, char **argv, enum vm_mode mode)
 
 	rc = t.ops->open(&t, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "rdmaqual vm boot: %s\n", err);
+		/* the reason may quote the guest's console: one inert line each */
+		if (!err[0])
+			snprintf(err, sizeof(err), "failed");
+		for (char *l = strtok(err, "\n"); l; l = strtok(NULL, "\n")) {
+			char *safe = term_safe(l);
+
+			fprintf(stderr, "rdmaqual vm boot: %s\n", safe);
+			free(safe);
+		}
 		t.ops->close(&t);
 		return RQ_EXIT_FAIL;
 	}
@@ -359,8 +367,12 @@ static int vm_bench(struct rq_target *t, int n)
 		/* The init's own lines (not the kernel's "[ time ]" ones) show its steps. */
 		if (getenv("RQ_VM_BENCH_CONSOLE"))
 			for (char *l = strtok(con.buf, "\r\n"); l; l = strtok(NULL, "\r\n"))
-				if (*l != '[')
-					printf("    | %s\n", l);
+				if (*l != '[') {
+					char *safe = term_safe(l);	/* the guest's console */
+
+					printf("    | %s\n", safe);
+					free(safe);
+				}
 		sb_release(&con);
 	}
 	if (!a)

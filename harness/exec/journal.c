@@ -2,6 +2,7 @@
 /* The run's journal (exec/journal.h): one writer and one reader for plain and lab runs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,38 @@ int rq_journal_argv(const char *run_dir, int *argc, char ***argv, char *err, siz
 	return 0;
 }
 
+/*
+ * A journal cut short mid-line (ENOSPC tore a line at 4096 bytes, a kill
+ * between writes) ends without a newline: appended to as it is, the next
+ * line would join the fragment and be lost too, so that unit reran on
+ * every --resume.  Cut it back to its last newline first.  0 or -errno.
+ */
+static int journal_drop_torn(int fd)
+{
+	char buf[4096];
+	struct stat st;
+	off_t end;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	end = st.st_size;
+	while (end > 0) {
+		size_t n = end < (off_t)sizeof(buf) ? (size_t)end : sizeof(buf);
+		ssize_t r = pread(fd, buf, n, end - (off_t)n);
+
+		if (r != (ssize_t)n)
+			return r < 0 ? -errno : -EIO;
+		for (size_t i = n; i-- > 0;)
+			if (buf[i] == '\n') {
+				off_t keep = end - (off_t)n + (off_t)i + 1;
+
+				return keep == st.st_size || !ftruncate(fd, keep) ? 0 : -errno;
+			}
+		end -= (off_t)n;
+	}
+	return st.st_size && ftruncate(fd, 0) ? -errno : 0;
+}
+
 int rq_journal_open(struct rq_journal *j, const char *run_dir, bool resume)
 {
 	char *path = xasprintf("%s/journal.jsonl", run_dir);
@@ -120,9 +153,13 @@ int rq_journal_open(struct rq_journal *j, const char *run_dir, bool resume)
 		fprintf(stderr, "rdmaqual: resuming %s: %zu units already finished\n", run_dir,
 			json_object_size(j->done));
 	}
-	j->fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	j->fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (j->fd < 0)
 		ret = -errno;
+	else if ((ret = journal_drop_torn(j->fd))) {
+		close(j->fd);
+		j->fd = -1;
+	}
 	free(path);
 	return ret;
 }

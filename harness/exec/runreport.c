@@ -25,6 +25,7 @@ void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc
 	r->journal.fd = -1;
 	r->journal.done = NULL;
 	r->logs_fd = -1;
+	r->run_fd = -1;
 	rq_run_info_init(&r->info, RQ_VERSION, argc, argv);
 	free(r->info.run_id);
 	r->info.run_id = xstrdup(run_id);
@@ -64,7 +65,8 @@ void runrep_facts(struct runrep *r, struct sched *s)
 
 void runrep_flush(struct runrep *r, struct rq_results *rs)
 {
-	int ret = rq_reports_write(r->dir, &r->info, rs);
+	int ret = r->run_fd >= 0 ? rq_reports_write_at(r->run_fd, r->dir, &r->info, rs) :
+		  rq_reports_write(r->dir, &r->info, rs);
 
 	if (ret) {
 		char *what = xasprintf("reports (junit.xml, results.json) in %s", r->dir);
@@ -141,7 +143,9 @@ void runrep_release(struct runrep *r)
 	rq_journal_close(&r->journal);
 	if (r->logs_fd >= 0)
 		close(r->logs_fd);
-	r->logs_fd = -1;
+	if (r->run_fd >= 0)
+		close(r->run_fd);
+	r->logs_fd = r->run_fd = -1;
 	rq_run_info_release(&r->info);
 	free(r->dir);
 }

@@ -22,6 +22,7 @@ struct runrep {
 	struct rq_run_info info;
 	int write_errors;	/* report or log writes that failed: the run exits 1 */
 	struct rq_journal journal;	/* fd -1 when it could not be made */
+	int run_fd;		/* RUN, opened once when made (run.c open_run_dir); reports go in by it */
 	int logs_fd;		/* RUN/logs, opened O_DIRECTORY|O_NOFOLLOW; logs go in by openat */
 	int64_t flushed_ms;	/* when the reports were last rewritten */
 	bool dirty;		/* rows the reports do not have yet */

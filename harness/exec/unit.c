@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 #include "core/kind.h"
 #include "core/proc.h"
+#include "core/term.h"
 #include "exec/unit.h"
 
 /* A side ended: the others get a short grace, not the rest of the timeout. */
@@ -367,9 +368,34 @@ void rq_answer_rows(const struct rq_case *c, const json_t *ans, const char *fail
 		rq_results_add(rows, rq_verdict_row(c->name, RQ_ERROR, "agent answered without rows"));
 		return;
 	}
+	size_t first = rows->n;
+
 	for (size_t i = 0; i < json_array_size(jrows); i++) {
 		struct rq_result *r = rq_result_from_json(json_array_get(jrows, i), err, sizeof(err));
+		const char *bad = NULL;
 
+		/*
+		 * Only rows of the case asked for, each id once: a hostile node
+		 * added rows of other case names (and duplicates, which compare
+		 * took as repeats) under its own name.  Such an answer is no
+		 * result at all: its rows go, one ERROR says why.
+		 */
+		if (r && strcmp(r->case_name, c->name))
+			bad = "of another case";
+		for (size_t k = first; r && !bad && k < rows->n; k++)
+			if (rows->v[k]->id && r->id && !strcmp(rows->v[k]->id, r->id))
+				bad = "with an id it already sent";
+		if (bad) {
+			char *id = term_safe(r->id);
+
+			rq_result_free(r);
+			while (rows->n > first)
+				rq_result_free(rows->v[--rows->n]);
+			rq_results_add(rows, rq_verdict_row(c->name, RQ_ERROR,
+							    "agent sent a row not asked for (%s): %.200s", bad, id));
+			free(id);
+			return;
+		}
 		if (!r)
 			r = rq_verdict_row(c->name, RQ_ERROR, "agent sent a malformed row: %s", err);
 		/*

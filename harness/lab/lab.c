@@ -259,7 +259,7 @@ static void launch_one(struct cluster *cl, struct cnode *nd)
 		}
 		break;
 	case LAUNCH_SSH:
-		a = rq_agent_ssh(nd->name, cl->o->self_exe, err, sizeof(err));
+		a = rq_agent_ssh(nd->name, cl->o->self_exe, nd->launch_log, err, sizeof(err));
 		break;
 	case LAUNCH_SLURM:
 		a = launch_srun(cl, nd, err, sizeof(err));

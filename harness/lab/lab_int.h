@@ -38,7 +38,7 @@ struct cnode {
 	unsigned fails;		/* node-local rows that failed or errored */
 	unsigned poll_epoch;	/* run_units: already in this round's poll set */
 	char *first_fail;
-	char *launch_log;	/* slurm: srun's stderr, logs/srun-NODE.log */
+	char *launch_log;	/* srun's or ssh's stderr, logs/srun-NODE.log, logs/ssh-NODE.log */
 };
 
 /* A two-sided case's pairs, for the matrix and the suspects. */

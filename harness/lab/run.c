@@ -805,7 +805,7 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink)
 {
 	cluster_journal_open(cl, run_dir);
-	for (size_t i = 0; cl->launcher == LAUNCH_SLURM && i < cl->n; i++) {
+	for (size_t i = 0; cl->launcher != LAUNCH_LOCAL && i < cl->n; i++) {
 		char name[256];
 		size_t j = 0;
 
@@ -814,7 +814,8 @@ void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, st
 			name[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 				    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';
 		name[j] = '\0';
-		cl->nodes[i].launch_log = xasprintf("%s/logs/srun-%s.log", run_dir, name);
+		cl->nodes[i].launch_log = xasprintf("%s/logs/%s-%s.log", run_dir,
+						    cl->launcher == LAUNCH_SLURM ? "srun" : "ssh", name);
 	}
 	cluster_launch(cl);
 	/* --repeat N: the suite N times, round by round (cluster_opts.repeat) */

@@ -16,9 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "core/json_text.h"
 #include "core/util.h"
 #include "qual/compare.h"
 #include "report/html.h"
+#include "report/report.h"
 
 /* Bytes read from the end of a failing row's log for its last lines. */
 #define MAX_LOG_READ (16u << 10)
@@ -146,8 +148,7 @@ static const char *style =
 static void page_begin(struct sb *out, const char *kind, const char *title)
 {
 	sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		"style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"" RQ_HTML_CSP "\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
 	esc(out, title);
 	sb_addf(out, "</title>\n<style>%s</style></head>\n<body data-kind=\"%s\">\n<h1>", style, kind);
@@ -343,26 +344,118 @@ static void figure_text(struct sb *out, json_t *f)
  * run directories next to run_dir, newest RQ_TREND_RUNS that started
  * before it), indexed by row id, so each judged figure can show where it
  * stands against its own history (`rdmaqual history` has the change points).
+ *
+ * Each run writes a small index beside its results.json, trend.json (its
+ * start and each row's judged figures), and the trend reads only those:
+ * parsing whole sibling results.json files made five 30 MB siblings cost a
+ * one-row run 54 s and 2.2 GB.  Only the caller's own run dirs and index
+ * files are read (in a shared reports dir two planted dirs cost 9 s), each
+ * at most RQ_TREND_MAX_INDEX bytes, all together at most RQ_TREND_BUDGET:
+ * past it the trend has the runs read so far.
  */
 #define RQ_TREND_RUNS 20
-#define RQ_TREND_MAX_FILE (64u << 20)
+#define RQ_TREND_MAX_INDEX (1u << 20)
+#define RQ_TREND_BUDGET (4u << 20)
+#define RQ_TREND_SCHEMA "rdmaqual-trend/1"
 
 struct trend {
-	json_t *idx[RQ_TREND_RUNS];	/* row id -> row, oldest first */
+	json_t *idx[RQ_TREND_RUNS];	/* row id -> {"figures": [...]}, oldest first */
 	char *started[RQ_TREND_RUNS];
 	size_t n;
 };
+
+int rq_trend_index_write(int dirfd, const struct rq_run_info *ri, const struct rq_results *rs)
+{
+	json_t *rows = json_object();
+	size_t n = rq_results_total(rs);
+	struct sb out = SB_INIT;
+	size_t bytes = 0;
+	char *text;
+	int ret;
+
+	for (size_t i = 0; i < n && bytes < RQ_TREND_MAX_INDEX / 2; i++) {
+		const struct rq_result *r = rq_results_get(rs, i);
+		json_t *figs;
+
+		if (!r || !r->id || json_object_get(rows, r->id))
+			continue;	/* a repeated row: its first round, as history takes it */
+		figs = json_array();
+		for (size_t k = 0; k < r->nfigs; k++) {
+			const struct rq_figure *f = &r->figs[k];
+
+			if (!f->name || !isfinite(f->value) ||
+			    cmp_direction(f->name, f->unit) == CMP_DIR_UNKNOWN)
+				continue;
+			json_array_append_new(figs, json_pack("{s:o, s:o, s:f}", "name", rq_json_text(f->name),
+							      "unit", rq_json_text(f->unit ? f->unit : ""),
+							      "value", f->value));
+			bytes += strlen(f->name) + (f->unit ? strlen(f->unit) : 0) + 48;
+		}
+		if (json_array_size(figs)) {
+			rq_json_set_text(rows, r->id, json_pack("{s:o}", "figures", figs));
+			bytes += strlen(r->id) + 24;
+		} else {
+			json_decref(figs);
+		}
+	}
+	json_t *doc = json_pack("{s:s, s:o, s:o}", "schema", RQ_TREND_SCHEMA, "started",
+				rq_json_text(ri->started ? ri->started : ""), "rows", rows);
+
+	text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
+	json_decref(doc);
+	if (!text)
+		return -ENOMEM;
+	sb_adds(&out, text);
+	sb_addc(&out, '\n');
+	free(text);
+	ret = write_file_replace_at(dirfd, RQ_TREND_INDEX, out.buf, out.len);
+	sb_release(&out);
+	return ret;
+}
 
 static int str_pcmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A sibling's index, if it and its dir are ours; *budget pays for what is read. */
+static json_t *trend_index_read(int pfd, const char *name, size_t *budget)
+{
+	struct stat st;
+	struct sb text = SB_INIT;
+	json_t *doc = NULL;
+	int dfd, fd;
+
+	dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return NULL;
+	if (fstat(dfd, &st) || st.st_uid != geteuid()) {
+		close(dfd);
+		return NULL;
+	}
+	fd = openat(dfd, RQ_TREND_INDEX, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    (size_t)st.st_size <= RQ_TREND_MAX_INDEX && (size_t)st.st_size <= *budget) {
+		size_t max = (size_t)st.st_size + 1;	/* grown since the stat: not read */
+
+		if (!read_fd_all(fd, &text, max) && text.len < max) {
+			*budget -= text.len;
+			doc = json_loadb(text.buf, text.len, 0, NULL);
+		}
+	}
+	close(fd);
+	sb_release(&text);
+	return doc;
+}
+
 static void trend_load(struct trend *t, const char *run_dir, json_t *self)
 {
 	const char *mine = jstr(json_object_get(self, "run"), "started"), *slash;
 	char *parent, **names = NULL;
-	size_t nn = 0;
+	size_t nn = 0, budget = RQ_TREND_BUDGET;
 	DIR *d;
 	struct dirent *e;
 
@@ -371,61 +464,37 @@ static void trend_load(struct trend *t, const char *run_dir, json_t *self)
 		return;
 	parent = xstrndup(run_dir, (size_t)(slash - run_dir));
 	d = opendir(parent);
-	while (d && (e = readdir(d))) {
-		char *p;
-		struct stat st;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, slash + 1))
-			continue;
-		p = xasprintf("%s/%s/results.json", parent, e->d_name);
-		/* Run dirs only: no symlink (latest), no file that is not a plain one. */
-		char *dirp = xasprintf("%s/%s", parent, e->d_name);
-
-		if (!lstat(dirp, &st) && S_ISDIR(st.st_mode) && !lstat(p, &st) && S_ISREG(st.st_mode) &&
-		    st.st_size < RQ_TREND_MAX_FILE) {
-			names = xrealloc(names, (nn + 1) * sizeof(*names));
-			names[nn++] = p;
-		} else {
-			free(p);
-		}
-		free(dirp);
-	}
-	if (d)
-		closedir(d);
 	free(parent);
-	/* Run ids start with the time: the newest by name, then checked by "started". */
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, slash + 1) || !strcmp(e->d_name, "latest"))
+			continue;
+		names = xrealloc(names, (nn + 1) * sizeof(*names));
+		names[nn++] = xstrdup(e->d_name);
+	}
+	/* Run ids start with the time: newest first by name, then checked by "started". */
 	if (nn)
 		qsort(names, nn, sizeof(*names), str_pcmp);
-	for (size_t i = nn > 3 * RQ_TREND_RUNS ? nn - 3 * RQ_TREND_RUNS : 0; i < nn; i++) {
-		json_t *doc = json_load_file(names[i], 0, NULL), *idx, *r;
-		const char *st = doc ? jstr(json_object_get(doc, "run"), "started") : NULL;
-		size_t k;
+	for (size_t i = nn, tried = 0; d && i-- > 0 && tried < 3 * RQ_TREND_RUNS && t->n < RQ_TREND_RUNS;) {
+		json_t *doc = trend_index_read(dirfd(d), names[i], &budget);
+		const char *st = doc ? jstr(doc, "started") : NULL;
+		json_t *rows = doc ? json_object_get(doc, "rows") : NULL;
 
-		if (!st || strcmp(st, mine) >= 0 || !json_is_array(json_object_get(doc, "results"))) {
+		tried += doc != NULL;
+		if (!st || !json_is_object(rows) || strcmp(jstr(doc, "schema") ?: "", RQ_TREND_SCHEMA) ||
+		    strcmp(st, mine) >= 0) {
 			json_decref(doc);
 			continue;
 		}
-		char *started = xstrdup(st);	/* doc's strings go with it */
-
-		idx = json_object();
-		json_array_foreach(json_object_get(doc, "results"), k, r)
-			if (jstr(r, "id") && !json_object_get(idx, jstr(r, "id")))
-				json_object_set(idx, jstr(r, "id"), r);
+		t->started[t->n] = xstrdup(st);
+		t->idx[t->n++] = json_incref(rows);
 		json_decref(doc);
-		if (t->n == RQ_TREND_RUNS) {	/* keep the newest */
-			json_decref(t->idx[0]);
-			free(t->started[0]);
-			memmove(t->idx, t->idx + 1, (RQ_TREND_RUNS - 1) * sizeof(*t->idx));
-			memmove(t->started, t->started + 1, (RQ_TREND_RUNS - 1) * sizeof(*t->started));
-			t->n--;
-		}
-		t->idx[t->n] = idx;
-		t->started[t->n++] = started;
 	}
+	if (d)
+		closedir(d);
 	for (size_t i = 0; i < nn; i++)
 		free(names[i]);
 	free(names);
-	/* Oldest first by start time (names sort so already, but a clock may disagree). */
+	/* Oldest first by start time (read newest first, and a clock may disagree with names). */
 	for (size_t i = 1; i < t->n; i++)
 		for (size_t j = i; j > 0 && strcmp(t->started[j - 1], t->started[j]) > 0; j--) {
 			json_t *x = t->idx[j];
@@ -1150,13 +1219,13 @@ int rq_html_run_write(const char *path, json_t *doc, const char *run_dir, const 
 	return write_html(path, &html);
 }
 
-int rq_html_run_rows_write(const char *path, json_t *doc, const struct rq_results *rs,
+int rq_html_run_rows_write(int dirfd, const char *name, json_t *doc, const struct rq_results *rs,
 			   const char *run_dir, const char *extra_html)
 {
 	struct sb html = SB_INIT;
 	struct afile f;
 	struct rows rows = { .rs = rs, .f = &f };
-	int ret = afile_open(&f, path);
+	int ret = afile_open_at(&f, dirfd, name);
 
 	if (ret)
 		return ret;

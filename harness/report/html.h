@@ -22,6 +22,12 @@
 
 struct json_t;
 
+/*
+ * Every page's Content-Security-Policy: nothing fetched, only the page's
+ * own inline style and script run (history's page has no script).
+ */
+#define RQ_HTML_CSP "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
 /* Lines of a failing row's log shown under it (the file holds all of it). */
 #define RQ_HTML_LOG_TAIL_LINES 30
 
@@ -41,7 +47,8 @@ int rq_html_run_write(const char *path, struct json_t *doc, const char *run_dir,
  */
 void rq_html_run_rows(struct sb *out, struct json_t *doc, const struct rq_results *rs,
 		      const char *run_dir, const char *extra_html);
-int rq_html_run_rows_write(const char *path, struct json_t *doc, const struct rq_results *rs,
+/* name under dirfd (AT_FDCWD: a path), as afile_open_at */
+int rq_html_run_rows_write(int dirfd, const char *name, struct json_t *doc, const struct rq_results *rs,
 			   const char *run_dir, const char *extra_html);
 
 /* One side of a comparison. */
@@ -68,6 +75,15 @@ int rq_html_compare_write(const char *path, const char *title, const struct rq_h
  */
 void rq_html_heatmap(struct sb *out, const char *title, const char *const *labels, size_t n,
 		     const double *cells, const char *unit, bool higher_better);
+
+/*
+ * trend.json in the run dir open as dirfd: the run's start and each row's
+ * judged figures, what the next runs' pages read for their trends (never
+ * the whole results.json).  0 or -errno.
+ */
+#define RQ_TREND_INDEX "trend.json"
+struct rq_run_info;
+int rq_trend_index_write(int dirfd, const struct rq_run_info *ri, const struct rq_results *rs);
 
 /* Text for HTML element content and attribute values (invalid UTF-8 -> U+FFFD). */
 void rq_html_escape(struct sb *out, const char *s);

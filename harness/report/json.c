@@ -114,11 +114,11 @@ char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs)
 	return sb_detach(&out);
 }
 
-int rq_json_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs)
+int rq_json_write(int dirfd, const char *name, const struct rq_run_info *ri, const struct rq_results *rs)
 {
 	struct afile f;
 	struct sb out = SB_INIT;
-	int ret = afile_open(&f, path);
+	int ret = afile_open_at(&f, dirfd, name);
 
 	if (ret)
 		return ret;

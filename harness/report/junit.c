@@ -341,11 +341,11 @@ void rq_junit_render(struct sb *out, const struct rq_run_info *ri, const struct 
 	render(out, NULL, ri, rs);
 }
 
-int rq_junit_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs)
+int rq_junit_write(int dirfd, const char *name, const struct rq_run_info *ri, const struct rq_results *rs)
 {
 	struct sb out = SB_INIT;
 	struct afile f;
-	int ret = afile_open(&f, path);
+	int ret = afile_open_at(&f, dirfd, name);
 
 	if (ret)
 		return ret;

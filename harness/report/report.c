@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Run information shared by the reporters, and writing all report files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -83,17 +84,24 @@ void rq_run_info_release(struct rq_run_info *ri)
 
 int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct rq_results *rs)
 {
-	int ret = mkdir_p(dir, 0755);
-	char *p;
+	int ret = mkdir_p(dir, 0755), fd;
 
 	if (ret)
 		return ret;
-	p = xasprintf("%s/junit.xml", dir);
-	ret = rq_junit_write(p, ri, rs);
-	free(p);
-	p = xasprintf("%s/results.json", dir);
-	int r2 = rq_json_write(p, ri, rs);
-	free(p);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = rq_reports_write_at(fd, dir, ri, rs);
+	close(fd);
+	return ret;
+}
+
+int rq_reports_write_at(int dirfd, const char *dir, const struct rq_run_info *ri,
+			const struct rq_results *rs)
+{
+	int ret = rq_junit_write(dirfd, "junit.xml", ri, rs);
+	int r2 = rq_json_write(dirfd, "results.json", ri, rs);
+
 	/*
 	 * The page is drawn from what results.json holds, as a comparison's
 	 * is, so both read the same fields: its head read back from its text
@@ -104,13 +112,12 @@ int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct
 	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
 	int r3 = -ENOMEM;
 
-	if (doc) {
-		p = xasprintf("%s/report.html", dir);
-		r3 = rq_html_run_rows_write(p, doc, rs, dir, ri->html_extra);
-		free(p);
-	}
+	if (doc)
+		r3 = rq_html_run_rows_write(dirfd, "report.html", doc, rs, dir, ri->html_extra);
 	json_decref(head);
 	json_decref(doc);
 	free(text);
-	return ret ? ret : r2 ? r2 : r3;
+	int r4 = rq_trend_index_write(dirfd, ri, rs);
+
+	return ret ? ret : r2 ? r2 : r3 ? r3 : r4;
 }

@@ -72,17 +72,24 @@ void rq_run_info_release(struct rq_run_info *ri);
 
 /* junit.xml: render into out, or write atomically to path (0 or -errno). */
 void rq_junit_render(struct sb *out, const struct rq_run_info *ri, const struct rq_results *rs);
-int rq_junit_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs);
+int rq_junit_write(int dirfd, const char *name, const struct rq_run_info *ri, const struct rq_results *rs);
 
 /* results.json: render (malloc'd string), or write atomically to path. */
 char *rq_json_render(const struct rq_run_info *ri, const struct rq_results *rs);
-int rq_json_write(const char *path, const struct rq_run_info *ri, const struct rq_results *rs);
+int rq_json_write(int dirfd, const char *name, const struct rq_run_info *ri, const struct rq_results *rs);
 
 /* results.json's document without "results" and "lab": schema, run, facts, counts. */
 struct json_t *rq_json_head(const struct rq_run_info *ri, const struct rq_results *rs);
 
 /* All into dir (created if missing): junit.xml, results.json and report.html. */
 int rq_reports_write(const char *dir, const struct rq_run_info *ri, const struct rq_results *rs);
+/*
+ * The same into the run dir open as dirfd (dir: its path, for the page's
+ * log tails): every file made and renamed under dirfd, so a link planted
+ * in the run dir's place after it was opened gets nothing.
+ */
+int rq_reports_write_at(int dirfd, const char *dir, const struct rq_run_info *ri,
+			const struct rq_results *rs);
 
 /*
  * Console: one line per row, "PASS   name  1.2s  reason", and a summary.

@@ -88,6 +88,8 @@ void rq_agent_close(struct rq_agent *a)
 		if (a->peer_dir && a->peer_remove && (a->dead || !clean))
 			a->peer_remove(a->peer_host, a->peer_dir);
 	}
+	if (a->err_pump && a->err_pump_end)
+		a->err_pump_end(a->err_pump);	/* after ssh: its last words are read */
 	free(a->peer_host);
 	free(a->peer_dir);
 	json_decref(a->stash);

@@ -76,6 +76,9 @@ struct rq_agent {
 	char *peer_host, *peer_dir;	/* an ssh peer's copy of rdmaqual (agent_ssh.c) */
 	/* Removes that copy when the peer's shell could not (set by the launcher). */
 	void (*peer_remove)(const char *host, const char *dir);
+	/* ssh's stderr reader (agent_ssh.c): ended by rq_agent_close once ssh has gone */
+	void *err_pump;
+	void (*err_pump_end)(void *pump);
 };
 
 /* Fork+exec `self_exe agent --stdio` with pipes. */
@@ -124,8 +127,12 @@ bool rq_agent_is_local(const struct rq_agent *a);
 /*
  * A second node: copy this build to HOST if it is not there yet, start
  * `ssh HOST .../rdmaqual agent --stdio` and greet it (agent_ssh.c).
+ * ssh's stderr (its own words and the node's) never reaches our terminal
+ * raw: each line is shown on stderr through term_safe, named by the peer,
+ * and its bytes go as they came to log_path (appended; NULL: none).
  */
-struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err, size_t errsz);
+struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, const char *log_path,
+			      char *err, size_t errsz);
 /* Nonzero when HOST can go to ssh as a host (no leading '-', no blanks or quotes). */
 int rq_ssh_host_ok(const char *host);
 /* The IPv4 address ssh would connect to for HOST (ssh_config aliases applied). */

@@ -19,9 +19,18 @@
  * ssh runs in batch mode (never prompts) with connect and keep-alive
  * deadlines; $RDMAQUAL_SSH_CONFIG names an ssh_config file (ssh -F) for
  * ports, keys and users.
+ *
+ * The agent's ssh writes its stderr into a pipe of ours, not onto our
+ * terminal: a node (its login scripts, a forced command) could print
+ * `ESC]0;title BEL`, `ESC[2J` and a forged "PASS ..." line there.  A thread
+ * reads the pipe, appends the bytes as they came to the run's log and shows
+ * each line through term_safe, named by the peer, up to a bound.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +42,123 @@
 #include "agent/agent.h"
 #include "core/proc.h"
 #include "core/sha256.h"
+#include "core/term.h"
 #include "core/util.h"
 
 #define SSH_OPTS_MAX 16
+/* Lines of a peer's stderr shown on ours, bytes of a line shown, bytes logged. */
+#define ERR_SHOW_LINES 50
+#define ERR_LINE_MAX 512
+#define ERR_LOG_MAX (1u << 20)
+
+struct err_pump {
+	pthread_t thr;
+	int fd, log_fd;
+	char *label;		/* our own copy: a launcher renames a->label meanwhile */
+	char *log_path;
+	atomic_bool stop;
+};
+
+static void pump_line(struct err_pump *p, struct sb *line, size_t *shown)
+{
+	if (*shown < ERR_SHOW_LINES) {
+		char *safe = term_safe(line->buf ? line->buf : "");
+
+		fprintf(stderr, "rdmaqual: %s: %s\n", p->label, safe);
+		free(safe);
+	} else if (*shown == ERR_SHOW_LINES) {
+		fprintf(stderr, "rdmaqual: %s: more on its stderr, not shown%s%s\n", p->label,
+			p->log_fd >= 0 ? "; all of it in " : "", p->log_fd >= 0 ? p->log_path : "");
+	}
+	(*shown)++;
+	sb_reset(line);
+}
+
+static void *pump_run(void *arg)
+{
+	struct err_pump *p = arg;
+	struct sb line = SB_INIT;
+	size_t shown = 0, logged = 0;
+	bool cut = false;
+	char buf[4096];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		int n = poll(&pfd, 1, 200);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 && atomic_load(&p->stop))
+			break;	/* ssh has gone and nothing more came: whoever holds the pipe is not ours */
+		if (n <= 0)
+			continue;
+		ssize_t r = read(p->fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (p->log_fd >= 0 && logged < ERR_LOG_MAX) {
+			size_t w = (size_t)r < ERR_LOG_MAX - logged ? (size_t)r : ERR_LOG_MAX - logged;
+
+			if (write(p->log_fd, buf, w) > 0)
+				logged += w;
+		}
+		for (ssize_t i = 0; i < r; i++) {
+			if (buf[i] == '\n') {
+				pump_line(p, &line, &shown);
+				cut = false;
+			} else if (line.len < ERR_LINE_MAX) {
+				sb_addc(&line, buf[i]);
+			} else if (!cut) {
+				sb_adds(&line, "...");
+				cut = true;
+			}
+		}
+	}
+	if (line.len)
+		pump_line(p, &line, &shown);
+	sb_release(&line);
+	return NULL;
+}
+
+static void pump_end(void *arg)
+{
+	struct err_pump *p = arg;
+
+	atomic_store(&p->stop, true);
+	pthread_join(p->thr, NULL);
+	close(p->fd);
+	if (p->log_fd >= 0)
+		close(p->log_fd);
+	free(p->label);
+	free(p->log_path);
+	free(p);
+}
+
+/* Read ssh's stderr from fd (ours now); NULL when no thread could start (fd closed). */
+static struct err_pump *pump_start(int fd, const char *host, const char *log_path)
+{
+	struct err_pump *p = xcalloc(1, sizeof(*p));
+	char *label = xasprintf("peer %s", host);
+
+	p->fd = fd;
+	p->label = term_safe(label);
+	free(label);
+	p->log_path = log_path ? term_safe(log_path) : NULL;
+	p->log_fd = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	atomic_init(&p->stop, false);
+	if (pthread_create(&p->thr, NULL, pump_run, p)) {
+		close(fd);
+		if (p->log_fd >= 0)
+			close(p->log_fd);
+		free(p->label);
+		free(p->log_path);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
 
 static int ssh_argv(const char **argv, const char *host)
 {
@@ -222,7 +345,8 @@ static bool peer_installed(const char *host, char *path, size_t pathsz)
 	return true;
 }
 
-struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err, size_t errsz)
+struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, const char *log_path,
+			      char *err, size_t errsz)
 {
 	char hash[65], dir[128] = "", installed[256], *script;
 	const char *argv[SSH_OPTS_MAX + 8];
@@ -260,25 +384,28 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 	argv[n++] = script;
 	argv[n] = NULL;
 
-	int to[2], from[2];
+	int to[2], from[2], efd[2];
 
-	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC) || pipe2(efd, O_CLOEXEC)) {
 		snprintf(err, errsz, "pipe: %s", strerror(errno));
 		free(script);
 		if (*dir)
 			rq_ssh_peer_remove(host, dir);
 		return NULL;
 	}
-	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1], .stderr_fd = 2 };
+	struct spawn_opts so = { .argv = argv, .stdin_fd = to[0], .stdout_fd = from[1],
+				 .stderr_fd = efd[1] };
 	pid_t pid = proc_spawn(&so);
 
 	free(script);
 	close(to[0]);
 	close(from[1]);
+	close(efd[1]);
 	if (pid < 0) {
 		snprintf(err, errsz, "cannot start ssh: %s", strerror(-pid));
 		close(to[1]);
 		close(from[0]);
+		close(efd[0]);
 		if (*dir)
 			rq_ssh_peer_remove(host, dir);
 		return NULL;
@@ -287,6 +414,9 @@ struct rq_agent *rq_agent_ssh(const char *host, const char *self_exe, char *err,
 
 	snprintf(label, sizeof(label), "peer:%s", host);
 	struct rq_agent *a = rq_agent_attach(from[0], to[1], pid, label);
+
+	a->err_pump = pump_start(efd[0], host, log_path);
+	a->err_pump_end = pump_end;
 	json_t *req = json_pack("{s:s}", "op", "hello");
 	json_t *ans = rq_agent_call(a, req, scaled_ms(30000), err, errsz);
 

@@ -459,12 +459,18 @@ static void fsync_dir_of(const char *path)
 
 int afile_open(struct afile *f, const char *path)
 {
+	return afile_open_at(f, AT_FDCWD, path);
+}
+
+int afile_open_at(struct afile *f, int dirfd, const char *path)
+{
 	static unsigned seq;
 	char *tmp = NULL;
 	int fd = -1;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
+	f->dirfd = dirfd;
 	/*
 	 * Unique per writer, so two threads writing one path cannot collide;
 	 * O_EXCL so a name someone planted (a file, a hard link, a symlink) is
@@ -474,7 +480,7 @@ int afile_open(struct afile *f, const char *path)
 		free(tmp);
 		tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(),
 				__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -517,11 +523,13 @@ static int afile_finish(struct afile *f, bool durable)
 		ret = -errno;
 	if (close(f->fd) < 0 && !ret)
 		ret = -errno;
-	if (!ret && rename(f->tmp, f->path) < 0)
+	if (!ret && renameat(f->dirfd, f->tmp, f->dirfd, f->path) < 0)
 		ret = -errno;
 	if (ret)
-		unlink(f->tmp);
-	if (!ret && durable)
+		unlinkat(f->dirfd, f->tmp, 0);
+	if (!ret && durable && f->dirfd != AT_FDCWD)
+		fsync(f->dirfd);
+	else if (!ret && durable)
 		fsync_dir_of(f->path);
 	free(f->tmp);
 	free(f->path);

@@ -93,9 +93,16 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 struct afile {
 	int fd;
 	int err;
+	int dirfd;		/* afile_open_at's dir, or AT_FDCWD */
 	char *tmp, *path;
 };
 int afile_open(struct afile *f, const char *path);
+/*
+ * The same for name resolved under dirfd (AT_FDCWD: as afile_open): the
+ * temp file and the rename never leave dirfd, so a link planted in place
+ * of a parent of dirfd after it was opened cannot redirect the file.
+ */
+int afile_open_at(struct afile *f, int dirfd, const char *name);
 void afile_write(struct afile *f, const void *data, size_t len);
 int afile_commit(struct afile *f);
 /* Writes out's text to f when it holds at least min bytes (0: always), then empties it. */

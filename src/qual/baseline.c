@@ -235,9 +235,18 @@ int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t 
 	}
 	json_array_foreach(json_object_get(doc, "tolerances"), i, t) {
 		char arg[300], e2[200];
+		json_t *pct = json_object_get(t, "pct");
 
-		snprintf(arg, sizeof(arg), "%s=%g", jstr(t, "glob") ? jstr(t, "glob") : "*",
-			 json_number_value(json_object_get(t, "pct")));
+		/* json_number_value() of a missing or string pct is 0: every change a regression */
+		if (!json_is_number(pct)) {
+			snprintf(err, errsz, "%s: tolerances[%zu]: pct is %s, not a number", path, i,
+				 pct ? "not a number" : "missing");
+			json_decref(doc);
+			cmp_opts_release(&b->tol);
+			return -EINVAL;
+		}
+		snprintf(arg, sizeof(arg), "%s=%.17g", jstr(t, "glob") ? jstr(t, "glob") : "*",
+			 json_number_value(pct));
 		if (cmp_opts_tolerance(&b->tol, arg, e2, sizeof(e2))) {
 			snprintf(err, errsz, "%s: tolerances[%zu]: %s", path, i, e2);
 			json_decref(doc);

@@ -203,7 +203,12 @@ static void cp_file(struct cap *c, const char *rel)
 		sb_release(&text);
 		return;
 	}
-	if (c->o->redact)
+	/* a function's config space is binary: its serial number capability, not text, names the GUID */
+	size_t rl = strlen(rel);
+
+	if (c->o->redact && rl > 7 && !strcmp(rel + rl - 7, "/config") && strstr(rel, "/sys/"))
+		rq_redact_pci_config(&c->redact, (uint8_t *)text.buf, text.len);
+	else if (c->o->redact)
 		rq_redact_text(&c->redact, &text);
 	mkparent(c, rel);
 	dpath(c, rel, d, sizeof(d));
@@ -745,12 +750,64 @@ static void run_tools(struct cap *c)
 	free(ents);
 }
 
+/*
+ * DIR must be new: capture makes it itself and writes only there.  An
+ * existing one, even empty, is refused: root capturing into another
+ * user's empty 0777 dir with a planted `DIR/capture -> VICTIM` wrote its
+ * manifest and tool outputs into VICTIM.  The parent must be one that only
+ * its owner (the euid or root) can rename entries in, or sticky (as /tmp),
+ * else the fresh dir could be swapped for a link while capture writes.
+ * real gets DIR's real path.  0 or -errno with err.
+ */
+static int capture_dir_make(const char *dst, char *real, char *err, size_t errsz)
+{
+	char *parent = xstrdup(dst), *slash;
+	struct stat st;
+	int ret;
+
+	while ((slash = strrchr(parent, '/')) && slash != parent && !slash[1])
+		*slash = '\0';	/* DIR/ */
+	slash = strrchr(parent, '/');
+	if (slash == parent)
+		parent[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(parent, ".");
+	if (mkdir_p(parent, 0755) || stat(parent, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errsz, "cannot create %s: %s", parent, strerror(errno));
+		free(parent);
+		return ret ? ret : -EIO;
+	}
+	if ((st.st_uid != geteuid() && st.st_uid != 0) || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+		snprintf(err, errsz, "%s is owned by uid %u with mode %04o: another user could swap %s "
+			 "for a link; capture under a dir of yours", parent, (unsigned)st.st_uid,
+			 (unsigned)(st.st_mode & 07777), dst);
+		free(parent);
+		return -EPERM;
+	}
+	free(parent);
+	if (mkdir(dst, 0755) < 0) {
+		ret = -errno;
+		if (errno == EEXIST)
+			snprintf(err, errsz, "%s exists: capture into a new directory (capture makes it)", dst);
+		else
+			snprintf(err, errsz, "cannot create %s: %s", dst, strerror(errno));
+		return ret;
+	}
+	if (!realpath(dst, real) || lstat(real, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		snprintf(err, errsz, "%s changed while it was made", dst);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err, size_t errsz)
 {
 	struct cap c = { .o = o, .st = st };
 	struct sb man = SB_INIT;
 	char p[PATH_MAX], when[64];
-	DIR *d;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -761,25 +818,9 @@ int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err
 			return -errno;
 		}
 	}
-	d = opendir(o->dst);
-	if (d) {
-		struct dirent *e;
-		bool empty = true;
-
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				empty = false;
-		closedir(d);
-		if (!empty) {
-			snprintf(err, errsz, "%s is not empty: capture into a new directory", o->dst);
-			return -EEXIST;
-		}
-	}
-	ret = mkdir_p(o->dst, 0755);
-	if (ret < 0 || !realpath(o->dst, c.dst)) {
-		snprintf(err, errsz, "cannot create %s: %s", o->dst, strerror(ret ? -ret : errno));
-		return ret ? ret : -errno;
-	}
+	ret = capture_dir_make(o->dst, c.dst, err, errsz);
+	if (ret)
+		return ret;
 	if (c.src[0] && !strncmp(c.dst, c.src, strlen(c.src)) && c.dst[strlen(c.src)] == '/') {
 		snprintf(err, errsz, "the capture directory is inside the captured tree");
 		return -EINVAL;

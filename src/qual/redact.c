@@ -216,18 +216,40 @@ static bool labelled(const char *s, size_t i)
 	return false;
 }
 
+static bool host_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-';
+}
+
+/*
+ * The host name in any case (DNS names are case-insensitive: a node
+ * description "NODE9.lab.example.com" of host node9 kept it), as a whole
+ * name (node99 is another host), and with the domain that follows it: the
+ * FQDN goes whole.
+ */
 static void replace_host(const struct rq_redact *rd, struct sb *text)
 {
 	struct sb out = SB_INIT;
-	const char *q = text->buf, *m;
+	const char *q = text->buf, *m = text->buf;
 	size_t hl = strlen(rd->hostname);
 
 	if (!hl)
 		return;
-	while ((m = strstr(q, rd->hostname))) {
+	for (; (m = strcasestr(m, rd->hostname)); ) {
+		const char *e = m + hl;
+
+		if ((m > text->buf && host_char(m[-1])) || host_char(*e) || *e == '_') {
+			m++;
+			continue;
+		}
+		while (*e == '.' && isalnum((unsigned char)e[1])) {
+			e++;
+			while (host_char(*e))
+				e++;
+		}
 		sb_add(&out, q, (size_t)(m - q));
 		sb_adds(&out, "host-redacted");
-		q = m + hl;
+		q = m = e;
 	}
 	if (q != text->buf) {
 		sb_adds(&out, q);
@@ -262,9 +284,25 @@ void rq_redact_text(const struct rq_redact *rd, struct sb *text)
 
 			while (k < n && ishex(s[k]))
 				k++;
-			if (k - i - 2 == 16 && (k == n || (!isalnum((unsigned char)s[k]) && s[k] != '_'))) {
-				rewrite(rd, s + i + 2, 16, 16);
+			/* 16: a GUID; 12: a MAC as one number (0xdeadbeef1234) */
+			if ((k - i - 2 == 16 || k - i - 2 == 12) &&
+			    (k == n || (!isalnum((unsigned char)s[k]) && s[k] != '_'))) {
+				rewrite(rd, s + i + 2, k - i - 2, k - i - 2);
 				i = k;
+				continue;
+			}
+		}
+		/* a MAC in dotted groups of four (dead.beef.1234: Cisco's and some switches') */
+		if (i + 14 <= n && s[i + 4] == '.' && s[i + 9] == '.' &&
+		    (i + 14 == n || (!isalnum((unsigned char)s[i + 14]) && s[i + 14] != '_' &&
+				     !(s[i + 14] == '.' && i + 15 < n && isalnum((unsigned char)s[i + 15]))))) {
+			bool mac = prev != '.';
+
+			for (size_t k = 0; k < 14 && mac; k++)
+				mac = k == 4 || k == 9 || ishex(s[i + k]);
+			if (mac) {
+				rewrite(rd, s + i, 14, 12);
+				i += 14;
 				continue;
 			}
 		}
@@ -315,4 +353,50 @@ void rq_redact_text(const struct rq_redact *rd, struct sb *text)
 		i = j;
 	}
 	replace_host(rd, text);
+}
+
+/*
+ * Extended capabilities (include/uapi/linux/pci_regs.h): a 32-bit
+ * little-endian header at 0x100, then wherever its next pointer says; id
+ * in bits 0-15, next in bits 20-31 (dword aligned, PCI_EXT_CAP_NEXT), 0
+ * ends the list.  The DSN's 64-bit serial follows its header, lower dword
+ * first (drivers/pci/pci.c, pci_get_dsn()).
+ */
+#define PCI_CFG_EXT 0x100
+#define PCI_EXT_CAP_DSN 0x0003
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+size_t rq_redact_pci_config(const struct rq_redact *rd, uint8_t *cfg, size_t len)
+{
+	size_t off = PCI_CFG_EXT, n = 0;
+	uint8_t seen[4096 / 4 / 8] = { 0 };
+
+	/* each header once: a loop of next pointers ends (and no serial is mapped twice) */
+	while (off >= PCI_CFG_EXT && off + 4 <= len && off < 4096 && !(seen[off / 32] & (1u << (off / 4 % 8)))) {
+		uint32_t h = le32(cfg + off);
+
+		seen[off / 32] |= (uint8_t)(1u << (off / 4 % 8));
+		if (h == 0 || h == 0xffffffffu)
+			break;
+		if ((h & 0xffff) == PCI_EXT_CAP_DSN && off + 12 <= len) {
+			uint64_t v = (uint64_t)le32(cfg + off + 4) | (uint64_t)le32(cfg + off + 8) << 32;
+			char digits[17];
+
+			snprintf(digits, sizeof(digits), "%016llx", (unsigned long long)v);
+			if (map_digits(rd, digits, 16)) {
+				v = 0;
+				for (size_t i = 0; i < 16; i++)
+					v = v << 4 | hexval(digits[i]);
+				for (size_t i = 0; i < 8; i++)
+					cfg[off + 4 + i] = (uint8_t)(v >> (8 * i));
+				n++;
+			}
+		}
+		off = (h >> 20) & 0xffc;
+	}
+	return n;
 }

@@ -35,6 +35,7 @@
  *   0x1070fd0300b4c2d0             ibstat, ibnetdiscover, saquery
  *   1070fd0300b4c2d0, 1070fdb4c2d0 mstflint and mlxfwmanager Base GUID/MAC
  *   10:70:fd:b4:c2:d0, 10-70-fd-b4-c2-d0, 10:70:fd:03:00:b4:c2:d0
+ *   1070.fdb4.c2d0, 0x1070fdb4c2d0  a MAC in dotted fours, as one number
  *   fe80:0000:0000:0000:1270:fdff:feb4:c2d0, fe80::1270:fdff:feb4:c2d0
  *   the last 8 bytes of a 20-byte IPoIB hardware address
  *
@@ -45,6 +46,9 @@
  * (so its length and form hold, and it matches the other spellings in the
  * groups that fit).  Kept as the checks need them: the fe80::/64 subnet
  * prefix, IPv4-mapped GIDs, PCI addresses, versions, CPU masks.
+ *
+ * The host name is matched in any case, as a whole name (node99 is not
+ * node9), and with the domain after it: NODE9.lab.example.com goes whole.
  */
 #ifndef RQ_REDACT_H
 #define RQ_REDACT_H
@@ -61,5 +65,14 @@ struct rq_redact {
 void rq_redact_init(struct rq_redact *rd, const char *hostname);
 /* Redact text in place (its length changes only by the host name's). */
 void rq_redact_text(const struct rq_redact *rd, struct sb *text);
+/*
+ * A PCI function's config space as sysfs gives it (binary, 256 or 4096
+ * bytes): the extended capabilities from 0x100 are walked and each Device
+ * Serial Number (ext. cap 0x0003) is rewritten.  On ConnectX the serial is
+ * the node GUID, so it maps as the GUID's text spellings do (the serial
+ * read as 16 hex digits) and stays consistent with them.  Returns the
+ * serials rewritten.
+ */
+size_t rq_redact_pci_config(const struct rq_redact *rd, uint8_t *cfg, size_t len);
 
 #endif

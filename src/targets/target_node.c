@@ -15,6 +15,21 @@ struct node_agents {
 	char peer_addr[64];		/* the peer's management IPv4: out-of-band only */
 };
 
+/* logs/ssh-PEER.log in the run dir: where the peer's ssh stderr goes as it came. */
+static char *peer_log(const struct rq_target *t)
+{
+	char name[200];
+	size_t j = 0;
+
+	if (!t->opts->run_dir)
+		return NULL;
+	for (const char *p = t->opts->peer; *p && j + 1 < sizeof(name); p++)
+		name[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';
+	name[j] = '\0';
+	return xasprintf("%s/logs/ssh-%s.log", t->opts->run_dir, name);
+}
+
 int node_agents_open(struct rq_target *t, char *err, size_t errsz)
 {
 	struct node_agents *p = xcalloc(1, sizeof(*p));
@@ -28,7 +43,10 @@ int node_agents_open(struct rq_target *t, char *err, size_t errsz)
 			snprintf(err, errsz, "cannot resolve peer %s to an IPv4 address", t->opts->peer);
 			goto fail;
 		}
-		p->peer = rq_agent_ssh(t->opts->peer, t->opts->self_exe, err, errsz);
+		char *log = peer_log(t);
+
+		p->peer = rq_agent_ssh(t->opts->peer, t->opts->self_exe, log, err, errsz);
+		free(log);
 		if (!p->peer)
 			goto fail;
 	}
@@ -176,8 +194,10 @@ void node_agents_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	 */
 	p->self = rq_agent_local(t->opts->self_exe, err, sizeof(err));
 	if (p->peer && p->peer->dead) {
-		struct rq_agent *fresh = rq_agent_ssh(t->opts->peer, t->opts->self_exe, err, sizeof(err));
+		char *log = peer_log(t);
+		struct rq_agent *fresh = rq_agent_ssh(t->opts->peer, t->opts->self_exe, log, err, sizeof(err));
 
+		free(log);
 		if (fresh) {
 			rq_agent_close(p->peer);
 			p->peer = fresh;

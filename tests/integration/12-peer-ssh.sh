@@ -24,7 +24,17 @@ cleanup() {
 trap cleanup EXIT
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$T/id"
+ssh-keygen -q -t ed25519 -N '' -f "$T/id2"
 cp "$T/id.pub" "$T/authorized_keys"
+# The second key is a hostile node's: its forced command writes terminal
+# sequences and a forged row line to stderr before it runs what was asked.
+cat >"$T/evil.sh" <<'EVIL'
+#!/bin/sh
+printf '\033]0;OWNED\007\033[2J\nPASS   evil.fake\n' >&2
+exec sh -c "$SSH_ORIGINAL_COMMAND"
+EVIL
+chmod 755 "$T/evil.sh"
+printf 'command="%s" %s\n' "$T/evil.sh" "$(cat "$T/id2.pub")" >>"$T/authorized_keys"
 chmod 700 "$T"
 cat >"$T/sshd_config" <<CFG
 Port $port
@@ -45,6 +55,15 @@ Host rq-peer
 	Port $port
 	User root
 	IdentityFile $T/id
+	StrictHostKeyChecking no
+	UserKnownHostsFile /dev/null
+	LogLevel ERROR
+Host rq-evil
+	HostName 127.0.0.1
+	Port $port
+	User root
+	IdentityFile $T/id2
+	IdentitiesOnly yes
 	StrictHostKeyChecking no
 	UserKnownHostsFile /dev/null
 	LogLevel ERROR
@@ -101,6 +120,17 @@ wait_for "no copy dir is left" 5 none_exist "$copies"
 	-k runner.pass tests/cases/runner >"$T/run3.out" 2>&1
 expect_eq "a --peer with a leading '-' is a usage error" 2 $?
 expect_true "and no ProxyCommand ran" test ! -e "$T/pwned2"
+
+# A node's stderr reaches our terminal only made inert, named by the peer;
+# its bytes as they came are in the run's logs/ssh-PEER.log.
+"$RQ" run --report-dir "$T/rep6" --target local --peer rq-evil -k runner.pass tests/cases/runner \
+	>"$T/run6.out" 2>&1
+expect_eq "run with a peer whose stderr is hostile" 0 $?
+expect_eq "no escape or bell byte reached the terminal" 0 "$(tr -dc '\033\007' <"$T/run6.out" | wc -c)"
+expect_grep "the sequence is shown inert, named by the peer" '^rdmaqual: peer rq-evil: \?\]0;OWNED\?\?\[2J$' "$T/run6.out"
+expect_nogrep "the forged row line is not a line of its own" '^PASS +evil\.fake' "$T/run6.out"
+expect_grep "it is shown as the peer's" '^rdmaqual: peer rq-evil: PASS +evil\.fake$' "$T/run6.out"
+expect_true "the raw bytes are in logs/ssh-rq-evil.log" grep -q "$(printf '\033')]0;OWNED" "$T/rep6/latest/logs/ssh-rq-evil.log"
 
 # A peer that does not answer is an ERROR with the reason, within its deadline.
 sed -i "s/Port $port/Port 1/" "$T/ssh_config"

@@ -390,4 +390,64 @@ expect_eq "the run fails" 1 $?
 expect_grep "an ERROR (setup), not a FAIL, with the real errno" \
 	'ERROR +cp\.missing_server .*cannot start /tmp/rq-no-such-dir/rqpp: No such file or directory' "$T/nostart.out"
 expect_grep "saying the guests have their own /tmp" 'rxe-vm guests have their own /tmp' "$T/nostart.out"
+# 16. Writes through planted links.  A run dir in a reports dir others can
+# write is renamed and a link to a victim put in its place while a case
+# runs: the reports still go into the run dir (by its fd), none into the
+# victim.  capture refuses a dir it did not make (an empty one with a
+# planted link was written through).
+echo "-- a run dir swapped for a link mid-run; capture into a planted dir"
+mkdir -m 1777 "$T/lk-shared" "$T/lk-victim"
+cat >"$T/slow.yaml" <<'YAML'
+defaults:
+  targets: [local]
+  timeout: 20s
+cases:
+  - name: link.slow
+    kind: command
+    summary: long enough to swap the run dir under it
+    argv: [sleep, "3"]
+YAML
+"$RQ" run --report-dir "$T/lk-shared" "$T/slow.yaml" >"$T/swap.out" 2>&1 &
+runner=$!
+wait_for "the run dir is made" 10 sh -c "ls -d '$T'/lk-shared/2*/logs"
+rd=$(find "$T/lk-shared" -mindepth 1 -maxdepth 1 -type d -name "2*" | head -1)
+mv "$rd" "$T/lk-shared/moved" && ln -s "$T/lk-victim" "$rd"
+wait "$runner"
+expect_eq "the run ends well" 0 $?
+expect_eq "nothing written into the link's target" "" "$(ls -A "$T/lk-victim")"
+expect_true "the reports are in the run dir itself" test -s "$T/lk-shared/moved/results.json"
+expect_eq "with the row" "PASS" "$(jq -r '.results[0].verdict' "$T/lk-shared/moved/results.json" 2>/dev/null)"
+if id nobody >/dev/null 2>&1; then
+	mkdir -m 0777 "$T/lk-planted" "$T/lk-victim2"
+	ln -s "$T/lk-victim2" "$T/lk-planted/capture"
+	chown -h nobody "$T/lk-planted" "$T/lk-planted/capture"
+	"$RQ" capture "$T/lk-planted" --root fixtures/nodes/rxe-vm1 >"$T/cap.out" 2>&1
+	expect_eq "capture into an existing dir is refused" 1 $?
+	expect_grep "saying it must be new" 'exists: capture into a new directory' "$T/cap.out"
+	expect_eq "nothing written through the planted link" "" "$(ls -A "$T/lk-victim2")"
+	"$RQ" capture "$T/lk-planted/new" --root fixtures/nodes/rxe-vm1 >"$T/cap2.out" 2>&1
+	expect_eq "capture under another user's open dir is refused" 1 $?
+	expect_grep "naming its owner" 'owned by uid [0-9]+ with mode 0777' "$T/cap2.out"
+fi
+# 17. vm/cache.sh run directly (a builder script, not `vm image`) refuses a
+# cache under a dir another user owns, or one anyone may write that is not
+# sticky, as `vm image` does; under /tmp-like sticky dirs it is fine.
+echo "-- vm/cache.sh: a cache under another user's dir"
+cache_try() {
+	sh -c '. vm/cache.sh; die() { echo "die: $*"; exit 1; }; cache_open "$1" && echo opened' sh "$1"
+}
+mkdir -m 0777 "$T/cache-open" && chmod 0777 "$T/cache-open"
+cache_try "$T/cache-open/c" >"$T/cache1.out" 2>&1
+expect_eq "a cache under a dir anyone may write (not sticky) is refused" 1 $?
+expect_grep "naming that dir" "lies under $(ere "$T/cache-open"), owned by uid $(id -u) with mode 777" "$T/cache1.out"
+mkdir -m 1777 "$T/cache-sticky"
+cache_try "$T/cache-sticky/c" >"$T/cache2.out" 2>&1
+expect_eq "under a sticky one it opens" 0 $?
+if id nobody >/dev/null 2>&1; then
+	mkdir -m 0755 "$T/cache-theirs" && chown nobody "$T/cache-theirs"
+	mkdir -m 0700 "$T/cache-theirs/c"
+	cache_try "$T/cache-theirs/c" >"$T/cache3.out" 2>&1
+	expect_eq "a cache of ours under another user's dir is refused" 1 $?
+	expect_grep "naming its owner" "lies under $(ere "$T/cache-theirs"), owned by uid $(id -u nobody)" "$T/cache3.out"
+fi
 finish

@@ -78,6 +78,45 @@ else
 	echo "  SKIP: chromium not installed (deps.txt test group): the page not checked in a browser"
 fi
 
+# Hostile text in runs (a case's figures:, a node's answers): a unit with
+# markup, a started time with terminal sequences.  The page escapes them and
+# has the run page's CSP; the console prints them inert.  In a shared
+# reports dir another user's run dir is skipped, as reports prune does.
+H=$T/hostile
+for i in 1 2 3 4; do
+	d=$H/20261201-0${i}0000-1
+	mkdir -p "$d"
+	jq -n --arg t "$(printf '2026-12-01T10:0%s:00Z\033]0;OWNED\007\033[2J' "$i")" --arg id "h-$i" '
+		{schema: "rdmaqual-results/1", run: {id: $id, started: $t}, counts: {},
+		 results: [{id: "x.rate", case: "x.rate", kind: "command", verdict: "PASS",
+			    figures: [{name: "rate", value: 100, unit: "<script>alert(1)</script>/s"},
+				      {name: "ops", value: 7, unit: "<img src=x onerror=alert(2)>/s"}]}]}' \
+		>"$d/results.json"
+done
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	jq '.results[0].figures[0].value = 1' "$H/20261201-040000-1/results.json" >"$T/r4" &&
+		mv "$T/r4" "$H/20261201-040000-1/results.json"
+	chown -R nobody "$H/20261201-040000-1"
+	nruns=3
+else
+	nruns=4
+fi
+"$RQ" history --all-figures --html "$T/hostile.html" "$H" >"$T/hostile.out" 2>"$T/hostile.err"
+expect_eq "hostile runs: history exits 0" 0 $?
+expect_nogrep "the unit's script tag is not in the page" '<script>alert|<img src' "$T/hostile.html"
+expect_grep "it is there, escaped, in the cell and the chart's title" \
+	'\(&lt;script&gt;alert\(1\)&lt;/script&gt;/s,.*: 100 &lt;script&gt;' "$T/hostile.html"
+expect_grep "the page has the run page's CSP" \
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'" \
+	"$T/hostile.html"
+expect_eq "the console has no escape or bell byte" 0 "$(tr -dc '\033\007' <"$T/hostile.out" | wc -c)"
+expect_grep "the started time prints inert" '^history of [0-9]+ runs, 2026-12-01T10:01:00Z\?\]0;OWNED\?\?\[2J \.\. ' \
+	"$T/hostile.out"
+if [ "$nruns" = 3 ]; then
+	expect_grep "another user's run dir is not read" '^history of 3 runs' "$T/hostile.out"
+	expect_grep "and history says it skipped it" 'skipped 1 run dir of other users' "$T/hostile.err"
+fi
+
 "$RQ" history "$T/nothing" >"$T/none.out" 2>&1
 expect_eq "a directory that does not exist: exit 2" 2 $?
 mkdir "$T/empty"
