@@ -16,13 +16,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-RQ=${RQ:-build/san/rdmaqual}
-T=$(mktemp -d /tmp/rq-it-fab.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
-if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
-	skip "ibsim target unavailable here"
-fi
+ibsim_test_setup fab
 
 "$RQ" run --state-dir "$T/state" --report-dir "$T/rep" tests/integration/fabric-cases/links.yaml >"$T/out" 2>&1
 expect_eq "fault run exit status" 1 $?

@@ -9,13 +9,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 
-RQ=${RQ:-build/san/rdmaqual}
-T=$(mktemp -d /tmp/rq-it-fabcases.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export RDMAQUAL_STATE_DIR="$T/state"
-if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 || ! command -v ibsim >/dev/null; then
-	skip "ibsim target unavailable here"
-fi
+ibsim_test_setup fabcases
 
 "$RQ" fabric import fixtures/fabrics/lab-ibnetdiscover.txt -o "$T/lab.net" >"$T/imp.out" 2>&1
 expect_eq "fabric import of the shipped ibnetdiscover exits 0" 0 $?

@@ -77,6 +77,23 @@ vm_test_setup() {
 	export RDMAQUAL_STATE_DIR
 }
 
+# ibsim_test_setup NAME: the start of every test on the ibsim target.  RQ is
+# the sanitizer build (RQ overrides), T a private temp dir removed at exit
+# holding the run state; without ibsim (or a target that cannot start) it
+# skips (exit 4).
+# shellcheck disable=SC2034 # RQ is for the test that calls this
+ibsim_test_setup() {
+	RQ=${RQ:-build/san/rdmaqual}
+	T=$(mktemp -d "/tmp/rq-it-$1.XXXXXX") || exit 1
+	trap 'rm -rf "$T"' EXIT
+	RDMAQUAL_STATE_DIR="$T/state"
+	export RDMAQUAL_STATE_DIR
+	if ! "$RQ" run --dry-run --target ibsim cases/sm/bringup.yaml >/dev/null 2>&1 ||
+		! command -v ibsim >/dev/null; then
+		skip "ibsim target unavailable here"
+	fi
+}
+
 # vm_record_owner: the pid named by the run-state record of booted guests
 # (rxevm-<pid>), "" when there is none yet.  The guests' dirs are
 # /tmp/rq-<that pid>-N.
