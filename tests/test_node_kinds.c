@@ -28,6 +28,7 @@
 #include "agent/request.h"
 #include "targets/target_node.h"
 #include "check_main.h"
+#include "real_outputs.h"
 
 /* The expectation table leaves trailing fields out on purpose. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -203,9 +204,16 @@ static const struct expect table[] = {
 	  "cpu10 powersave, cpu11 powersave, cpu12 powersave", 9, NULL, 4 },
 	{ "hgx-h100-cstates", "node-tuning", RQ_FAIL, "mlx5_0", 0,
 	  "mlx5_0: deep idle states enabled on the CPUs of its IRQs: cpu0 C6 (170 us)", 9, NULL, 8 },
-	/* eight rails with every vector pinned one CPU, and irqbalance running */
-	{ "cx7-ndr-ib", "node-tuning", RQ_FAIL, "mlx5_3", 0,
-	  "mlx5_3: irqbalance is running while all 5 of its IRQs are pinned one CPU each: it will move them", 9, NULL, 8 },
+	/*
+	 * irqbalance's own masks (smp_affinity_list 0-7, effective one CPU, as
+	 * x86 always delivers): nothing is pinned.  A tuning script's one-CPU
+	 * masks with irqbalance still running are the fault.
+	 */
+	{ "cx7-ndr-ib", "node-tuning", RQ_PASS, NULL, 0, NULL, 9 },
+	{ "cx7-ndr-ib-pinned", "node-tuning", RQ_FAIL, "mlx5_3", 0,
+	  "mlx5_3: irqbalance is running while all 5 of its IRQs are pinned one CPU each (smp_affinity_list): "
+	  "it will move them", 9, NULL, 8 },
+	{ "cx7-ndr-ib-pinned", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	/* no modinfo in the capture: where a module comes from is unknown, never a pass */
 	{ "cx7-ndr-ib", "driver-stack", RQ_PASS, NULL, 0, NULL, 8,
 	  "mlx5_core,mlx5_ib,ib_core,ib_uverbs,ib_umad,rdma_cm,rdma_ucm" },
@@ -1584,6 +1592,91 @@ START_TEST(node_tuning_facts)
 }
 END_TEST
 
+/* The line a busybox prompt's "cat FILE" printed in a /proc/irq sample. */
+static bool sample_cat(const char *text, const char *file, char *out, size_t outsz)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "cat %s", file);
+	for (p = text; (p = strstr(p, key)); p += strlen(key)) {
+		const char *nl = strchr(p, '\n'), *end;
+
+		if (!nl || (p[strlen(key)] != ' ' && p[strlen(key)] != '\n'))
+			continue;
+		end = strchr(nl + 1, '\n');
+		snprintf(out, outsz, "%.*s", (int)((end ? end : nl + 1 + strlen(nl + 1)) - nl - 1), nl + 1);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Requested vs effective affinity: the real pair of
+ * irq-affinity/proc-irq-35-... (asked 0-3, delivered to 0) on every IRQ of
+ * mlx5_0 of a copy of cx7-ndr-ib (irqbalance running) is not "pinned";
+ * the old reading of effective_affinity_list first called it pinned.
+ * Without an effective list, a wide mask says nothing of sharing.
+ */
+START_TEST(irq_requested_vs_effective)
+{
+	char tmp[] = "/tmp/rq-irqeff-XXXXXX", path[4400], want[64], eff[64];
+	struct sb s = SB_INIT;
+	struct nodecase nc;
+	struct rq_result *r;
+	struct dirent *e;
+	DIR *d;
+
+	if (!real_sample("irq-affinity/proc-irq-35-smp-affinity-0-3-effective-0-arm-gic-blog.txt", &s)) {
+		sb_release(&s);
+		return;
+	}
+	ck_assert(sample_cat(s.buf, "smp_affinity_list", want, sizeof(want)));
+	ck_assert(sample_cat(s.buf, "effective_affinity_list", eff, sizeof(eff)));
+	ck_assert_str_eq(want, "0-3");
+	ck_assert_str_eq(eff, "0");
+	copy_tree("cx7-ndr-ib", tmp);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/device/msi_irqs", tmp);
+	ck_assert_ptr_nonnull(d = opendir(path));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/irq/%s/smp_affinity_list", tmp, e->d_name);
+		ck_assert_int_eq(write_file_atomic(path, want, strlen(want)), 0);
+		snprintf(path, sizeof(path), "%s/proc/irq/%s/effective_affinity_list", tmp, e->d_name);
+		ck_assert_int_eq(write_file_atomic(path, eff, strlen(eff)), 0);
+	}
+	closedir(d);
+	nc_init(&nc, "node-tuning", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irqs_pinned"), "0 of 5 one CPU each (smp_affinity_list)");
+	ck_assert_str_eq(nc_fact(r, "irq_cpus"), "0");
+	nc_release(&nc);
+
+	/* no effective lists at all: mlx5_0's vectors may land anywhere in 0-3 */
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/device/msi_irqs", tmp);
+	ck_assert_ptr_nonnull(d = opendir(path));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/irq/%s/effective_affinity_list", tmp, e->d_name);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	closedir(d);
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irq_landing"), "4 of 4 vectors have no effective_affinity_list and a mask "
+			 "of several CPUs: where they land is unknown (not judged for sharing)");
+	nc_release(&nc);
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1611,6 +1704,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, gpudirect_keys);
 	tcase_add_test(tc, driver_stack_facts);
 	tcase_add_test(tc, node_tuning_facts);
+	tcase_add_test(tc, irq_requested_vs_effective);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

@@ -11,8 +11,8 @@
  * IRQs land on: the cpufreq governor (cpufreq/scaling_governor) and the
  * idle states still enabled (cpuidle/stateN: name, latency in us,
  * disable); a deep C-state adds its exit latency to every interrupt.
- * irqbalance running while the rails' IRQs are pinned one CPU each: it
- * will move them.  Node-wide facts: transparent huge pages and the
+ * irqbalance running while the rails' IRQs are pinned one CPU each (their
+ * requested smp_affinity_list, not the effective one): it will move them.  Node-wide facts: transparent huge pages and the
  * memlock limits of /etc/security/limits.conf and limits.d/ (verbs pin
  * memory: a low RLIMIT_MEMLOCK fails ibv_reg_mr).  Nothing is changed.
  */
@@ -88,36 +88,53 @@ static int devctl(struct rq_ctx *ctx, const char *dev, unsigned *ctl)
 	return ret;
 }
 
-/* The CPUs the function's completion IRQs are on (msi_irqs -> /proc/irq/N). */
-static void irq_cpus(struct rq_ctx *ctx, const struct rdma_dev *d, struct cpuset *cpus, int *nirq, int *npinned)
+/*
+ * The CPUs the function's completion IRQs land on, and how many of them were
+ * asked to stay on one CPU (msi_irqs -> /proc/irq/N).  Two files, two
+ * questions: smp_affinity_list is the mask that was asked for (what
+ * irqbalance or a tuning script wrote), effective_affinity_list where the
+ * interrupt is delivered.  On x86 the effective list is always one CPU
+ * whatever the mask (each vector has one target CPU, picked inside the mask:
+ * arch/x86/kernel/apic/vector.c), so only the requested mask says whether an
+ * IRQ is pinned; irqbalance's per-core or per-package masks are not.
+ */
+static void irq_cpus(struct rq_ctx *ctx, const struct rdma_dev *d, struct cpuset *cpus, int *nirq, int *npinned,
+		     int *nmask)
 {
 	char path[PATH_MAX], v[4096];
 	struct dirent *e;
 	DIR *dir;
 
 	memset(cpus, 0, sizeof(*cpus));
-	*nirq = *npinned = 0;
+	*nirq = *npinned = *nmask = 0;
 	rq_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/device/msi_irqs", d->name);
 	if (!(dir = opendir(path)))
 		return;
 	while ((e = readdir(dir))) {
-		struct cpuset one;
-		int n;
+		struct cpuset want, lands;
+		int nw = -1, nl = -1;
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
+		rq_path(ctx, path, sizeof(path), "/proc/irq/%.16s/smp_affinity_list", e->d_name);
+		if (!read_line(path, v, sizeof(v)))
+			nw = cpuset_parse(v, &want);
 		rq_path(ctx, path, sizeof(path), "/proc/irq/%.16s/effective_affinity_list", e->d_name);
-		if (read_line(path, v, sizeof(v))) {
-			rq_path(ctx, path, sizeof(path), "/proc/irq/%.16s/smp_affinity_list", e->d_name);
-			if (read_line(path, v, sizeof(v)))
+		if (!read_line(path, v, sizeof(v)))
+			nl = cpuset_parse(v, &lands);
+		if (nl <= 0) {
+			/* no effective list (a kernel before 4.15): it lands inside the mask */
+			if (nw <= 0)
 				continue;
+			lands = want;
 		}
-		if ((n = cpuset_parse(v, &one)) <= 0)
-			continue;
 		(*nirq)++;
-		*npinned += n == 1;
+		if (nw > 0) {
+			(*nmask)++;
+			*npinned += nw == 1;
+		}
 		for (int c = 0; c < RQ_MAX_CPUS; c++)
-			if (cpuset_has(&one, c))
+			if (cpuset_has(&lands, c))
 				cpuset_add(cpus, c);
 	}
 	closedir(dir);
@@ -233,7 +250,7 @@ static void nt_run(struct rq_ctx *ctx, const void *p)
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);
 		struct cpuset cpus;
 		unsigned ctl;
-		int nirq, npinned;
+		int nirq, npinned, nmask;
 
 		if (d->is_virtual || !d->pci[0]) {
 			rq_result_set(row, RQ_SKIP, "%s is a virtual %s device: no PCIe function, no IRQs of its own",
@@ -259,17 +276,19 @@ static void nt_run(struct rq_ctx *ctx, const void *p)
 					 "expected (the BIOS and pcie_bus_* set it for the whole path)",
 					 d->name, d->pci, mps, cfg->max_payload);
 		}
-		irq_cpus(ctx, d, &cpus, &nirq, &npinned);
+		irq_cpus(ctx, d, &cpus, &nirq, &npinned, &nmask);
 		if (!nirq) {
 			rq_fact_add(row, "irqs", "none found (msi_irqs/ and /proc/irq not readable or not captured)");
 		} else {
 			judge_cpus(ctx, cfg, row, d->name, &cpus);
-			if (npinned == nirq && strlen(pinned_rails) < 200)
+			snprintf(v, sizeof(v), "%d of %d one CPU each (smp_affinity_list)", npinned, nmask);
+			rq_fact_add(row, "irqs_pinned", nmask ? v : "unknown (no smp_affinity_list captured)");
+			if (nmask && npinned == nirq && strlen(pinned_rails) < 200)
 				snprintf(pinned_rails + strlen(pinned_rails), sizeof(pinned_rails) - strlen(pinned_rails),
 					 "%s%s", pinned_rails[0] ? ", " : "", d->name);
-			if (irqbalance && !cfg->irqbalance_pinned)
+			if (irqbalance && !cfg->irqbalance_pinned && nmask)
 				rq_judge(row, npinned < nirq, "%s: irqbalance is running while all %d of its IRQs "
-					 "are pinned one CPU each: it will move them (stop it, or ban them: "
+					 "are pinned one CPU each (smp_affinity_list): it will move them (stop it, or ban them: "
 					 "IRQBALANCE_BANNED_CPULIST / --banirq)", d->name, nirq);
 		}
 		if (!row->judged)
@@ -296,7 +315,8 @@ const struct rq_kind rq_kind_node_tuning = {
 	.doc = "As NVIDIA's tuning guide and mlnx_tune check a node.  Per RDMA device: Max_Read_Request_Size "
 	       "and Max_Payload_Size from its PCI Express Device Control register (config space), the "
 	       "cpufreq governor and enabled idle states (exit latency) of the CPUs its completion IRQs "
-	       "use, and irqbalance running while those IRQs are pinned one CPU each (it moves them).  "
+	       "land on, and irqbalance running while those IRQs are pinned one CPU each (their requested "
+	       "smp_affinity_list: the effective list is one CPU on x86 whatever was asked; it moves them).  "
 	       "A row `node`: irqbalance, transparent huge pages, the memlock entries of limits.conf and "
 	       "limits.d/ (judged with memlock_unlimited).  Unreadable config space or IRQs are facts.",
 	.keys = nt_keys,

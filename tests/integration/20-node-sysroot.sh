@@ -155,6 +155,14 @@ for f in mrrs cstates; do
 done
 expect_grep "MaxReadReq 512 named" '^FAIL +node\.tuning\[mlx5_5\] .*PCIe MaxReadReq 512 bytes, at least 4096' "$T/tune-mrrs.out"
 expect_grep "C6 on the IRQ CPUs named" '^FAIL +node\.tuning\[mlx5_7\] .*deep idle states .*cpu8 C6 \(170 us\)' "$T/tune-cstates.out"
+# irqbalance's own masks (smp_affinity_list 0-7, effective one CPU) are not pinned; one-CPU masks are
+"$RQ" run --target "sysroot:$F/cx7-ndr-ib" --report-dir "$T/rep" cases/node >"$T/tune-irqb.out" 2>&1
+expect_eq "cx7 irqbalance masks: node-tuning exit 0" 0 $?
+"$RQ" run --target "sysroot:$F/cx7-ndr-ib-pinned" --report-dir "$T/rep" cases/node >"$T/tune-pin.out" 2>&1
+expect_eq "cx7 pinned under irqbalance: node-tuning exit 1" 1 $?
+expect_grep "pinned under irqbalance named" \
+	'^FAIL +node\.tuning\[mlx5_0\] .*irqbalance is running while all 5 of its IRQs are pinned one CPU each \(smp_affinity_list\)' \
+	"$T/tune-pin.out"
 # firmware flashed but not running (mstflint q) survives capture
 "$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
 run_on "$T/capf" "$T/fwp.out"
