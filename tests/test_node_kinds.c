@@ -166,23 +166,27 @@ static const struct expect table[] = {
 	  "mlx5_bond_0 port 1 (ens1f0np0, LAG slave of bond0): DCB state unknown", 1 },
 
 	/* GPUDirect RDMA: 8 GPUs + 8 ConnectX-7 behind 4 switches, and one fault each */
-	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 9 },
-	{ "hgx-h100", "pcie", RQ_PASS, NULL, 0, NULL, 8 },
-	{ "hgx-h100-farrail", "gpudirect", RQ_FAIL, "mlx5_3", 0,
-	  "mlx5_3 (0000:4b:00.0): the nearest GPUs, GPU0 (0000:19:00.0), GPU1 (0000:1b:00.0), GPU2 (0000:3b:00.0), "
-	  "GPU3 (0000:3d:00.0), are NODE (across the host bridges of a NUMA node), while 7 other rails of this node "
-	  "have a GPU behind their PCIe switch (PIX/PXB)", 9 },
+	/*
+	 * GPUDirect RDMA is judged per GPU: each needs a rail behind its own
+	 * switch.  The storage card mlx5_8/mlx5_9 in a CPU slot (NODE/SYS, as on
+	 * every DGX) serves no GPU: a SKIP row, not a FAIL.
+	 */
+	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 12, "mlx5_8,mlx5_9" },
+	{ "hgx-h100", "pcie", RQ_PASS, NULL, 0, NULL, 10 },
+	{ "hgx-h100-farrail", "gpudirect", RQ_FAIL, "rails", 0,
+	  "1 of 8 GPUs have no rail behind their PCIe switch (PIX/PXB): GPU3 (0000:4c:00.0): nearest NODE, NICs "
+	  "serving no GPU there: mlx5_3, mlx5_8, mlx5_9: their GPUDirect RDMA crosses the CPU", 12 },
 	{ "hgx-h100-acs", "gpudirect", RQ_FAIL, "mlx5_2", 0,
 	  "mlx5_2 (0000:3c:00.0): ACS redirects peer traffic to GPU2 (0000:3b:00.0) up to the root complex at "
 	  "0000:3a:01.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-), "
 	  "0000:3a:00.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-): "
-	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 9, NULL, 2 },
+	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 12 },
 	{ "hgx-h100-nopeermem", "gpudirect", RQ_FAIL, "peer-memory", 0,
 	  "no peer-memory path for GPUDirect RDMA: nvidia_peermem is not loaded and DMA-BUF is not possible "
-	  "(the NVIDIA driver is the proprietary kernel module", 9 },
+	  "(the NVIDIA driver is the proprietary kernel module", 12 },
 	{ "hgx-h100-iommu", "gpudirect", RQ_FAIL, "mlx5_5", 0,
-	  "mlx5_5 (0000:a0:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
-	  "boot with iommu=pt", 9, NULL, 8 },
+	  "mlx5_5 (0000:af:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
+	  "boot with iommu=pt", 12, NULL, 8 },
 	{ "cx7-ndr-ib", "gpudirect", RQ_SKIP, NULL, 0, "no NVIDIA GPU (PCI vendor 0x10de", 1 },
 
 	/* the driver stack: OFED through DKMS with Secure Boot; a kernel update; unsigned modules */
@@ -196,14 +200,14 @@ static const struct expect table[] = {
 	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
 	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
 	/* node tuning: MaxReadReq, the governor and C-states of the IRQ CPUs, irqbalance vs pinned IRQs */
-	{ "hgx-h100", "node-tuning", RQ_PASS, NULL, 0, NULL, 9 },
+	{ "hgx-h100", "node-tuning", RQ_PASS, NULL, 0, NULL, 11 },
 	{ "hgx-h100-mrrs", "node-tuning", RQ_FAIL, "mlx5_5", 0,
-	  "mlx5_5 (0000:a0:00.0): PCIe MaxReadReq 512 bytes, at least 4096 expected", 9 },
+	  "mlx5_5 (0000:af:00.0): PCIe MaxReadReq 512 bytes, at least 4096 expected", 11 },
 	{ "hgx-h100-powersave", "node-tuning", RQ_FAIL, "mlx5_4", 0,
 	  "mlx5_4: the CPUs of its IRQs do not run the performance governor: cpu8 powersave, cpu9 powersave, "
-	  "cpu10 powersave, cpu11 powersave, cpu12 powersave", 9, NULL, 4 },
+	  "cpu10 powersave, cpu11 powersave, cpu12 powersave", 11, NULL, 4 },
 	{ "hgx-h100-cstates", "node-tuning", RQ_FAIL, "mlx5_0", 0,
-	  "mlx5_0: deep idle states enabled on the CPUs of its IRQs: cpu0 C6 (170 us)", 9, NULL, 8 },
+	  "mlx5_0: deep idle states enabled on the CPUs of its IRQs: cpu0 C6 (170 us)", 11, NULL, 10 },
 	/*
 	 * irqbalance's own masks (smp_affinity_list 0-7, effective one CPU, as
 	 * x86 always delivers): nothing is pinned.  A tuning script's one-CPU
@@ -1469,6 +1473,8 @@ START_TEST(gpudirect_keys)
 	static const char *const notopo[] = { "topo=false", NULL };
 	static const char *const iommu_any[] = { "iommu=any", NULL };
 	static const char *const near_off[] = { "nearness=false", NULL };
+	static const char *const storage[] = { "devices=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
+					       NULL };
 	struct nodecase nc;
 	struct rq_result *r;
 
@@ -1476,7 +1482,7 @@ START_TEST(gpudirect_keys)
 	nc_run(&nc);
 	r = nc_row(&nc, "mlx5_5", 0);
 	ck_assert_int_eq(r->verdict, RQ_PASS);
-	ck_assert_str_eq(nc_fact(r, "nearest_gpus"), "GPU4 (0000:9d:00.0), GPU5 (0000:9f:00.0)");
+	ck_assert_str_eq(nc_fact(r, "nearest_gpus"), "GPU5 (0000:ae:00.0)");
 	ck_assert_str_eq(nc_fact(r, "gpu_connection"), "PIX");
 	ck_assert_str_eq(nc_fact(r, "sysfs_connection"), "PIX");
 	r = nc_row(&nc, "peer-memory", 0);
@@ -1489,7 +1495,7 @@ START_TEST(gpudirect_keys)
 
 	nc_init(&nc, "gpudirect", "hgx-h100", notopo);
 	nc_run(&nc);
-	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 9);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 10);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "gpu_connection"), "PIX");
 	nc_release(&nc);
 
@@ -1497,17 +1503,31 @@ START_TEST(gpudirect_keys)
 	nc_init(&nc, "gpudirect", "hgx-h100-farrail", near_off);
 	nc_run(&nc);
 	r = nc_row(&nc, "mlx5_3", 0);
-	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_int_eq(r->verdict, RQ_SKIP);
 	ck_assert_str_eq(nc_fact(r, "gpu_connection"), "NODE");
+	ck_assert_ptr_null(nc_row(&nc, "rails", 0));
 	ck_assert_ptr_nonnull(strstr(nc_fact(nc_row(&nc, "peer-memory", 0), "nvidia_smi_topo"),
 				     "the capture holds no nvidia-smi output"));
+	nc_release(&nc);
+
+	/* the storage NIC named in devices: is held to a rail's standard */
+	nc_init(&nc, "gpudirect", "hgx-h100", storage);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_8", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->reason, "mlx5_8 (0000:61:00.0): the nearest GPUs, GPU0 (0000:19:00.0), "
+				     "GPU1 (0000:2a:00.0), GPU2 (0000:3b:00.0), GPU3 (0000:4c:00.0), are NODE"));
+	ck_assert_int_eq(nc_row(&nc, "rails", 0)->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rails", 0), "gpu_rails"),
+			 "GPU0: mlx5_0; GPU1: mlx5_1; GPU2: mlx5_2; GPU3: mlx5_3; GPU4: mlx5_4; GPU5: mlx5_5; "
+			 "GPU6: mlx5_6; GPU7: mlx5_7");
 	nc_release(&nc);
 
 	nc_init(&nc, "gpudirect", "hgx-h100-iommu", iommu_any);
 	nc_run(&nc);
 	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 0);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "iommu"),
-			 "mlx5_0: group 11 DMA-FQ; GPU0: group 10 DMA-FQ; GPU1: group 12 DMA-FQ");
+			 "mlx5_0: group 11 DMA-FQ; GPU0: group 10 DMA-FQ");
 	nc_release(&nc);
 }
 END_TEST

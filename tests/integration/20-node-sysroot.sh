@@ -113,14 +113,16 @@ expect_grep "lag, PFC off on one slave: that slave is named" \
 # fault, live from the tree and from its capture (config space, IOMMU groups, nvidia-smi topo -m)
 "$RQ" run --target "sysroot:$F/hgx-h100" --report-dir "$T/rep" cases/gpu >"$T/hgx.out" 2>&1
 expect_eq "hgx: gpudirect exit 0" 0 $?
-expect_eq "hgx: 8 rails and the peer-memory row pass" 9 "$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
+expect_eq "hgx: 8 rails, the rails row and the peer-memory row pass" 10 "$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
+expect_grep "hgx: the storage NIC serves no GPU: SKIP, not FAIL" \
+	'^SKIP +gpu\.gpudirect\[mlx5_8\] .*serves no GPU .*not a GPUDirect rail' "$T/hgx.out"
 gpu_fault() {	# gpu_fault TREE ROW-REGEX
 	"$RQ" capture "$T/cap-$1" --root "$F/$1" >/dev/null 2>&1
 	"$RQ" run --target "sysroot:$T/cap-$1" --report-dir "$T/rep" cases/gpu >"$T/$1.out" 2>&1
 	expect_eq "$1 (captured): exit 1" 1 $?
 	expect_grep "$1 (captured): the faulty row says why" "$2" "$T/$1.out"
 }
-gpu_fault hgx-h100-farrail '^FAIL +gpu\.gpudirect\[mlx5_3\] .*nearest GPUs, .* are NODE .*7 other rails'
+gpu_fault hgx-h100-farrail '^FAIL +gpu\.gpudirect\[rails\] .*1 of 8 GPUs have no rail .*GPU3 \(0000:4c:00\.0\): nearest NODE, NICs serving no GPU there: mlx5_3'
 gpu_fault hgx-h100-acs '^FAIL +gpu\.gpudirect\[mlx5_2\] .*ACSCtl: SrcValid\+ TransBlk- ReqRedir\+ CmpltRedir\+'
 gpu_fault hgx-h100-nopeermem '^FAIL +gpu\.gpudirect\[peer-memory\] .*nvidia_peermem is not loaded'
 gpu_fault hgx-h100-iommu '^FAIL +gpu\.gpudirect\[mlx5_0\] .*IOMMU group 11 translates DMA \(type DMA-FQ\)'
