@@ -196,6 +196,7 @@ static const struct expect table[] = {
 	  "(/lib/modules/6.8.0-51-generic/kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.ko.zst, no "
 	  "MODULE_VERSION): MLNX_OFED's modules are missing for kernel 6.8.0-51-generic (the DKMS build exists for "
 	  "6.8.0-48-generic; kernel headers /lib/modules/6.8.0-51-generic/build missing)", 9, NULL, 8 },
+	{ "ofed-node-shimoff", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
 	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
 	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
 	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
@@ -1536,6 +1537,7 @@ END_TEST
 START_TEST(driver_stack_facts)
 {
 	static const char *const sb_off[] = { "secure_boot=off", NULL };
+	static const char *const sb_on[] = { "secure_boot=on", NULL };
 	static const char *const no_ofed[] = { "ofed_match=false", NULL };
 	struct nodecase nc;
 	struct rq_result *r;
@@ -1550,7 +1552,10 @@ START_TEST(driver_stack_facts)
 	ck_assert_str_eq(nc_fact(r, "vermagic"), "6.8.0-48-generic SMP preempt mod_unload modversions");
 	r = nc_row(&nc, "secure-boot", 0);
 	ck_assert_str_eq(nc_fact(r, "efi_secureboot"), "1 (enabled)");
+	ck_assert_str_eq(nc_fact(r, "efi_setupmode"), "0 (User Mode)");
 	ck_assert_str_eq(nc_fact(r, "mokutil"), "SecureBoot enabled");
+	ck_assert_str_eq(nc_fact(r, "kernel_log"), "Secure boot enabled");
+	ck_assert_str_eq(nc_fact(r, "decided_by"), "the kernel's log: \"Secure boot enabled\"");
 	ck_assert_str_eq(nc_fact(r, "lockdown"), "integrity");
 	ck_assert_str_eq(nc_fact(r, "module_signatures"), "enforced");
 	ck_assert_str_eq(nc_fact(r, "tainted"), "4096 O");
@@ -1560,7 +1565,25 @@ START_TEST(driver_stack_facts)
 	nc_run(&nc);
 	r = nc_row(&nc, "secure-boot", 0);
 	ck_assert_int_eq(r->verdict, RQ_FAIL);
-	ck_assert_str_eq(r->reason, "Secure Boot is on, the lab wants it off");
+	ck_assert_str_eq(r->reason, "Secure Boot is on as the kernel runs it (the kernel's log: \"Secure boot "
+			 "enabled\"), the lab wants it off");
+	nc_release(&nc);
+
+	/*
+	 * Firmware SecureBoot 1 but shim's validation disabled (MokSBStateRT 1):
+	 * the kernel runs with Secure Boot off, a lab that wants it on FAILs
+	 * (it passed on the SecureBoot variable alone before).
+	 */
+	nc_init(&nc, "driver-stack", "ofed-node-shimoff", sb_on);
+	nc_run(&nc);
+	r = nc_row(&nc, "secure-boot", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "Secure Boot is off as the kernel runs it (shim's MokSBStateRT 1: the firmware's "
+			 "SecureBoot is 1 but shim's validation is disabled, so the kernel booted with Secure Boot "
+			 "disabled (no lockdown from it, unsigned modules load)), the lab wants it on");
+	ck_assert_str_eq(nc_fact(r, "mokutil"), "SecureBoot enabled;SecureBoot validation is disabled in shim");
+	ck_assert_str_eq(nc_fact(r, "module_signatures"), "not enforced");
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
 	nc_release(&nc);
 
 	nc_init(&nc, "driver-stack", "ofed-node-kernelupdate", no_ofed);
@@ -1697,6 +1720,63 @@ START_TEST(irq_requested_vs_effective)
 }
 END_TEST
 
+/*
+ * mokutil alone decides where no kernel log and no EFI variable is there:
+ * the real samples (enabled; disabled; enabled with shim's validation off)
+ * and mokutil's own message for a machine without EFI variables
+ * (mokutil.c: "EFI variables are not supported on this system"), which is
+ * unknown, never off.
+ */
+START_TEST(secure_boot_mokutil_samples)
+{
+	static const struct {
+		const char *sample, *text, *state;
+		enum rq_verdict v;
+	} cases[] = {
+		{ "driver-stack/mokutil-sb-state-enabled-debian-guide.txt", NULL, "on", RQ_PASS },
+		{ "driver-stack/mokutil-sb-state-disabled-ltp-mail.txt", NULL, "off", RQ_FAIL },
+		{ "driver-stack/mokutil-sb-state-enabled-validation-disabled-in-shim-ethercat-notes.txt", NULL, "off",
+		  RQ_FAIL },
+		{ NULL, "EFI variables are not supported on this system\n", "unknown", RQ_SKIP },
+		{ NULL, "SecureBoot disabled\nPlatform is in Setup Mode\n", "in Setup Mode", RQ_FAIL },
+	};
+	static const char *const sb_on[] = { "secure_boot=on", NULL };
+	char tmp[] = "/tmp/rq-mok-XXXXXX", path[4400];
+	struct nodecase nc;
+	struct rq_result *r;
+
+	copy_tree("ofed-node", tmp);
+	snprintf(path, sizeof(path), "%s/sys/firmware/efi/efivars", tmp);
+	ck_assert_int_eq(rm_rf(path), 0);
+	snprintf(path, sizeof(path), "%s/capture/tools/dmesg.out", tmp);
+	ck_assert_int_eq(unlink(path), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sb t = SB_INIT;
+
+		if (cases[i].sample && !real_sample(cases[i].sample, &t)) {
+			sb_release(&t);
+			continue;
+		}
+		if (!cases[i].sample)
+			sb_adds(&t, cases[i].text);
+		snprintf(path, sizeof(path), "%s/capture/tools/mokutil_--sb-state.out", tmp);
+		ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
+		nc_init(&nc, "driver-stack", tmp, sb_on);
+		nc_run(&nc);
+		r = nc_row(&nc, "secure-boot", 0);
+		ck_assert_msg(r->verdict == cases[i].v, "%zu: %s", i, r->reason);
+		ck_assert_str_eq(nc_fact(r, "secure_boot"), cases[i].state);
+		if (cases[i].v != RQ_SKIP)
+			ck_assert(str_starts(nc_fact(r, "decided_by"), "mokutil --sb-state: \""));
+		if (cases[i].v == RQ_FAIL)
+			ck_assert_ptr_nonnull(strstr(r->reason, "(mokutil --sb-state: \""));
+		nc_release(&nc);
+		sb_release(&t);
+	}
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1725,6 +1805,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, driver_stack_facts);
 	tcase_add_test(tc, node_tuning_facts);
 	tcase_add_test(tc, irq_requested_vs_effective);
+	tcase_add_test(tc, secure_boot_mokutil_samples);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

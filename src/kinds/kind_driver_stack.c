@@ -18,11 +18,11 @@
  * and srcversion against what is loaded (/sys/module/NAME/version,
  * srcversion) and against `ofed_info -s`, its vermagic against the running
  * kernel, the kernel headers DKMS needs (/lib/modules/KVER/build), and its
- * signer.  A node row `secure-boot`: the EFI SecureBoot variable
- * (SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c: 4 attribute bytes,
- * then 1 = on), `mokutil --sb-state` where present, the kernel lockdown
- * (/sys/kernel/security/lockdown, the active mode in brackets),
- * module.sig_enforce and the taint flags.
+ * signer.  A node row `secure-boot`: Secure Boot as the kernel runs it
+ * (its log line, else the EFI SecureBoot, SetupMode and shim's MokSBStateRT
+ * variables as the EFI stub reads them, else `mokutil --sb-state`; see
+ * secure_boot()), the kernel lockdown (/sys/kernel/security/lockdown, the
+ * active mode in brackets), module.sig_enforce and the taint flags.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -260,42 +260,158 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 		rq_judge(row, true, "%s: from %s, nothing to hold it to", name, org);
 }
 
-/* Secure Boot as the firmware says it; 1 on, 0 off, -1 unknown. */
-static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcing)
+/* Secure Boot as the kernel runs it. */
+enum { SBS_UNKNOWN = -1, SBS_OFF = 0, SBS_ON = 1, SBS_SETUP = 2 };
+
+#define EFI_GLOBAL "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+#define SHIM_LOCK "605dab50-e046-4300-abb6-3dd810dd8b23"
+
+/* An efivarfs variable's first data byte (after its 4 attribute bytes); -ENOENT absent, -EIO unreadable. */
+static int efi_byte(struct rq_ctx *ctx, const char *var)
 {
-	char path[PATH_MAX], v[128], lock[128] = "", sig[8] = "";
-	struct sb var = SB_INIT;
-	struct stat st;
-	int sb = -1;
+	char path[PATH_MAX];
+	struct sb v = SB_INIT;
+	int ret;
+
+	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi/efivars/%s", var);
+	ret = read_file(path, &v, 64);
+	if (ret == 0)
+		ret = v.len >= 5 ? (unsigned char)v.buf[4] : -EIO;
+	else if (ret != -ENOENT)
+		ret = -EIO;
+	sb_release(&v);
+	return ret;
+}
+
+static const char *sbs_name(int s)
+{
+	return s == SBS_ON ? "on" : s == SBS_OFF ? "off" : s == SBS_SETUP ? "in Setup Mode" : "unknown";
+}
+
+/*
+ * Secure Boot as the kernel runs it, with the source that decided (why[]):
+ *
+ *  1. the kernel's own log line (arch/x86/kernel/setup.c: "Secure boot
+ *     enabled" / "disabled" / "could not be determined"), where captured;
+ *  2. else the EFI variables read as the kernel's EFI stub reads them
+ *     (include/linux/efi.h efi_get_secureboot_mode(), and
+ *     drivers/firmware/efi/libstub/secureboot.c): SecureBoot 0 or absent is
+ *     off; SetupMode 1 is Setup Mode (no Platform Key: the firmware
+ *     verifies nothing, the kernel runs it as off); SecureBoot 1 with shim's
+ *     MokSBState 1 ("mokutil --disable-validation", seen at runtime as the
+ *     volatile MokSBStateRT) boots the kernel with Secure Boot disabled: no
+ *     lockdown from it, unsigned modules load;
+ *  3. else `mokutil --sb-state`, the same variables through the tool:
+ *     "SecureBoot validation is disabled in shim" after "SecureBoot
+ *     enabled" is off; "EFI variables are not supported on this system"
+ *     is unknown, not off.
+ *
+ * The lockdown mode is recorded beside it (distribution kernels lock down
+ * under Secure Boot, upstream ones do not), never the decision.
+ */
+static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcing, char *why, size_t whysz)
+{
 	static const char *const mok[] = { "mokutil", "--sb-state", NULL };
+	static const char *const dmesg[] = { "dmesg", NULL };
+	char path[PATH_MAX], v[128], lock[128] = "", sig[8] = "", klog[64] = "";
+	int fw, setup, shim, sb = SBS_UNKNOWN, mk = SBS_UNKNOWN;
 	struct proc_result r;
+	struct stat st;
 
 	*enforcing = false;
-	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
-	if (read_file(path, &var, 64) == 0 && var.len >= 5) {
-		sb = (unsigned char)var.buf[4] == 1;
-		rq_fact_add(row, "efi_secureboot", sb ? "1 (enabled)" : "0 (disabled)");
-	} else {
-		rq_path(ctx, path, sizeof(path), "/sys/firmware/efi");
-		if (stat(path, &st) < 0) {
-			sb = 0;
-			rq_fact_add(row, "efi_secureboot", "no /sys/firmware/efi: booted by legacy BIOS, no Secure Boot");
-		} else {
-			rq_fact_add(row, "efi_secureboot", "EFI, SecureBoot variable not readable");
+	why[0] = '\0';
+	/* 1. the kernel's word */
+	proc_result_init(&r);
+	if (rq_tool(ctx, dmesg, 5000, &r) == 0 && !r.exec_failed && !r.exit_code && r.out.buf) {
+		const char *m = NULL, *p = r.out.buf;
+
+		while ((p = strstr(p, "Secure boot "))) {
+			if (str_starts(p, "Secure boot enabled") || str_starts(p, "Secure boot disabled") ||
+			    str_starts(p, "Secure boot could not be determined"))
+				m = p;
+			p++;
+		}
+		if (m) {
+			snprintf(klog, sizeof(klog), "%.*s", (int)strcspn(m, "\r\n"), m);
+			rq_fact_add(row, "kernel_log", klog);
+			if (str_starts(klog, "Secure boot enabled"))
+				sb = SBS_ON;
+			else if (str_starts(klog, "Secure boot disabled"))
+				sb = SBS_OFF;
+			if (sb != SBS_UNKNOWN)
+				snprintf(why, whysz, "the kernel's log: \"%s\"", klog);
 		}
 	}
-	sb_release(&var);
-	proc_result_init(&r);
-	if (rq_tool(ctx, mok, 5000, &r) == 0 && !r.exec_failed && r.out.buf) {
-		char *nl = strchr(r.out.buf, '\n');
+	proc_result_release(&r);
 
-		if (nl)
-			*nl = '\0';
-		rq_fact_add(row, "mokutil", strtrim(r.out.buf));
-		if (sb < 0)
-			sb = strstr(r.out.buf, "enabled") != NULL;
+	/* 2. the EFI variables, as the EFI stub reads them */
+	fw = efi_byte(ctx, "SecureBoot-" EFI_GLOBAL);
+	setup = efi_byte(ctx, "SetupMode-" EFI_GLOBAL);
+	shim = efi_byte(ctx, "MokSBStateRT-" SHIM_LOCK);
+	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi");
+	if (fw >= 0) {
+		rq_fact_add(row, "efi_secureboot", fw == 1 ? "1 (enabled)" : "0 (disabled)");
+	} else if (stat(path, &st) < 0) {
+		rq_fact_add(row, "efi_secureboot", "no /sys/firmware/efi: booted by legacy BIOS, no Secure Boot");
+		if (sb == SBS_UNKNOWN) {
+			sb = SBS_OFF;
+			snprintf(why, whysz, "no EFI (legacy BIOS boot)");
+		}
+	} else {
+		rq_fact_add(row, "efi_secureboot", "EFI, SecureBoot variable not readable");
+	}
+	if (setup >= 0)
+		rq_fact_add(row, "efi_setupmode", setup == 1 ? "1 (Setup Mode: no Platform Key enrolled)" : "0 (User Mode)");
+	if (shim >= 0)
+		rq_fact_add(row, "shim_validation", shim == 1 ? "disabled (MokSBStateRT 1: mokutil --disable-validation)" :
+			    "enabled (MokSBStateRT 0)");
+	if (sb == SBS_UNKNOWN && fw >= 0) {
+		if (fw == 1 && setup == 1) {
+			sb = SBS_SETUP;
+			snprintf(why, whysz, "EFI SetupMode 1 (SecureBoot %d): the firmware verifies nothing", fw);
+		} else if (fw != 1) {
+			sb = setup == 1 ? SBS_SETUP : SBS_OFF;
+			snprintf(why, whysz, "EFI SecureBoot %d%s", fw, setup == 1 ? ", SetupMode 1" : "");
+		} else if (shim == 1) {
+			sb = SBS_OFF;
+			snprintf(why, whysz, "shim's MokSBStateRT 1: the firmware's SecureBoot is 1 but shim's "
+				 "validation is disabled, so the kernel booted with Secure Boot disabled (no lockdown "
+				 "from it, unsigned modules load)");
+		} else {
+			sb = SBS_ON;
+			snprintf(why, whysz, "EFI SecureBoot 1, SetupMode %s, shim validation %s", setup == 0 ? "0" : "not read",
+				 shim == 0 ? "on" : "not overridden (no MokSBStateRT)");
+		}
+	}
+
+	/* 3. mokutil */
+	proc_result_init(&r);
+	if (rq_tool(ctx, mok, 5000, &r) == 0 && !r.exec_failed && (r.out.buf || r.err.buf)) {
+		char text[512];
+		const char *o = r.out.buf ? r.out.buf : "", *e = r.err.buf ? r.err.buf : "";
+
+		snprintf(text, sizeof(text), "%s%s%s", o, o[0] && e[0] ? "\n" : "", e);
+		for (char *q = text; *q; q++)
+			if (*q == '\n' && q[1])
+				*q = ';';
+		rq_fact_add(row, "mokutil", strtrim(text));
+		if (strstr(o, "EFI variables are not supported") || strstr(e, "EFI variables are not supported"))
+			mk = SBS_UNKNOWN;
+		else if (strstr(o, "Setup Mode"))
+			mk = SBS_SETUP;
+		else if (strstr(o, "validation is disabled in shim"))
+			mk = SBS_OFF;
+		else if (strstr(o, "SecureBoot enabled"))
+			mk = SBS_ON;
+		else if (strstr(o, "SecureBoot disabled"))
+			mk = SBS_OFF;
+		if (sb == SBS_UNKNOWN && mk != SBS_UNKNOWN) {
+			sb = mk;
+			snprintf(why, whysz, "mokutil --sb-state: \"%s\"", strtrim(text));
+		}
 	}
 	proc_result_release(&r);
+
 	/* "[none] integrity confidentiality": the active mode in brackets (security/lockdown/lockdown.c) */
 	rq_path(ctx, path, sizeof(path), "/sys/kernel/security/lockdown");
 	if (!read_line(path, v, sizeof(v))) {
@@ -316,6 +432,9 @@ static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcin
 	 */
 	*enforcing = !strcmp(sig, "Y") || (lock[0] && strcmp(lock, "none"));
 	rq_fact_add(row, "module_signatures", *enforcing ? "enforced" : "not enforced");
+	rq_fact_add(row, "secure_boot", sbs_name(sb));
+	if (why[0])
+		rq_fact_add(row, "decided_by", why);
 	return sb;
 }
 
@@ -342,7 +461,7 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	static const char *const ofed_argv[] = { "ofed_info", "-s", NULL };
 	const struct ds_cfg *cfg = p;
 	struct rq_result *sbrow = rq_ctx_row(ctx, "secure-boot", 0);
-	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32];
+	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32], why[512];
 	struct proc_result r;
 	bool enforcing;
 	int sb, nmods = 0;
@@ -361,19 +480,22 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	}
 	proc_result_release(&r);
 
-	sb = secure_boot(ctx, sbrow, &enforcing);
+	sb = secure_boot(ctx, sbrow, &enforcing, why, sizeof(why));
 	taint_fact(ctx, sbrow);
 	rq_fact_add(sbrow, "kernel", kernel);
 	rq_fact_add(sbrow, "ofed", ofed[0] ? ofed : "inbox (no ofed_info)");
-	if (sb < 0)
-		rq_result_set(sbrow, RQ_SKIP, "Secure Boot state unknown: the SecureBoot EFI variable is not "
-			      "readable and mokutil gave no answer");
+	if (sb == SBS_UNKNOWN)
+		rq_result_set(sbrow, RQ_SKIP, "Secure Boot state unknown: no kernel log line, the SecureBoot EFI "
+			      "variable is not readable and mokutil gave no answer");
 	else if (cfg->secure_boot == SB_ANY)
-		rq_judge(sbrow, true, "Secure Boot %s, module signatures %s", sb ? "on" : "off",
-			 enforcing ? "enforced" : "not enforced");
+		rq_judge(sbrow, true, "Secure Boot %s as the kernel runs it (%s), module signatures %s",
+			 sbs_name(sb), why, enforcing ? "enforced" : "not enforced");
 	else
-		rq_judge(sbrow, sb == (cfg->secure_boot == SB_ON), "Secure Boot is %s, the lab wants it %s",
-			 sb ? "on" : "off", cfg->secure_boot == SB_ON ? "on" : "off");
+		/* Setup Mode verifies nothing: it is never "on", and the kernel runs it as off */
+		rq_judge(sbrow, cfg->secure_boot == SB_ON ? sb == SBS_ON : sb != SBS_ON,
+			 "Secure Boot is %s as the kernel runs it (%s), the lab wants it %s%s", sbs_name(sb), why,
+			 cfg->secure_boot == SB_ON ? "on" : "off",
+			 sb == SBS_SETUP ? " (Setup Mode: enroll a Platform Key, then the KEK, db and MOK keys)" : "");
 
 	for (size_t i = 0; i < cfg->modules.n; i++) {
 		const char *name = cfg->modules.str[i];
@@ -397,8 +519,9 @@ const struct rq_kind rq_kind_driver_stack = {
 	       "where modinfo finds it (kernel tree, updates/dkms, extra/mlnx-ofa_kernel), its "
 	       "version and srcversion against the loaded one and against `ofed_info -s`, vermagic "
 	       "against the running kernel; OFED userspace with the kernel's own modules FAILs naming "
-	       "the kernel, the DKMS builds there are and the headers.  A row `secure-boot`: the EFI "
-	       "SecureBoot variable, `mokutil --sb-state`, lockdown, sig_enforce, taint; with "
+	       "the kernel, the DKMS builds there are and the headers.  A row `secure-boot`: Secure Boot as "
+	       "the kernel runs it (its log line, else the EFI SecureBoot/SetupMode variables with shim's "
+	       "MokSBStateRT, else `mokutil --sb-state`; the source is named), lockdown, sig_enforce, taint; with "
 	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load.",
 	.keys = ds_keys,
 	.cfg_size = sizeof(struct ds_cfg),

@@ -585,6 +585,9 @@ static void cp_misc(struct cap *c)
 	cp_entry(c, "/proc/driver/nvidia/version", 0);
 	/* driver-stack: Secure Boot, lockdown, signature enforcement, taint */
 	cp_entry(c, "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
+	/* Setup Mode, and shim's validation switch: the kernel boots with Secure Boot off under either */
+	cp_entry(c, "/sys/firmware/efi/efivars/SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
+	cp_entry(c, "/sys/firmware/efi/efivars/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23", 0);
 	cp_entry(c, "/sys/kernel/security/lockdown", 0);
 	cp_entry(c, "/sys/module/module/parameters/sig_enforce", 0);
 	cp_entry(c, "/proc/sys/kernel/tainted", 0);

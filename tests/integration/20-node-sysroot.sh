@@ -137,6 +137,15 @@ expect_grep "no GPU: gpudirect skips saying so" '^SKIP +gpu\.gpudirect .*no NVID
 "$RQ" run --target "sysroot:$F/ofed-node" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed.out" 2>&1
 expect_eq "ofed node: driver-stack exit 0" 0 $?
 expect_grep "ofed node: Secure Boot recorded" '^PASS +driver\.modules\[secure-boot\]' "$T/ofed.out"
+# shim's validation off: the capture keeps MokSBStateRT, the kernel's state is off
+"$RQ" capture "$T/cap-shimoff" --root "$F/ofed-node-shimoff" >/dev/null 2>&1
+expect_true "capture stored shim's MokSBStateRT" \
+	test -s "$T/cap-shimoff/sys/firmware/efi/efivars/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23"
+"$RQ" run --target "sysroot:$T/cap-shimoff" --report-dir "$T/rep-shim" cases/driver/modules.yaml >/dev/null 2>&1
+expect_eq "shim validation off: Secure Boot off as the kernel runs it, MokSBStateRT decided" \
+	"off shim's MokSBStateRT 1" \
+	"$(jq -r '[.. | objects | select(.facts? and (.facts | type) == "object" and .facts.secure_boot?)][0].facts | "\(.secure_boot) \(.decided_by[0:21])"' \
+	   "$T/rep-shim/latest/results.json" 2>/dev/null)"
 for f in kernelupdate unsigned; do
 	"$RQ" capture "$T/cap-$f" --root "$F/ofed-node-$f" >/dev/null 2>&1
 	"$RQ" run --target "sysroot:$T/cap-$f" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed-$f.out" 2>&1
