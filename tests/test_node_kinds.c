@@ -197,6 +197,8 @@ static const struct expect table[] = {
 	  "MODULE_VERSION): MLNX_OFED's modules are missing for kernel 6.8.0-51-generic (the DKMS build exists for "
 	  "6.8.0-48-generic; kernel headers /lib/modules/6.8.0-51-generic/build missing)", 9, NULL, 8 },
 	{ "ofed-node-shimoff", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
+	/* RHEL KMP: kABI-compatible modules of the older kernel under weak-updates/ are not the update trap */
+	{ "ofed-node-rhel-weakupdates", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
 	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
 	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
 	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
@@ -1585,6 +1587,41 @@ START_TEST(driver_stack_facts)
 	ck_assert_str_eq(nc_fact(r, "module_signatures"), "not enforced");
 	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
 	nc_release(&nc);
+
+	/* weak-updates: out of tree, built for the older kernel of the stream, OFED's version */
+	nc_init(&nc, "driver-stack", "ofed-node-rhel-weakupdates", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_core", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "origin"), "weak-updates");
+	ck_assert_str_eq(nc_fact(r, "kabi_built_for"), "5.14.0-427.13.1.el9_4.x86_64");
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "secure-boot", 0), "kernel"), "5.14.0-427.22.1.el9_4.x86_64");
+	nc_release(&nc);
+	/* ... but a weak-updates link to a module of another upstream version spans no kABI stream */
+	{
+		char tmp[] = "/tmp/rq-weak-XXXXXX", path[4400], *p;
+		struct sb t = SB_INIT;
+
+		copy_tree("ofed-node-rhel-weakupdates", tmp);
+		snprintf(path, sizeof(path), "%s/capture/tools/modinfo_mlx5_core.out", tmp);
+		ck_assert_int_eq(read_file(path, &t, 0), 0);
+		ck_assert_ptr_nonnull(p = strstr(t.buf, "vermagic:       5.14.0"));
+		memcpy(p + strlen("vermagic:       "), "4.18.0", 6);
+		ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "mlx5_core", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "mlx5_core: /lib/modules/5.14.0-427.22.1.el9_4.x86_64/weak-updates/"
+				 "mlnx-ofa_kernel/mlx5_core.ko (an out-of-tree weak-updates module) was built for kernel "
+				 "4.18.0-427.13.1.el9_4.x86_64, of another upstream version than the running "
+				 "5.14.0-427.22.1.el9_4.x86_64: no kABI stream spans them; install the KMP built for this "
+				 "kernel's stream");
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+		nc_release(&nc);
+		sb_release(&t);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
 
 	nc_init(&nc, "driver-stack", "ofed-node-kernelupdate", no_ofed);
 	nc_run(&nc);

@@ -133,6 +133,13 @@ static const char *origin(const struct modinfo *m)
 {
 	if (strstr(m->filename, "/updates/dkms/"))
 		return "dkms";
+	/*
+	 * RHEL/SLES KMP: weak-modules links a kABI-compatible module built for
+	 * an older kernel of the same stream into weak-updates/ of the new one
+	 * (out of tree, its vermagic the build kernel's by design).
+	 */
+	if (strstr(m->filename, "/weak-updates/"))
+		return "weak-updates";
 	if (strstr(m->filename, "/extra/mlnx-ofa_kernel/") || strstr(m->filename, "/updates/mlnx-ofa_kernel/"))
 		return "mlnx-ofa_kernel";
 	if (m->intree || strstr(m->filename, "/kernel/"))
@@ -220,27 +227,43 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 	snprintf(vm, sizeof(vm), "%s", m.vermagic);
 	if (strchr(vm, ' '))
 		*strchr(vm, ' ') = '\0';
-	if (vm[0] && kernel[0])
+	if (vm[0] && kernel[0] && !strcmp(org, "weak-updates")) {
+		/*
+		 * Built for another kernel on purpose: weak-modules linked it only
+		 * after checking the symbols it needs against this kernel's kABI.
+		 * What is left to hold it to: the same upstream version (the part
+		 * before the first '-'; a kABI stream never crosses one).
+		 */
+		size_t a = strcspn(vm, "-"), b = strcspn(kernel, "-");
+
+		rq_fact_add(row, "kabi_built_for", vm);
+		rq_judge(row, a == b && !strncmp(vm, kernel, a), "%s: %s (an out-of-tree weak-updates module) was "
+			 "built for kernel %s, of another upstream version than the running %s: no kABI stream "
+			 "spans them; install the KMP built for this kernel's stream", name, m.filename, vm, kernel);
+	} else if (vm[0] && kernel[0]) {
 		rq_judge(row, !strcmp(vm, kernel), "%s: %s was built for kernel %s, the running kernel is %s "
 			 "(rebuild it for %s: dkms autoinstall -k %s)", name, m.filename, vm, kernel, kernel, kernel);
+	}
 	/* the loaded module is the file modinfo finds, else it was replaced after loading */
 	if (loaded_sv[0] && m.srcversion[0])
 		rq_judge(row, !strcmp(loaded_sv, m.srcversion), "%s: the loaded module (srcversion %s) is not "
 			 "%s (srcversion %s): it was replaced on disk after loading; reload it or reboot",
 			 name, loaded_sv, m.filename, m.srcversion);
 
-	ofed_mod = !strcmp(org, "dkms") || !strcmp(org, "mlnx-ofa_kernel");
+	/* a weak-updates module is a KMP's (MLNX_OFED ships its kernel half so on RHEL/SLES), never the kernel's */
+	ofed_mod = !strcmp(org, "dkms") || !strcmp(org, "mlnx-ofa_kernel") || !strcmp(org, "weak-updates");
 	if (ofed && cfg->ofed_match && strcmp(name, "nvidia_peermem")) {
 		const char *rel = ofed_release(ofed);
 
 		if (!ofed_mod) {
 			dkms_builds(ctx, builds, sizeof(builds));
 			rq_path(ctx, hdr, sizeof(hdr), "/lib/modules/%s/build", kernel);
-			rq_judge(row, false, "%s: OFED userspace (%s) with the kernel's own %s (%s, %s): MLNX_OFED's "
+			rq_judge(row, false, "%s: OFED userspace (%s) with %s %s (%s, %s): MLNX_OFED's "
 				 "modules are missing for kernel %s (%s%s; kernel headers /lib/modules/%s/build %s); "
 				 "install the headers and rebuild (dkms autoinstall -k %s), or reinstall "
 				 "mlnx-ofed-kernel for this kernel",
-				 name, ofed, name, m.filename, loaded_ver[0] ? "loaded" : "no MODULE_VERSION",
+				 name, ofed, strcmp(org, "kernel") && strcmp(org, "built-in") ? "an out-of-tree" :
+				 "the kernel's own", name, m.filename, loaded_ver[0] ? "loaded" : "no MODULE_VERSION",
 				 kernel, builds[0] ? "the DKMS build exists for " : "no DKMS build of mlnx-ofed-kernel",
 				 builds[0] ? builds : "", kernel, stat(hdr, &st) == 0 ? "present" : "missing", kernel);
 			if (builds[0])
