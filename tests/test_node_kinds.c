@@ -197,6 +197,13 @@ static const struct expect table[] = {
 	  "MODULE_VERSION): MLNX_OFED's modules are missing for kernel 6.8.0-51-generic (the DKMS build exists for "
 	  "6.8.0-48-generic; kernel headers /lib/modules/6.8.0-51-generic/build missing)", 9, NULL, 8 },
 	{ "ofed-node-shimoff", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
+	/*
+	 * A signer is not trust: the DKMS key's enrollment queued, never
+	 * confirmed; the modules loaded (Secure Boot off) with taint E.
+	 */
+	{ "ofed-node-mokpending", "driver-stack", RQ_FAIL, "mlx5_core", 0,
+	  "mlx5_core: signed by \"DKMS module signing key\", whose enrollment is queued (mokutil --list-new) but "
+	  "was never confirmed: the kernel does not trust it; reboot and confirm it in MokManager", 10, NULL, 9 },
 	/* RHEL KMP: kABI-compatible modules of the older kernel under weak-updates/ are not the update trap */
 	{ "ofed-node-rhel-weakupdates", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
 	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
@@ -1552,6 +1559,8 @@ START_TEST(driver_stack_facts)
 	ck_assert_str_eq(nc_fact(r, "loaded_version"), "23.10-1.1.9");
 	ck_assert_str_eq(nc_fact(r, "signer"), "DKMS module signing key");
 	ck_assert_str_eq(nc_fact(r, "vermagic"), "6.8.0-48-generic SMP preempt mod_unload modversions");
+	ck_assert_str_eq(nc_fact(r, "signer_trusted"), "yes (a kernel keyring in /proc/keys)");
+	ck_assert_str_eq(nc_fact(r, "taint"), "O");
 	r = nc_row(&nc, "secure-boot", 0);
 	ck_assert_str_eq(nc_fact(r, "efi_secureboot"), "1 (enabled)");
 	ck_assert_str_eq(nc_fact(r, "efi_setupmode"), "0 (User Mode)");
@@ -1587,6 +1596,34 @@ START_TEST(driver_stack_facts)
 	ck_assert_str_eq(nc_fact(r, "module_signatures"), "not enforced");
 	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
 	nc_release(&nc);
+
+	/* the queued key is the reason; the log and taint E are failures too */
+	nc_init(&nc, "driver-stack", "ofed-node-mokpending", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx_compat", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_uint_eq(r->failed, 3);	/* not trusted, the log's line, taint E */
+	ck_assert_str_eq(nc_fact(r, "signer_trusted"), "no: its enrollment is queued (mokutil --list-new), not confirmed");
+	ck_assert_uint_eq(nc_row(&nc, "mlx5_core", 0)->failed, 2);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "secure-boot", 0), "secure_boot"), "off");
+	nc_release(&nc);
+	/* no enrollment queued: simply a key the kernel does not trust */
+	{
+		char tmp[] = "/tmp/rq-mokq-XXXXXX", path[4400];
+
+		copy_tree("ofed-node-mokpending", tmp);
+		snprintf(path, sizeof(path), "%s/capture/tools/mokutil_--list-new.out", tmp);
+		ck_assert_int_eq(write_file_atomic(path, "MokNew is empty\n", 16), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "ib_core", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "ib_core: signed by \"DKMS module signing key\", a key the kernel does not "
+				 "trust (not in /proc/keys' keyrings, not an enrolled MOK); enroll it (mokutil --import "
+				 "KEY.der, then confirm in MokManager at the next boot)");
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
 
 	/* weak-updates: out of tree, built for the older kernel of the stream, OFED's version */
 	nc_init(&nc, "driver-stack", "ofed-node-rhel-weakupdates", NULL);

@@ -18,7 +18,7 @@
  * and srcversion against what is loaded (/sys/module/NAME/version,
  * srcversion) and against `ofed_info -s`, its vermagic against the running
  * kernel, the kernel headers DKMS needs (/lib/modules/KVER/build), and its
- * signer.  A node row `secure-boot`: Secure Boot as the kernel runs it
+ * signer against the keys the kernel trusts (struct trust).  A node row `secure-boot`: Secure Boot as the kernel runs it
  * (its log line, else the EFI SecureBoot, SetupMode and shim's MokSBStateRT
  * variables as the EFI stub reads them, else `mokutil --sb-state`; see
  * secure_boot()), the kernel lockdown (/sys/kernel/security/lockdown, the
@@ -57,7 +57,7 @@ static const struct key_def ds_keys[] = {
 	  .help = "with MLNX_OFED/DOCA-OFED userspace (ofed_info -s), each RDMA module must be OFED's build of the same version, for the running kernel" },
 	{ .name = "signed_modules", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct ds_cfg, signed_modules),
-	  .help = "with Secure Boot enforcing module signatures, every out-of-tree module must carry a signature (modinfo signer)" },
+	  .help = "with Secure Boot enforcing module signatures, every out-of-tree module must carry a signature (modinfo signer); its signer must be a key the kernel trusts (/proc/keys, enrolled MOK) where listed, not a queued enrollment; a module loaded unverified (taint E, the kernel log) fails" },
 	{ .name = "secure_boot", .type = KEY_ENUM, .choices = sb_names, .def = "any",
 	  .offset = offsetof(struct ds_cfg, secure_boot),
 	  .help = "the Secure Boot state the lab wants (on, off); any: its state must only be known, and is recorded" },
@@ -192,8 +192,161 @@ static void dkms_builds(struct rq_ctx *ctx, char *out, size_t size)
 	closedir(dv);
 }
 
+/*
+ * What says whom the kernel trusts, where it is there: the kernel's
+ * keyrings as /proc/keys lists them (an X.509 key's description is
+ * "<subject CN>: <key id>", crypto/asymmetric_keys/x509_public_key.c), the
+ * enrolled MOK list (`mokutil --list-enrolled`: shim loads it into the
+ * kernel's platform/machine keyring), the queued enrollments (`mokutil
+ * --list-new`: MokManager enrolls them only when confirmed at the next
+ * boot), and the kernel log.
+ */
+struct trust {
+	struct sb keys, enrolled, pending, log;
+	bool have_keys, have_enrolled, have_pending, have_log;
+};
+
+static bool tool_text(struct rq_ctx *ctx, const char *const *argv, struct sb *out)
+{
+	struct proc_result r;
+	bool ok = false;
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 10000, &r) == 0 && !r.exec_failed && !r.timed_out && !r.exit_code && r.out.buf) {
+		sb_adds(out, r.out.buf);
+		ok = true;
+	}
+	proc_result_release(&r);
+	return ok;
+}
+
+static void trust_read(struct rq_ctx *ctx, struct trust *t)
+{
+	static const char *const enrolled[] = { "mokutil", "--list-enrolled", NULL };
+	static const char *const pending[] = { "mokutil", "--list-new", NULL };
+	static const char *const dmesg[] = { "dmesg", NULL };
+	char path[PATH_MAX];
+
+	*t = (struct trust){ .keys = SB_INIT, .enrolled = SB_INIT, .pending = SB_INIT, .log = SB_INIT };
+	rq_path(ctx, path, sizeof(path), "/proc/keys");
+	t->have_keys = read_file(path, &t->keys, 1 << 20) == 0 && t->keys.buf && strstr(t->keys.buf, "asymmetri");
+	/* a listing, or mokutil's "MokListRT is empty"; anything else (no EFI variables) says nothing */
+	t->have_enrolled = tool_text(ctx, enrolled, &t->enrolled) &&
+			   (strstr(t->enrolled.buf, "Subject:") || strstr(t->enrolled.buf, "is empty"));
+	t->have_pending = tool_text(ctx, pending, &t->pending);
+	t->have_log = tool_text(ctx, dmesg, &t->log);
+}
+
+static void trust_release(struct trust *t)
+{
+	sb_release(&t->keys);
+	sb_release(&t->enrolled);
+	sb_release(&t->pending);
+	sb_release(&t->log);
+}
+
+/* An X.509 listing (openssl's "Subject: CN = NAME, ..." or "CN=NAME/...") names a certificate of subject CN name. */
+static bool cert_listed(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && (p = strstr(p, "Subject:")); p++) {
+		const char *cn = strstr(p, "CN"), *nl = strchr(p, '\n');
+
+		if (!cn || (nl && cn > nl))
+			continue;
+		cn += 2;
+		while (*cn == ' ' || *cn == '=')
+			cn++;
+		if (!strncmp(cn, name, n) && (cn[n] == ',' || cn[n] == '/' || cn[n] == '\n' || !cn[n]))
+			return true;
+	}
+	return false;
+}
+
+/* /proc/keys: "... asymmetri NAME: 0123abcd...: X509.rsa ..." */
+static bool key_listed(const char *keys, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = keys; p && (p = strstr(p, "asymmetri ")); p++) {
+		const char *d = p + strlen("asymmetri ");
+
+		if (!strncmp(d, name, n) && d[n] == ':')
+			return true;
+	}
+	return false;
+}
+
+/* The kernel log line saying it did not verify module name ("NAME: module verification failed: ..."). */
+static bool log_refused(const char *log, const char *name, char *line, size_t size)
+{
+	static const char *const what[] = { "module verification failed", "Key was rejected by service", NULL };
+	size_t n = strlen(name);
+
+	for (const char *p = log; p && *p;) {
+		const char *nl = strchr(p, '\n'), *q;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		for (q = p; q < p + len && (q = strstr(q, name)) && q < p + len; q += n)
+			if ((q == p || q[-1] == ' ' || q[-1] == ']') && q[n] == ':')
+				for (int i = 0; what[i]; i++)
+					if (strstr(q, what[i]) && strstr(q, what[i]) < p + len) {
+						const char *b = strchr(p, ']');
+
+						b = b && b < p + len ? b + 1 : p;
+						while (*b == ' ')
+							b++;
+						snprintf(line, size, "%.*s", (int)(p + len - b), b);
+						return true;
+					}
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static void judge_trust(struct rq_ctx *ctx, struct rq_result *row, const char *name, const struct modinfo *m,
+			const char *org, bool enforcing, const struct trust *t)
+{
+	char path[PATH_MAX], taint[32] = "", line[256];
+	bool external = strcmp(org, "kernel") && strcmp(org, "built-in");
+
+	if (external && m->signer[0] && !t->have_keys && !t->have_enrolled) {
+		rq_fact_add(row, "signer_trusted", "unknown (no /proc/keys and no mokutil --list-enrolled captured)");
+	} else if (external && m->signer[0]) {
+		bool in_keys = t->have_keys && key_listed(t->keys.buf, m->signer),
+		     in_mok = t->have_enrolled && cert_listed(t->enrolled.buf, m->signer),
+		     queued = t->have_pending && cert_listed(t->pending.buf, m->signer);
+
+		rq_fact_add(row, "signer_trusted", in_keys ? "yes (a kernel keyring in /proc/keys)" :
+			    in_mok ? "yes (enrolled MOK: mokutil --list-enrolled)" :
+			    queued ? "no: its enrollment is queued (mokutil --list-new), not confirmed" : "no");
+		if (queued && !in_keys && !in_mok)
+			rq_judge(row, false, "%s: signed by \"%s\", whose enrollment is queued (mokutil --list-new) "
+				 "but was never confirmed: the kernel does not trust it%s; reboot and confirm it in "
+				 "MokManager (Enroll MOK, the password given to mokutil --import)", name, m->signer,
+				 enforcing ? " and will refuse the module at its next load" : "");
+		else
+			rq_judge(row, in_keys || in_mok, "%s: signed by \"%s\", a key the kernel does not trust "
+				 "(%s%s%s)%s; enroll it (mokutil --import KEY.der, then confirm in MokManager at the next "
+				 "boot)", name, m->signer, t->have_keys ? "not in /proc/keys' keyrings" : "",
+				 t->have_keys && t->have_enrolled ? ", " : "",
+				 t->have_enrolled ? "not an enrolled MOK" : "",
+				 enforcing ? ": it will be refused at its next load" : "");
+	}
+	if (t->have_log && log_refused(t->log.buf, name, line, sizeof(line)))
+		rq_judge(row, false, "%s: the kernel log says \"%s\"", name, line);
+	/* /sys/module/NAME/taint: E = loaded without a verified signature (kernel/module/main.c) */
+	rq_path(ctx, path, sizeof(path), "/sys/module/%s/taint", name);
+	if (!read_line(path, taint, sizeof(taint)) && taint[0])
+		rq_fact_add(row, "taint", taint);
+	rq_judge(row, !strchr(taint, 'E'), "%s: loaded with taint E (/sys/module/%s/taint %s): the kernel could "
+		 "not verify its signature%s%s", name, name, taint, m->signer[0] ? ", signer " : " (unsigned)",
+		 m->signer);
+}
+
 static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq_result *row, const char *name,
-			 const char *kernel, const char *ofed, bool enforcing)
+			 const char *kernel, const char *ofed, bool enforcing, const struct trust *t)
 {
 	char path[PATH_MAX], why[256], loaded_sv[64] = "", loaded_ver[64] = "", vm[128], builds[256], hdr[PATH_MAX];
 	struct modinfo m;
@@ -279,6 +432,8 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 			 "(no signer): it will be refused at the next load (\"Key was rejected by service\"); sign it "
 			 "with a key enrolled in the MOK list (mokutil --import), as DKMS does with its "
 			 "/var/lib/dkms/mok.key", name, m.filename);
+	if (cfg->signed_modules)
+		judge_trust(ctx, row, name, &m, org, enforcing, t);
 	if (!row->judged)
 		rq_judge(row, true, "%s: from %s, nothing to hold it to", name, org);
 }
@@ -332,10 +487,10 @@ static const char *sbs_name(int s)
  * The lockdown mode is recorded beside it (distribution kernels lock down
  * under Secure Boot, upstream ones do not), never the decision.
  */
-static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcing, char *why, size_t whysz)
+static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, const char *log, bool *enforcing, char *why,
+		       size_t whysz)
 {
 	static const char *const mok[] = { "mokutil", "--sb-state", NULL };
-	static const char *const dmesg[] = { "dmesg", NULL };
 	char path[PATH_MAX], v[128], lock[128] = "", sig[8] = "", klog[64] = "";
 	int fw, setup, shim, sb = SBS_UNKNOWN, mk = SBS_UNKNOWN;
 	struct proc_result r;
@@ -344,9 +499,8 @@ static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcin
 	*enforcing = false;
 	why[0] = '\0';
 	/* 1. the kernel's word */
-	proc_result_init(&r);
-	if (rq_tool(ctx, dmesg, 5000, &r) == 0 && !r.exec_failed && !r.exit_code && r.out.buf) {
-		const char *m = NULL, *p = r.out.buf;
+	if (log) {
+		const char *m = NULL, *p = log;
 
 		while ((p = strstr(p, "Secure boot "))) {
 			if (str_starts(p, "Secure boot enabled") || str_starts(p, "Secure boot disabled") ||
@@ -365,7 +519,6 @@ static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcin
 				snprintf(why, whysz, "the kernel's log: \"%s\"", klog);
 		}
 	}
-	proc_result_release(&r);
 
 	/* 2. the EFI variables, as the EFI stub reads them */
 	fw = efi_byte(ctx, "SecureBoot-" EFI_GLOBAL);
@@ -485,6 +638,7 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	const struct ds_cfg *cfg = p;
 	struct rq_result *sbrow = rq_ctx_row(ctx, "secure-boot", 0);
 	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32], why[512];
+	struct trust trust;
 	struct proc_result r;
 	bool enforcing;
 	int sb, nmods = 0;
@@ -503,7 +657,8 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	}
 	proc_result_release(&r);
 
-	sb = secure_boot(ctx, sbrow, &enforcing, why, sizeof(why));
+	trust_read(ctx, &trust);
+	sb = secure_boot(ctx, sbrow, trust.have_log ? trust.log.buf : NULL, &enforcing, why, sizeof(why));
 	taint_fact(ctx, sbrow);
 	rq_fact_add(sbrow, "kernel", kernel);
 	rq_fact_add(sbrow, "ofed", ofed[0] ? ofed : "inbox (no ofed_info)");
@@ -528,8 +683,9 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 			continue;
 		row = rq_ctx_row(ctx, name, 0);
 		nmods++;
-		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing);
+		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing, &trust);
 	}
+	trust_release(&trust);
 	if (!nmods)
 		rq_fact_add(sbrow, "modules", "none of the stack's modules is loaded");
 }
@@ -545,7 +701,9 @@ const struct rq_kind rq_kind_driver_stack = {
 	       "the kernel, the DKMS builds there are and the headers.  A row `secure-boot`: Secure Boot as "
 	       "the kernel runs it (its log line, else the EFI SecureBoot/SetupMode variables with shim's "
 	       "MokSBStateRT, else `mokutil --sb-state`; the source is named), lockdown, sig_enforce, taint; with "
-	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load.",
+	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load; a signer "
+	       "the kernel does not trust (not in /proc/keys nor an enrolled MOK, or still queued in "
+	       "mokutil --list-new) and a module loaded unverified (taint E) FAIL naming it.",
 	.keys = ds_keys,
 	.cfg_size = sizeof(struct ds_cfg),
 	.default_targets = "hca,sysroot",

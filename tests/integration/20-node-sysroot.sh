@@ -137,6 +137,14 @@ expect_grep "no GPU: gpudirect skips saying so" '^SKIP +gpu\.gpudirect .*no NVID
 "$RQ" run --target "sysroot:$F/ofed-node" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed.out" 2>&1
 expect_eq "ofed node: driver-stack exit 0" 0 $?
 expect_grep "ofed node: Secure Boot recorded" '^PASS +driver\.modules\[secure-boot\]' "$T/ofed.out"
+# a signer is not trust: the DKMS key queued in MokNew, never confirmed; the capture keeps the MOK lists,
+# /proc/keys and each module's taint
+"$RQ" capture "$T/cap-mokpending" --root "$F/ofed-node-mokpending" >/dev/null 2>&1
+"$RQ" run --target "sysroot:$T/cap-mokpending" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed-mok.out" 2>&1
+expect_eq "queued MOK enrollment (captured): exit 1" 1 $?
+expect_grep "queued MOK enrollment named" \
+	'^FAIL +driver\.modules\[mlx5_core\] .*signed by "DKMS module signing key", whose enrollment is queued \(mokutil --list-new\) but was never confirmed' \
+	"$T/ofed-mok.out"
 # shim's validation off: the capture keeps MokSBStateRT, the kernel's state is off
 "$RQ" capture "$T/cap-shimoff" --root "$F/ofed-node-shimoff" >/dev/null 2>&1
 expect_true "capture stored shim's MokSBStateRT" \
