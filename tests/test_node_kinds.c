@@ -1622,6 +1622,16 @@ START_TEST(driver_stack_facts)
 				 "trust (not in /proc/keys' keyrings, not an enrolled MOK); enroll it (mokutil --import "
 				 "KEY.der, then confirm in MokManager at the next boot)");
 		nc_release(&nc);
+		/* a non-root capture: no keyrings, the MOK list alone decides nothing (db, built-in keys) */
+		snprintf(path, sizeof(path), "%s/proc/keys", tmp);
+		ck_assert_int_eq(unlink(path), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "ib_core", 0);
+		ck_assert_ptr_nonnull(strstr(nc_fact(r, "signer_trusted"), "not an enrolled MOK; the kernel's keyrings"));
+		ck_assert(str_starts(r->reason, "ib_core: loaded with taint E"));
+		ck_assert_uint_eq(r->failed, 1);
+		nc_release(&nc);
 		ck_assert_int_eq(rm_rf(tmp), 0);
 	}
 

@@ -320,13 +320,16 @@ static void judge_trust(struct rq_ctx *ctx, struct rq_result *row, const char *n
 
 		rq_fact_add(row, "signer_trusted", in_keys ? "yes (a kernel keyring in /proc/keys)" :
 			    in_mok ? "yes (enrolled MOK: mokutil --list-enrolled)" :
-			    queued ? "no: its enrollment is queued (mokutil --list-new), not confirmed" : "no");
+			    queued ? "no: its enrollment is queued (mokutil --list-new), not confirmed" :
+			    t->have_keys ? "no" : "not an enrolled MOK; the kernel's keyrings (/proc/keys, as root) were "
+			    "not readable, so db or built-in keys are unknown");
 		if (queued && !in_keys && !in_mok)
 			rq_judge(row, false, "%s: signed by \"%s\", whose enrollment is queued (mokutil --list-new) "
 				 "but was never confirmed: the kernel does not trust it%s; reboot and confirm it in "
 				 "MokManager (Enroll MOK, the password given to mokutil --import)", name, m->signer,
 				 enforcing ? " and will refuse the module at its next load" : "");
-		else
+		/* the MOK list alone is not the kernel's whole trust (UEFI db, built-in keys): judged with the keyrings */
+		else if (t->have_keys || in_mok)
 			rq_judge(row, in_keys || in_mok, "%s: signed by \"%s\", a key the kernel does not trust "
 				 "(%s%s%s)%s; enroll it (mokutil --import KEY.der, then confirm in MokManager at the next "
 				 "boot)", name, m->signer, t->have_keys ? "not in /proc/keys' keyrings" : "",
