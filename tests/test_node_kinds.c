@@ -1861,6 +1861,59 @@ START_TEST(secure_boot_mokutil_samples)
 }
 END_TEST
 
+/*
+ * MaxPayload along the path: the real ConnectX-7's DevCtl of
+ * lspci/lspci-vvv-cx7-...txt (MaxPayload 512, RlxdOrd+) written into
+ * mlx5_5 of a copy of hgx-h100, whose switch ports run 256: TLPs of 512
+ * bytes are malformed to them.  The healthy tree (256 everywhere) passes.
+ */
+START_TEST(max_payload_path)
+{
+	char tmp[] = "/tmp/rq-mps-XXXXXX", path[4400];
+	struct sb s = SB_INIT, cfg = SB_INIT;
+	struct nodecase nc;
+	struct rq_result *r;
+	const char *dc, *mp;
+	unsigned mps = 0, ctl;
+
+	nc_init(&nc, "node-tuning", "hgx-h100", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_5", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "max_payload_path"), "0000:ad:01.0 256, 0000:ac:00.0 256, 0000:ab:01.0 256");
+	ck_assert_str_eq(nc_fact(r, "relaxed_ordering"), "on (DevCtl RlxdOrd+)");
+	nc_release(&nc);
+	if (!real_sample("lspci/lspci-vvv-cx7-mt2910-gen5-x16-mps512-mrrs512-esc8000a-stelline.txt", &s)) {
+		sb_release(&s);
+		return;
+	}
+	ck_assert_ptr_nonnull(dc = strstr(s.buf, "DevCtl:"));
+	ck_assert_ptr_nonnull(mp = strstr(dc, "MaxPayload "));
+	ck_assert_int_eq(sscanf(mp, "MaxPayload %u bytes", &mps), 1);
+	ck_assert_uint_eq(mps, 512);
+	copy_tree("hgx-h100", tmp);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_5/device/config", tmp);
+	ck_assert_int_eq(read_file(path, &cfg, 4096), 0);
+	/* ConnectX's PCI Express capability at 0x60: Device Control at +8, MPS in bits 7:5 */
+	ctl = (unsigned char)cfg.buf[0x68] | (unsigned)(unsigned char)cfg.buf[0x69] << 8;
+	ctl = (ctl & ~0xe0u) | (unsigned)(__builtin_ctz(mps / 128) << 5);
+	cfg.buf[0x68] = (char)(ctl & 0xff);
+	cfg.buf[0x69] = (char)(ctl >> 8);
+	ck_assert_int_eq(write_file_atomic(path, cfg.buf, cfg.len), 0);
+	nc_init(&nc, "node-tuning", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_5", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_msg(str_starts(r->reason, "mlx5_5 (0000:af:00.0): PCIe MaxPayload 512 bytes is larger than that of "
+				 "the port above it, 0000:ad:01.0 (256 bytes)"), "%s", r->reason);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+	nc_release(&nc);
+	sb_release(&cfg);
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1890,6 +1943,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, node_tuning_facts);
 	tcase_add_test(tc, irq_requested_vs_effective);
 	tcase_add_test(tc, secure_boot_mokutil_samples);
+	tcase_add_test(tc, max_payload_path);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)
