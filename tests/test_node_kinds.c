@@ -171,22 +171,22 @@ static const struct expect table[] = {
 	 * switch.  The storage card mlx5_8/mlx5_9 in a CPU slot (NODE/SYS, as on
 	 * every DGX) serves no GPU: a SKIP row, not a FAIL.
 	 */
-	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 12, "mlx5_8,mlx5_9" },
+	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 13, "mlx5_8,mlx5_9" },
 	{ "hgx-h100", "pcie", RQ_PASS, NULL, 0, NULL, 10 },
 	{ "hgx-h100-farrail", "gpudirect", RQ_FAIL, "rails", 0,
 	  "1 of 8 GPUs have no rail behind their PCIe switch (PIX/PXB): GPU3 (0000:4c:00.0): nearest NODE, NICs "
-	  "serving no GPU there: mlx5_3, mlx5_8, mlx5_9: their GPUDirect RDMA crosses the CPU", 12 },
+	  "serving no GPU there: mlx5_3, mlx5_8, mlx5_9: their GPUDirect RDMA crosses the CPU", 13 },
 	{ "hgx-h100-acs", "gpudirect", RQ_FAIL, "mlx5_2", 0,
 	  "mlx5_2 (0000:3c:00.0): ACS redirects peer traffic to GPU2 (0000:3b:00.0) up to the root complex at "
 	  "0000:3a:01.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-), "
 	  "0000:3a:00.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-): "
-	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 12 },
+	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 13 },
 	{ "hgx-h100-nopeermem", "gpudirect", RQ_FAIL, "peer-memory", 0,
 	  "no peer-memory path for GPUDirect RDMA: nvidia_peermem is not loaded and DMA-BUF is not possible "
-	  "(the NVIDIA driver is the proprietary kernel module", 12 },
+	  "(the NVIDIA driver is the proprietary kernel module", 13 },
 	{ "hgx-h100-iommu", "gpudirect", RQ_FAIL, "mlx5_5", 0,
 	  "mlx5_5 (0000:af:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
-	  "boot with iommu=pt", 12, NULL, 8 },
+	  "boot with iommu=pt", 13, NULL, 8 },
 	{ "cx7-ndr-ib", "gpudirect", RQ_SKIP, NULL, 0, "no NVIDIA GPU (PCI vendor 0x10de", 1 },
 
 	/* the driver stack: OFED through DKMS with Secure Boot; a kernel update; unsigned modules */
@@ -1505,7 +1505,7 @@ START_TEST(gpudirect_keys)
 
 	nc_init(&nc, "gpudirect", "hgx-h100", notopo);
 	nc_run(&nc);
-	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 10);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 11);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "gpu_connection"), "PIX");
 	nc_release(&nc);
 
@@ -1519,6 +1519,32 @@ START_TEST(gpudirect_keys)
 	ck_assert_ptr_nonnull(strstr(nc_fact(nc_row(&nc, "peer-memory", 0), "nvidia_smi_topo"),
 				     "the capture holds no nvidia-smi output"));
 	nc_release(&nc);
+
+	/* idle GPUs at 2.5 GT/s are power saving; a GPU at x8 of x16 is a fault */
+	r = NULL;
+	nc_init(&nc, "gpudirect", "hgx-h100", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "gpu-links", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "gpu_links"), "GPU5 2.5 GT/s PCIe x16 (max 32.0 GT/s PCIe x16) idle or "
+				     "power saving"));
+	nc_release(&nc);
+	{
+		char tmp[] = "/tmp/rq-gpulink-XXXXXX", path[4400];
+
+		copy_tree("hgx-h100", tmp);
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:ae:00.0/current_link_width", tmp);
+		ck_assert_int_eq(write_file_atomic(path, "8\n", 2), 0);
+		nc_init(&nc, "gpudirect", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "gpu-links", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "GPU5 (0000:ae:00.0) at x8 of x16: PCIe link narrower than GPU and slot allow "
+				 "(reseat the GPU board, check its riser; a speed below the maximum is power saving, not this)");
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
 
 	/* the storage NIC named in devices: is held to a rail's standard */
 	nc_init(&nc, "gpudirect", "hgx-h100", storage);

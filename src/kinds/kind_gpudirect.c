@@ -562,6 +562,58 @@ static void judge_gpu_rails(struct rq_result *node, const struct gpu *g, int ng,
 		 many[0] ? "; while " : "", many);
 }
 
+/*
+ * Each GPU's own PCIe link.  Its speed is no fault below the maximum: an
+ * idle NVIDIA GPU drops the link to 2.5 GT/s to save power and trains up
+ * under load, so a snapshot sees that on healthy nodes (recorded).  Its
+ * width is: a GPU at x8 of an x16 it and its port are capable of moves half
+ * the data.  Fact `gpu_links`.
+ */
+static void judge_gpu_links(struct rq_ctx *ctx, struct rq_result *row, const struct gpu *g, int ng)
+{
+	char facts[1024] = "", bad[512] = "";
+
+	for (int k = 0; k < ng; k++) {
+		char path[PATH_MAX], cs[32] = "", ms[32] = "", cw[8] = "", mw[8] = "", pw[8] = "";
+		int cap;
+
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/current_link_speed", g[k].bdf);
+		if (read_line(path, cs, sizeof(cs)))
+			continue;
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/max_link_speed", g[k].bdf);
+		read_line(path, ms, sizeof(ms));
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/current_link_width", g[k].bdf);
+		read_line(path, cw, sizeof(cw));
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/max_link_width", g[k].bdf);
+		read_line(path, mw, sizeof(mw));
+		/* the port above it: the slot's width */
+		if (g[k].path.n >= 3) {
+			char dir[PATH_MAX];
+
+			comp_dir(&g[k].path, g[k].path.n - 2, dir, sizeof(dir));
+			rq_path(ctx, path, sizeof(path), "%s/max_link_width", dir);
+			read_line(path, pw, sizeof(pw));
+		}
+		if (strlen(facts) < sizeof(facts) - 120)
+			snprintf(facts + strlen(facts), sizeof(facts) - strlen(facts), "%sGPU%d %s x%s (max %s x%s)%s",
+				 facts[0] ? "; " : "", g[k].index, cs, cw, ms, mw,
+				 strcmp(cs, ms) && ms[0] ? " idle or power saving" : "");
+		cap = atoi(mw);
+		if (pw[0] && atoi(pw) < cap)
+			cap = atoi(pw);
+		if (cw[0] && cap > 0 && atoi(cw) > 0 && atoi(cw) < cap && strlen(bad) < sizeof(bad) - 100)
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%sGPU%d (%s) at x%s of x%d",
+				 bad[0] ? ", " : "", g[k].index, g[k].bdf, cw, cap);
+	}
+	if (!facts[0]) {
+		rq_result_set(row, RQ_SKIP, "no GPU's link files (current_link_speed) readable");
+		return;
+	}
+	rq_fact_add(row, "gpu_links", facts);
+	rq_judge(row, !bad[0], "%s: PCIe link narrower than GPU and slot allow (reseat the GPU board, check its "
+		 "riser; a speed below the maximum is power saving, not this)", bad);
+}
+
 static void gd_run(struct rq_ctx *ctx, const void *p)
 {
 	const struct gd_cfg *cfg = p;
@@ -617,6 +669,7 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 	}
 	if (cfg->nearness && n > 0)
 		judge_gpu_rails(rq_ctx_row(ctx, "rails", 0), g, ng, &devs, idx, n, rn);
+	judge_gpu_links(ctx, rq_ctx_row(ctx, "gpu-links", 0), g, ng);
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);
@@ -699,7 +752,9 @@ const struct rq_kind rq_kind_gpudirect = {
 	       "sysfs paths (deepest common bridge) and `nvidia-smi topo -m` where present (PIX, PXB, "
 	       "PHB, NODE, SYS).  Judged per GPU (row `rails`): every GPU needs a rail, a NIC behind its own "
 	       "PCIe switch (PIX/PXB), on a node whose design has any; a GPU with none FAILs naming it and any "
-	       "GPU with two.  A NIC that serves no GPU (storage, in-band) SKIPs unless `devices:` names it.  ACS P2P Request/Completion Redirect on any switch port between a rail "
+	       "GPU with two.  A NIC that serves no GPU (storage, in-band) SKIPs unless `devices:` names it.  "
+	       "Row `gpu-links`: a GPU's link narrower than it and its slot allow FAILs; a speed below the "
+	       "maximum is an idle GPU's power saving, recorded.  ACS P2P Request/Completion Redirect on any switch port between a rail "
 	       "and its GPUs (config space, as lspci's ACSCtl) FAILs; IOMMU groups of rails and GPUs "
 	       "must be identity (iommu=pt).  A node row `peer-memory`: nvidia_peermem loaded, or "
 	       "DMA-BUF possible (kernel >= 5.12, rdma-core >= 34, NVIDIA open kernel module >= 515).  "

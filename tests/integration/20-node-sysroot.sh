@@ -113,7 +113,8 @@ expect_grep "lag, PFC off on one slave: that slave is named" \
 # fault, live from the tree and from its capture (config space, IOMMU groups, nvidia-smi topo -m)
 "$RQ" run --target "sysroot:$F/hgx-h100" --report-dir "$T/rep" cases/gpu >"$T/hgx.out" 2>&1
 expect_eq "hgx: gpudirect exit 0" 0 $?
-expect_eq "hgx: 8 rails, the rails row and the peer-memory row pass" 10 "$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
+expect_eq "hgx: 8 rails, the rails, gpu-links (4 idle GPUs at 2.5 GT/s) and peer-memory rows pass" 11 \
+	"$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
 expect_grep "hgx: the storage NIC serves no GPU: SKIP, not FAIL" \
 	'^SKIP +gpu\.gpudirect\[mlx5_8\] .*serves no GPU .*not a GPUDirect rail' "$T/hgx.out"
 gpu_fault() {	# gpu_fault TREE ROW-REGEX
