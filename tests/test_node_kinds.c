@@ -1483,6 +1483,7 @@ START_TEST(gpudirect_keys)
 	static const char *const notopo[] = { "topo=false", NULL };
 	static const char *const iommu_any[] = { "iommu=any", NULL };
 	static const char *const near_off[] = { "nearness=false", NULL };
+	static const char *const one_rail[] = { "devices=mlx5_0", NULL };
 	static const char *const storage[] = { "devices=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
 					       NULL };
 	struct nodecase nc;
@@ -1554,6 +1555,17 @@ START_TEST(gpudirect_keys)
 	ck_assert_ptr_nonnull(strstr(r->reason, "mlx5_8 (0000:61:00.0): the nearest GPUs, GPU0 (0000:19:00.0), "
 				     "GPU1 (0000:2a:00.0), GPU2 (0000:3b:00.0), GPU3 (0000:4c:00.0), are NODE"));
 	ck_assert_int_eq(nc_row(&nc, "rails", 0)->verdict, RQ_PASS);
+	nc_release(&nc);
+	/* devices: naming some rails: the other GPUs' rails are not missing, only unselected */
+	nc_init(&nc, "gpudirect", "hgx-h100-farrail", one_rail);
+	nc_run(&nc);
+	ck_assert_int_eq(nc_row(&nc, "rails", 0)->verdict, RQ_PASS);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 0);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rails", 0), "gpu_rails"),
+			 "GPU0: mlx5_0; GPU1: none; GPU2: none; GPU3: none; GPU4: none; GPU5: none; GPU6: none; GPU7: none");
+	nc_release(&nc);
+	nc_init(&nc, "gpudirect", "hgx-h100", storage);
+	nc_run(&nc);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "rails", 0), "gpu_rails"),
 			 "GPU0: mlx5_0; GPU1: mlx5_1; GPU2: mlx5_2; GPU3: mlx5_3; GPU4: mlx5_4; GPU5: mlx5_5; "
 			 "GPU6: mlx5_6; GPU7: mlx5_7");

@@ -503,7 +503,7 @@ static void judge_iommu(struct rq_ctx *ctx, const struct gd_cfg *cfg, struct rq_
  * shares two NICs between two GPUs per switch.
  */
 static void judge_gpu_rails(struct rq_result *node, const struct gpu *g, int ng, const struct rdma_devs *devs,
-			    const int *idx, int n, const struct rail_near *rn)
+			    const int *idx, int n, const struct rail_near *rn, bool named)
 {
 	char map[1024] = "", none[512] = "", many[512] = "";
 	int nwith = 0, nnone = 0;
@@ -555,6 +555,11 @@ static void judge_gpu_rails(struct rq_result *node, const struct gpu *g, int ng,
 	if (!nwith) {
 		rq_fact_add(node, "rails", "no GPU has a NIC behind its PCIe switch (no PIX/PXB: a design "
 			    "without switches): GPUDirect RDMA crosses the CPU on every GPU");
+		return;
+	}
+	if (named) {
+		/* devices: picked some NICs: a GPU without one of them may have another */
+		rq_judge(node, true, "rails recorded (devices: selects NICs; every GPU's rail is judged over all of them)");
 		return;
 	}
 	rq_judge(node, !nnone, "%d of %d GPUs have no rail behind their PCIe switch (PIX/PXB): %s%s%s: their "
@@ -668,7 +673,7 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 			nnear++;
 	}
 	if (cfg->nearness && n > 0)
-		judge_gpu_rails(rq_ctx_row(ctx, "rails", 0), g, ng, &devs, idx, n, rn);
+		judge_gpu_rails(rq_ctx_row(ctx, "rails", 0), g, ng, &devs, idx, n, rn, named);
 	judge_gpu_links(ctx, rq_ctx_row(ctx, "gpu-links", 0), g, ng);
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
