@@ -28,6 +28,7 @@
 #include "agent/request.h"
 #include "targets/target_node.h"
 #include "check_main.h"
+#include "real_outputs.h"
 
 /* The expectation table leaves trailing fields out on purpose. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -165,23 +166,27 @@ static const struct expect table[] = {
 	  "mlx5_bond_0 port 1 (ens1f0np0, LAG slave of bond0): DCB state unknown", 1 },
 
 	/* GPUDirect RDMA: 8 GPUs + 8 ConnectX-7 behind 4 switches, and one fault each */
-	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 9 },
-	{ "hgx-h100", "pcie", RQ_PASS, NULL, 0, NULL, 8 },
-	{ "hgx-h100-farrail", "gpudirect", RQ_FAIL, "mlx5_3", 0,
-	  "mlx5_3 (0000:4b:00.0): the nearest GPUs, GPU0 (0000:19:00.0), GPU1 (0000:1b:00.0), GPU2 (0000:3b:00.0), "
-	  "GPU3 (0000:3d:00.0), are NODE (across the host bridges of a NUMA node), while 7 other rails of this node "
-	  "have a GPU behind their PCIe switch (PIX/PXB)", 9 },
+	/*
+	 * GPUDirect RDMA is judged per GPU: each needs a rail behind its own
+	 * switch.  The storage card mlx5_8/mlx5_9 in a CPU slot (NODE/SYS, as on
+	 * every DGX) serves no GPU: a SKIP row, not a FAIL.
+	 */
+	{ "hgx-h100", "gpudirect", RQ_PASS, NULL, 0, NULL, 13, "mlx5_8,mlx5_9" },
+	{ "hgx-h100", "pcie", RQ_PASS, NULL, 0, NULL, 10 },
+	{ "hgx-h100-farrail", "gpudirect", RQ_FAIL, "rails", 0,
+	  "1 of 8 GPUs have no rail behind their PCIe switch (PIX/PXB): GPU3 (0000:4c:00.0): nearest NODE, NICs "
+	  "serving no GPU there: mlx5_3, mlx5_8, mlx5_9: their GPUDirect RDMA crosses the CPU", 13 },
 	{ "hgx-h100-acs", "gpudirect", RQ_FAIL, "mlx5_2", 0,
 	  "mlx5_2 (0000:3c:00.0): ACS redirects peer traffic to GPU2 (0000:3b:00.0) up to the root complex at "
 	  "0000:3a:01.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-), "
 	  "0000:3a:00.0 (ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-): "
-	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 9, NULL, 2 },
+	  "disable it (setpci -s BDF ECAP_ACS+0x6.w=0000", 13 },
 	{ "hgx-h100-nopeermem", "gpudirect", RQ_FAIL, "peer-memory", 0,
 	  "no peer-memory path for GPUDirect RDMA: nvidia_peermem is not loaded and DMA-BUF is not possible "
-	  "(the NVIDIA driver is the proprietary kernel module", 9 },
+	  "(the NVIDIA driver is the proprietary kernel module", 13 },
 	{ "hgx-h100-iommu", "gpudirect", RQ_FAIL, "mlx5_5", 0,
-	  "mlx5_5 (0000:a0:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
-	  "boot with iommu=pt", 9, NULL, 8 },
+	  "mlx5_5 (0000:af:00.0): IOMMU group 21 translates DMA (type DMA-FQ): GPUDirect RDMA needs pass-through; "
+	  "boot with iommu=pt", 13, NULL, 8 },
 	{ "cx7-ndr-ib", "gpudirect", RQ_SKIP, NULL, 0, "no NVIDIA GPU (PCI vendor 0x10de", 1 },
 
 	/* the driver stack: OFED through DKMS with Secure Boot; a kernel update; unsigned modules */
@@ -191,21 +196,38 @@ static const struct expect table[] = {
 	  "(/lib/modules/6.8.0-51-generic/kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.ko.zst, no "
 	  "MODULE_VERSION): MLNX_OFED's modules are missing for kernel 6.8.0-51-generic (the DKMS build exists for "
 	  "6.8.0-48-generic; kernel headers /lib/modules/6.8.0-51-generic/build missing)", 9, NULL, 8 },
+	{ "ofed-node-shimoff", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
+	/*
+	 * A signer is not trust: the DKMS key's enrollment queued, never
+	 * confirmed; the modules loaded (Secure Boot off) with taint E.
+	 */
+	{ "ofed-node-mokpending", "driver-stack", RQ_FAIL, "mlx5_core", 0,
+	  "mlx5_core: signed by \"DKMS module signing key\", whose enrollment is queued (mokutil --list-new) but "
+	  "was never confirmed: the kernel does not trust it; reboot and confirm it in MokManager", 10, NULL, 9 },
+	/* RHEL KMP: kABI-compatible modules of the older kernel under weak-updates/ are not the update trap */
+	{ "ofed-node-rhel-weakupdates", "driver-stack", RQ_PASS, NULL, 0, NULL, 10 },
 	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
 	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
 	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
 	/* node tuning: MaxReadReq, the governor and C-states of the IRQ CPUs, irqbalance vs pinned IRQs */
-	{ "hgx-h100", "node-tuning", RQ_PASS, NULL, 0, NULL, 9 },
+	{ "hgx-h100", "node-tuning", RQ_PASS, NULL, 0, NULL, 11 },
 	{ "hgx-h100-mrrs", "node-tuning", RQ_FAIL, "mlx5_5", 0,
-	  "mlx5_5 (0000:a0:00.0): PCIe MaxReadReq 512 bytes, at least 4096 expected", 9 },
+	  "mlx5_5 (0000:af:00.0): PCIe MaxReadReq 512 bytes, at least 4096 expected", 11 },
 	{ "hgx-h100-powersave", "node-tuning", RQ_FAIL, "mlx5_4", 0,
 	  "mlx5_4: the CPUs of its IRQs do not run the performance governor: cpu8 powersave, cpu9 powersave, "
-	  "cpu10 powersave, cpu11 powersave, cpu12 powersave", 9, NULL, 4 },
+	  "cpu10 powersave, cpu11 powersave, cpu12 powersave", 11, NULL, 4 },
 	{ "hgx-h100-cstates", "node-tuning", RQ_FAIL, "mlx5_0", 0,
-	  "mlx5_0: deep idle states enabled on the CPUs of its IRQs: cpu0 C6 (170 us)", 9, NULL, 8 },
-	/* eight rails with every vector pinned one CPU, and irqbalance running */
-	{ "cx7-ndr-ib", "node-tuning", RQ_FAIL, "mlx5_3", 0,
-	  "mlx5_3: irqbalance is running while all 5 of its IRQs are pinned one CPU each: it will move them", 9, NULL, 8 },
+	  "mlx5_0: deep idle states enabled on the CPUs of its IRQs: cpu0 C6 (170 us)", 11, NULL, 10 },
+	/*
+	 * irqbalance's own masks (smp_affinity_list 0-7, effective one CPU, as
+	 * x86 always delivers): nothing is pinned.  A tuning script's one-CPU
+	 * masks with irqbalance still running are the fault.
+	 */
+	{ "cx7-ndr-ib", "node-tuning", RQ_PASS, NULL, 0, NULL, 9 },
+	{ "cx7-ndr-ib-pinned", "node-tuning", RQ_FAIL, "mlx5_3", 0,
+	  "mlx5_3: irqbalance is running while all 5 of its IRQs are pinned one CPU each (smp_affinity_list): "
+	  "it will move them", 9, NULL, 8 },
+	{ "cx7-ndr-ib-pinned", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	/* no modinfo in the capture: where a module comes from is unknown, never a pass */
 	{ "cx7-ndr-ib", "driver-stack", RQ_PASS, NULL, 0, NULL, 8,
 	  "mlx5_core,mlx5_ib,ib_core,ib_uverbs,ib_umad,rdma_cm,rdma_ucm" },
@@ -1461,6 +1483,9 @@ START_TEST(gpudirect_keys)
 	static const char *const notopo[] = { "topo=false", NULL };
 	static const char *const iommu_any[] = { "iommu=any", NULL };
 	static const char *const near_off[] = { "nearness=false", NULL };
+	static const char *const one_rail[] = { "devices=mlx5_0", NULL };
+	static const char *const storage[] = { "devices=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8",
+					       NULL };
 	struct nodecase nc;
 	struct rq_result *r;
 
@@ -1468,7 +1493,7 @@ START_TEST(gpudirect_keys)
 	nc_run(&nc);
 	r = nc_row(&nc, "mlx5_5", 0);
 	ck_assert_int_eq(r->verdict, RQ_PASS);
-	ck_assert_str_eq(nc_fact(r, "nearest_gpus"), "GPU4 (0000:9d:00.0), GPU5 (0000:9f:00.0)");
+	ck_assert_str_eq(nc_fact(r, "nearest_gpus"), "GPU5 (0000:ae:00.0)");
 	ck_assert_str_eq(nc_fact(r, "gpu_connection"), "PIX");
 	ck_assert_str_eq(nc_fact(r, "sysfs_connection"), "PIX");
 	r = nc_row(&nc, "peer-memory", 0);
@@ -1481,7 +1506,7 @@ START_TEST(gpudirect_keys)
 
 	nc_init(&nc, "gpudirect", "hgx-h100", notopo);
 	nc_run(&nc);
-	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 9);
+	ck_assert_uint_eq(nc_count(&nc, RQ_PASS), 11);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "gpu_connection"), "PIX");
 	nc_release(&nc);
 
@@ -1489,17 +1514,68 @@ START_TEST(gpudirect_keys)
 	nc_init(&nc, "gpudirect", "hgx-h100-farrail", near_off);
 	nc_run(&nc);
 	r = nc_row(&nc, "mlx5_3", 0);
-	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_int_eq(r->verdict, RQ_SKIP);
 	ck_assert_str_eq(nc_fact(r, "gpu_connection"), "NODE");
+	ck_assert_ptr_null(nc_row(&nc, "rails", 0));
 	ck_assert_ptr_nonnull(strstr(nc_fact(nc_row(&nc, "peer-memory", 0), "nvidia_smi_topo"),
 				     "the capture holds no nvidia-smi output"));
+	nc_release(&nc);
+
+	/* idle GPUs at 2.5 GT/s are power saving; a GPU at x8 of x16 is a fault */
+	r = NULL;
+	nc_init(&nc, "gpudirect", "hgx-h100", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "gpu-links", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "gpu_links"), "GPU5 2.5 GT/s PCIe x16 (max 32.0 GT/s PCIe x16) idle or "
+				     "power saving"));
+	nc_release(&nc);
+	{
+		char tmp[] = "/tmp/rq-gpulink-XXXXXX", path[4400];
+
+		copy_tree("hgx-h100", tmp);
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:ae:00.0/current_link_width", tmp);
+		ck_assert_int_eq(write_file_atomic(path, "8\n", 2), 0);
+		nc_init(&nc, "gpudirect", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "gpu-links", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "GPU5 (0000:ae:00.0) at x8 of x16: PCIe link narrower than GPU and slot allow "
+				 "(reseat the GPU board, check its riser; a speed below the maximum is power saving, not this)");
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
+
+	/* the storage NIC named in devices: is held to a rail's standard */
+	nc_init(&nc, "gpudirect", "hgx-h100", storage);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_8", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_ptr_nonnull(strstr(r->reason, "mlx5_8 (0000:61:00.0): the nearest GPUs, GPU0 (0000:19:00.0), "
+				     "GPU1 (0000:2a:00.0), GPU2 (0000:3b:00.0), GPU3 (0000:4c:00.0), are NODE"));
+	ck_assert_int_eq(nc_row(&nc, "rails", 0)->verdict, RQ_PASS);
+	nc_release(&nc);
+	/* devices: naming some rails: the other GPUs' rails are not missing, only unselected */
+	nc_init(&nc, "gpudirect", "hgx-h100-farrail", one_rail);
+	nc_run(&nc);
+	ck_assert_int_eq(nc_row(&nc, "rails", 0)->verdict, RQ_PASS);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 0);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rails", 0), "gpu_rails"),
+			 "GPU0: mlx5_0; GPU1: none; GPU2: none; GPU3: none; GPU4: none; GPU5: none; GPU6: none; GPU7: none");
+	nc_release(&nc);
+	nc_init(&nc, "gpudirect", "hgx-h100", storage);
+	nc_run(&nc);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "rails", 0), "gpu_rails"),
+			 "GPU0: mlx5_0; GPU1: mlx5_1; GPU2: mlx5_2; GPU3: mlx5_3; GPU4: mlx5_4; GPU5: mlx5_5; "
+			 "GPU6: mlx5_6; GPU7: mlx5_7");
 	nc_release(&nc);
 
 	nc_init(&nc, "gpudirect", "hgx-h100-iommu", iommu_any);
 	nc_run(&nc);
 	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 0);
 	ck_assert_str_eq(nc_fact(nc_row(&nc, "mlx5_0", 0), "iommu"),
-			 "mlx5_0: group 11 DMA-FQ; GPU0: group 10 DMA-FQ; GPU1: group 12 DMA-FQ");
+			 "mlx5_0: group 11 DMA-FQ; GPU0: group 10 DMA-FQ");
 	nc_release(&nc);
 }
 END_TEST
@@ -1508,6 +1584,7 @@ END_TEST
 START_TEST(driver_stack_facts)
 {
 	static const char *const sb_off[] = { "secure_boot=off", NULL };
+	static const char *const sb_on[] = { "secure_boot=on", NULL };
 	static const char *const no_ofed[] = { "ofed_match=false", NULL };
 	struct nodecase nc;
 	struct rq_result *r;
@@ -1520,9 +1597,14 @@ START_TEST(driver_stack_facts)
 	ck_assert_str_eq(nc_fact(r, "loaded_version"), "23.10-1.1.9");
 	ck_assert_str_eq(nc_fact(r, "signer"), "DKMS module signing key");
 	ck_assert_str_eq(nc_fact(r, "vermagic"), "6.8.0-48-generic SMP preempt mod_unload modversions");
+	ck_assert_str_eq(nc_fact(r, "signer_trusted"), "yes (a kernel keyring in /proc/keys)");
+	ck_assert_str_eq(nc_fact(r, "taint"), "O");
 	r = nc_row(&nc, "secure-boot", 0);
 	ck_assert_str_eq(nc_fact(r, "efi_secureboot"), "1 (enabled)");
+	ck_assert_str_eq(nc_fact(r, "efi_setupmode"), "0 (User Mode)");
 	ck_assert_str_eq(nc_fact(r, "mokutil"), "SecureBoot enabled");
+	ck_assert_str_eq(nc_fact(r, "kernel_log"), "Secure boot enabled");
+	ck_assert_str_eq(nc_fact(r, "decided_by"), "the kernel's log: \"Secure boot enabled\"");
 	ck_assert_str_eq(nc_fact(r, "lockdown"), "integrity");
 	ck_assert_str_eq(nc_fact(r, "module_signatures"), "enforced");
 	ck_assert_str_eq(nc_fact(r, "tainted"), "4096 O");
@@ -1532,8 +1614,99 @@ START_TEST(driver_stack_facts)
 	nc_run(&nc);
 	r = nc_row(&nc, "secure-boot", 0);
 	ck_assert_int_eq(r->verdict, RQ_FAIL);
-	ck_assert_str_eq(r->reason, "Secure Boot is on, the lab wants it off");
+	ck_assert_str_eq(r->reason, "Secure Boot is on as the kernel runs it (the kernel's log: \"Secure boot "
+			 "enabled\"), the lab wants it off");
 	nc_release(&nc);
+
+	/*
+	 * Firmware SecureBoot 1 but shim's validation disabled (MokSBStateRT 1):
+	 * the kernel runs with Secure Boot off, a lab that wants it on FAILs
+	 * (it passed on the SecureBoot variable alone before).
+	 */
+	nc_init(&nc, "driver-stack", "ofed-node-shimoff", sb_on);
+	nc_run(&nc);
+	r = nc_row(&nc, "secure-boot", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "Secure Boot is off as the kernel runs it (shim's MokSBStateRT 1: the firmware's "
+			 "SecureBoot is 1 but shim's validation is disabled, so the kernel booted with Secure Boot "
+			 "disabled (no lockdown from it, unsigned modules load)), the lab wants it on");
+	ck_assert_str_eq(nc_fact(r, "mokutil"), "SecureBoot enabled;SecureBoot validation is disabled in shim");
+	ck_assert_str_eq(nc_fact(r, "module_signatures"), "not enforced");
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+	nc_release(&nc);
+
+	/* the queued key is the reason; the log and taint E are failures too */
+	nc_init(&nc, "driver-stack", "ofed-node-mokpending", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx_compat", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_uint_eq(r->failed, 3);	/* not trusted, the log's line, taint E */
+	ck_assert_str_eq(nc_fact(r, "signer_trusted"), "no: its enrollment is queued (mokutil --list-new), not confirmed");
+	ck_assert_uint_eq(nc_row(&nc, "mlx5_core", 0)->failed, 2);
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "secure-boot", 0), "secure_boot"), "off");
+	nc_release(&nc);
+	/* no enrollment queued: simply a key the kernel does not trust */
+	{
+		char tmp[] = "/tmp/rq-mokq-XXXXXX", path[4400];
+
+		copy_tree("ofed-node-mokpending", tmp);
+		snprintf(path, sizeof(path), "%s/capture/tools/mokutil_--list-new.out", tmp);
+		ck_assert_int_eq(write_file_atomic(path, "MokNew is empty\n", 16), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "ib_core", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "ib_core: signed by \"DKMS module signing key\", a key the kernel does not "
+				 "trust (not in /proc/keys' keyrings, not an enrolled MOK); enroll it (mokutil --import "
+				 "KEY.der, then confirm in MokManager at the next boot)");
+		nc_release(&nc);
+		/* a non-root capture: no keyrings, the MOK list alone decides nothing (db, built-in keys) */
+		snprintf(path, sizeof(path), "%s/proc/keys", tmp);
+		ck_assert_int_eq(unlink(path), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "ib_core", 0);
+		ck_assert_ptr_nonnull(strstr(nc_fact(r, "signer_trusted"), "not an enrolled MOK; the kernel's keyrings"));
+		ck_assert(str_starts(r->reason, "ib_core: loaded with taint E"));
+		ck_assert_uint_eq(r->failed, 1);
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
+
+	/* weak-updates: out of tree, built for the older kernel of the stream, OFED's version */
+	nc_init(&nc, "driver-stack", "ofed-node-rhel-weakupdates", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_core", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "origin"), "weak-updates");
+	ck_assert_str_eq(nc_fact(r, "kabi_built_for"), "5.14.0-427.13.1.el9_4.x86_64");
+	ck_assert_str_eq(nc_fact(nc_row(&nc, "secure-boot", 0), "kernel"), "5.14.0-427.22.1.el9_4.x86_64");
+	nc_release(&nc);
+	/* ... but a weak-updates link to a module of another upstream version spans no kABI stream */
+	{
+		char tmp[] = "/tmp/rq-weak-XXXXXX", path[4400], *p;
+		struct sb t = SB_INIT;
+
+		copy_tree("ofed-node-rhel-weakupdates", tmp);
+		snprintf(path, sizeof(path), "%s/capture/tools/modinfo_mlx5_core.out", tmp);
+		ck_assert_int_eq(read_file(path, &t, 0), 0);
+		ck_assert_ptr_nonnull(p = strstr(t.buf, "vermagic:       5.14.0"));
+		memcpy(p + strlen("vermagic:       "), "4.18.0", 6);
+		ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "mlx5_core", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "mlx5_core: /lib/modules/5.14.0-427.22.1.el9_4.x86_64/weak-updates/"
+				 "mlnx-ofa_kernel/mlx5_core.ko (an out-of-tree weak-updates module) was built for kernel "
+				 "4.18.0-427.13.1.el9_4.x86_64, of another upstream version than the running "
+				 "5.14.0-427.22.1.el9_4.x86_64: no kABI stream spans them; install the KMP built for this "
+				 "kernel's stream");
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+		nc_release(&nc);
+		sb_release(&t);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
 
 	nc_init(&nc, "driver-stack", "ofed-node-kernelupdate", no_ofed);
 	nc_run(&nc);
@@ -1584,6 +1757,201 @@ START_TEST(node_tuning_facts)
 }
 END_TEST
 
+/* The line a busybox prompt's "cat FILE" printed in a /proc/irq sample. */
+static bool sample_cat(const char *text, const char *file, char *out, size_t outsz)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "cat %s", file);
+	for (p = text; (p = strstr(p, key)); p += strlen(key)) {
+		const char *nl = strchr(p, '\n'), *end;
+
+		if (!nl || (p[strlen(key)] != ' ' && p[strlen(key)] != '\n'))
+			continue;
+		end = strchr(nl + 1, '\n');
+		snprintf(out, outsz, "%.*s", (int)((end ? end : nl + 1 + strlen(nl + 1)) - nl - 1), nl + 1);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Requested vs effective affinity: the real pair of
+ * irq-affinity/proc-irq-35-... (asked 0-3, delivered to 0) on every IRQ of
+ * mlx5_0 of a copy of cx7-ndr-ib (irqbalance running) is not "pinned";
+ * the old reading of effective_affinity_list first called it pinned.
+ * Without an effective list, a wide mask says nothing of sharing.
+ */
+START_TEST(irq_requested_vs_effective)
+{
+	char tmp[] = "/tmp/rq-irqeff-XXXXXX", path[4400], want[64], eff[64];
+	struct sb s = SB_INIT;
+	struct nodecase nc;
+	struct rq_result *r;
+	struct dirent *e;
+	DIR *d;
+
+	if (!real_sample("irq-affinity/proc-irq-35-smp-affinity-0-3-effective-0-arm-gic-blog.txt", &s)) {
+		sb_release(&s);
+		return;
+	}
+	ck_assert(sample_cat(s.buf, "smp_affinity_list", want, sizeof(want)));
+	ck_assert(sample_cat(s.buf, "effective_affinity_list", eff, sizeof(eff)));
+	ck_assert_str_eq(want, "0-3");
+	ck_assert_str_eq(eff, "0");
+	copy_tree("cx7-ndr-ib", tmp);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/device/msi_irqs", tmp);
+	ck_assert_ptr_nonnull(d = opendir(path));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/irq/%s/smp_affinity_list", tmp, e->d_name);
+		ck_assert_int_eq(write_file_atomic(path, want, strlen(want)), 0);
+		snprintf(path, sizeof(path), "%s/proc/irq/%s/effective_affinity_list", tmp, e->d_name);
+		ck_assert_int_eq(write_file_atomic(path, eff, strlen(eff)), 0);
+	}
+	closedir(d);
+	nc_init(&nc, "node-tuning", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irqs_pinned"), "0 of 5 one CPU each (smp_affinity_list)");
+	ck_assert_str_eq(nc_fact(r, "irq_cpus"), "0");
+	nc_release(&nc);
+
+	/* no effective lists at all: mlx5_0's vectors may land anywhere in 0-3 */
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/device/msi_irqs", tmp);
+	ck_assert_ptr_nonnull(d = opendir(path));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/irq/%s/effective_affinity_list", tmp, e->d_name);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	closedir(d);
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irq_landing"), "4 of 4 vectors have no effective_affinity_list and a mask "
+			 "of several CPUs: where they land is unknown (not judged for sharing)");
+	nc_release(&nc);
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+/*
+ * mokutil alone decides where no kernel log and no EFI variable is there:
+ * the real samples (enabled; disabled; enabled with shim's validation off)
+ * and mokutil's own message for a machine without EFI variables
+ * (mokutil.c: "EFI variables are not supported on this system"), which is
+ * unknown, never off.
+ */
+START_TEST(secure_boot_mokutil_samples)
+{
+	static const struct {
+		const char *sample, *text, *state;
+		enum rq_verdict v;
+	} cases[] = {
+		{ "driver-stack/mokutil-sb-state-enabled-debian-guide.txt", NULL, "on", RQ_PASS },
+		{ "driver-stack/mokutil-sb-state-disabled-ltp-mail.txt", NULL, "off", RQ_FAIL },
+		{ "driver-stack/mokutil-sb-state-enabled-validation-disabled-in-shim-ethercat-notes.txt", NULL, "off",
+		  RQ_FAIL },
+		{ NULL, "EFI variables are not supported on this system\n", "unknown", RQ_SKIP },
+		{ NULL, "SecureBoot disabled\nPlatform is in Setup Mode\n", "in Setup Mode", RQ_FAIL },
+	};
+	static const char *const sb_on[] = { "secure_boot=on", NULL };
+	char tmp[] = "/tmp/rq-mok-XXXXXX", path[4400];
+	struct nodecase nc;
+	struct rq_result *r;
+
+	copy_tree("ofed-node", tmp);
+	snprintf(path, sizeof(path), "%s/sys/firmware/efi/efivars", tmp);
+	ck_assert_int_eq(rm_rf(path), 0);
+	snprintf(path, sizeof(path), "%s/capture/tools/dmesg.out", tmp);
+	ck_assert_int_eq(unlink(path), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sb t = SB_INIT;
+
+		if (cases[i].sample && !real_sample(cases[i].sample, &t)) {
+			sb_release(&t);
+			continue;
+		}
+		if (!cases[i].sample)
+			sb_adds(&t, cases[i].text);
+		snprintf(path, sizeof(path), "%s/capture/tools/mokutil_--sb-state.out", tmp);
+		ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
+		nc_init(&nc, "driver-stack", tmp, sb_on);
+		nc_run(&nc);
+		r = nc_row(&nc, "secure-boot", 0);
+		ck_assert_msg(r->verdict == cases[i].v, "%zu: %s", i, r->reason);
+		ck_assert_str_eq(nc_fact(r, "secure_boot"), cases[i].state);
+		if (cases[i].v != RQ_SKIP)
+			ck_assert(str_starts(nc_fact(r, "decided_by"), "mokutil --sb-state: \""));
+		if (cases[i].v == RQ_FAIL)
+			ck_assert_ptr_nonnull(strstr(r->reason, "(mokutil --sb-state: \""));
+		nc_release(&nc);
+		sb_release(&t);
+	}
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+/*
+ * MaxPayload along the path: the real ConnectX-7's DevCtl of
+ * lspci/lspci-vvv-cx7-...txt (MaxPayload 512, RlxdOrd+) written into
+ * mlx5_5 of a copy of hgx-h100, whose switch ports run 256: TLPs of 512
+ * bytes are malformed to them.  The healthy tree (256 everywhere) passes.
+ */
+START_TEST(max_payload_path)
+{
+	char tmp[] = "/tmp/rq-mps-XXXXXX", path[4400];
+	struct sb s = SB_INIT, cfg = SB_INIT;
+	struct nodecase nc;
+	struct rq_result *r;
+	const char *dc, *mp;
+	unsigned mps = 0, ctl;
+
+	nc_init(&nc, "node-tuning", "hgx-h100", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_5", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "max_payload_path"), "0000:ad:01.0 256, 0000:ac:00.0 256, 0000:ab:01.0 256");
+	ck_assert_str_eq(nc_fact(r, "relaxed_ordering"), "on (DevCtl RlxdOrd+)");
+	nc_release(&nc);
+	if (!real_sample("lspci/lspci-vvv-cx7-mt2910-gen5-x16-mps512-mrrs512-esc8000a-stelline.txt", &s)) {
+		sb_release(&s);
+		return;
+	}
+	ck_assert_ptr_nonnull(dc = strstr(s.buf, "DevCtl:"));
+	ck_assert_ptr_nonnull(mp = strstr(dc, "MaxPayload "));
+	ck_assert_int_eq(sscanf(mp, "MaxPayload %u bytes", &mps), 1);
+	ck_assert_uint_eq(mps, 512);
+	copy_tree("hgx-h100", tmp);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_5/device/config", tmp);
+	ck_assert_int_eq(read_file(path, &cfg, 4096), 0);
+	/* ConnectX's PCI Express capability at 0x60: Device Control at +8, MPS in bits 7:5 */
+	ctl = (unsigned char)cfg.buf[0x68] | (unsigned)(unsigned char)cfg.buf[0x69] << 8;
+	ctl = (ctl & ~0xe0u) | (unsigned)(__builtin_ctz(mps / 128) << 5);
+	cfg.buf[0x68] = (char)(ctl & 0xff);
+	cfg.buf[0x69] = (char)(ctl >> 8);
+	ck_assert_int_eq(write_file_atomic(path, cfg.buf, cfg.len), 0);
+	nc_init(&nc, "node-tuning", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_5", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_msg(str_starts(r->reason, "mlx5_5 (0000:af:00.0): PCIe MaxPayload 512 bytes is larger than that of "
+				 "the port above it, 0000:ad:01.0 (256 bytes)"), "%s", r->reason);
+	ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+	nc_release(&nc);
+	sb_release(&cfg);
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 60);
@@ -1611,6 +1979,9 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, gpudirect_keys);
 	tcase_add_test(tc, driver_stack_facts);
 	tcase_add_test(tc, node_tuning_facts);
+	tcase_add_test(tc, irq_requested_vs_effective);
+	tcase_add_test(tc, secure_boot_mokutil_samples);
+	tcase_add_test(tc, max_payload_path);
 }
 
 RQ_CHECK_MAIN("node_kinds", add_tests)

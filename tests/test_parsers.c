@@ -14,6 +14,7 @@
 #include "parsers/parse_fwmanager.h"
 #include "parsers/parse_nvtopo.h"
 #include "check_main.h"
+#include "real_outputs.h"
 
 START_TEST(lines_numbered_trimmed)
 {
@@ -275,6 +276,113 @@ START_TEST(nvtopo_matrix)
 }
 END_TEST
 
+/*
+ * The real `nvidia-smi topo -m` samples, in place: each parses, and each
+ * GPU's rails (NICs behind its PCIe switch: PIX/PXB) are what the sample's
+ * README line says.  gpudirect's rule (per GPU, kind_gpudirect.c): every
+ * GPU has a rail, or no GPU has one (a design without switches, recorded);
+ * NICs that serve no GPU (storage, in-band) are left out.
+ */
+static const struct {
+	const char *file;
+	int gpus, nics;
+	const char *rails;		/* "GPU0: mlx5_0; GPU1: ..." */
+	const char *unused;		/* NICs serving no GPU */
+	const char *verdict;		/* "every GPU has a rail" / "no switch design" / "GPUn has none" */
+	const char *gpu, *cpus, *numa;	/* one GPU's affinity columns */
+} topo_samples[] = {
+	{ "topo-m-asus-esc8000a-4x-rtx6000ada-2x-cx7-no-switch-stelline.txt", 4, 4,
+	  "GPU0: none; GPU1: none; GPU2: none; GPU3: none", "mlx5_0,mlx5_1,mlx5_2,mlx5_3", "no switch design",
+	  "GPU2", "32-63", "1" },
+	{ "topo-m-dgx-a100-8gpu-10nics-pxb-pairs-numa-3-1-7-5.txt", 8, 10,
+	  "GPU0: mlx5_0,mlx5_1; GPU1: mlx5_0,mlx5_1; GPU2: mlx5_2,mlx5_3; GPU3: mlx5_2,mlx5_3; "
+	  "GPU4: mlx5_4,mlx5_5; GPU5: mlx5_4,mlx5_5; GPU6: mlx5_6,mlx5_7; GPU7: mlx5_6,mlx5_7",
+	  "mlx5_8,mlx5_9", "every GPU has a rail", "GPU4", "112-127,240-255", "7" },
+	{ "topo-m-dgx1-v100-4x-mlx5-unsorted-columns-old-legend-pytorch.txt", 8, 4,
+	  "GPU0: mlx5_0; GPU1: mlx5_0; GPU2: mlx5_1; GPU3: mlx5_1; GPU4: mlx5_2; GPU5: mlx5_2; GPU6: mlx5_3; "
+	  "GPU7: mlx5_3", "", "every GPU has a rail", "GPU7", "0-19,40-59", "" },
+	{ "topo-m-h100-12nics-cx7-ib-cx6dx-eth-pix-gpu0-gpu4-mooncake2039.txt", 8, 12,
+	  "GPU0: mlx5_0,mlx5_1,mlx5_2; GPU1: mlx5_3; GPU2: mlx5_4; GPU3: mlx5_5; GPU4: mlx5_6,mlx5_7,mlx5_8; "
+	  "GPU5: mlx5_9; GPU6: mlx5_10; GPU7: mlx5_11", "", "every GPU has a rail", "GPU4", "1,3,5,7,9,11", "1" },
+	{ "topo-m-h200-8gpu-12nics-pxb-compute-pix-pairs-tabs-book.txt", 8, 12,
+	  "GPU0: mlx5_0; GPU1: mlx5_3; GPU2: mlx5_4; GPU3: mlx5_5; GPU4: mlx5_6; GPU5: mlx5_9; GPU6: mlx5_10; "
+	  "GPU7: mlx5_11", "mlx5_1,mlx5_2,mlx5_7,mlx5_8", "every GPU has a rail", "GPU0", "0-55,112-167", "0" },
+};
+
+static const char *topo_nic(const struct nvtopo *t, int c)
+{
+	return t->nic[c][0] ? t->nic[c] : t->name[c];
+}
+
+START_TEST(nvtopo_real_samples)
+{
+	struct nvtopo *t = calloc(1, sizeof(*t));
+	char path[256], err[256], rails[1024] = "", unused[256] = "", verdict[64];
+	struct sb s = SB_INIT;
+	int gpus = 0, nics = 0, with = 0, without = -1, c;
+
+	snprintf(path, sizeof(path), "nvidia-smi-topo/%s", topo_samples[_i].file);
+	if (!real_sample(path, &s)) {
+		sb_release(&s);
+		free(t);
+		return;
+	}
+	ck_assert_msg(nvtopo_parse(s.buf, s.len, t, err, sizeof(err)) == 0, "%s: %s", path, err);
+	for (int g = 0; g < t->n; g++) {
+		int r[NVTOPO_MAX], nr;
+
+		if (!nvtopo_is_gpu(t, g)) {
+			bool serves = false;
+
+			nics++;
+			for (int k = 0; k < t->n; k++)
+				serves |= nvtopo_is_gpu(t, k) && (t->level[g][k] == NVT_PIX || t->level[g][k] == NVT_PXB);
+			if (!serves)
+				snprintf(unused + strlen(unused), sizeof(unused) - strlen(unused), "%s%s",
+					 unused[0] ? "," : "", topo_nic(t, g));
+			continue;
+		}
+		gpus++;
+		nr = nvtopo_rails_of(t, g, r, NVTOPO_MAX);
+		with += nr > 0;
+		if (!nr && without < 0)
+			without = g;
+		snprintf(rails + strlen(rails), sizeof(rails) - strlen(rails), "%s%s: ", rails[0] ? "; " : "",
+			 t->name[g]);
+		if (!nr)
+			snprintf(rails + strlen(rails), sizeof(rails) - strlen(rails), "none");
+		/* in the NICs' own order (the old format's columns are mlx5_2, mlx5_0, ...) */
+		for (int pass = 0, first = 1; pass < NVTOPO_MAX && nr; pass++) {
+			char want[16];
+
+			snprintf(want, sizeof(want), "mlx5_%d", pass);
+			for (int k = 0; k < nr; k++)
+				if (!strcmp(topo_nic(t, r[k]), want)) {
+					snprintf(rails + strlen(rails), sizeof(rails) - strlen(rails), "%s%s",
+						 first ? "" : ",", want);
+					first = 0;
+				}
+		}
+	}
+	if (!with)
+		snprintf(verdict, sizeof(verdict), "no switch design");
+	else if (with == gpus)
+		snprintf(verdict, sizeof(verdict), "every GPU has a rail");
+	else
+		snprintf(verdict, sizeof(verdict), "%s has none", t->name[without]);
+	ck_assert_int_eq(gpus, topo_samples[_i].gpus);
+	ck_assert_int_eq(nics, topo_samples[_i].nics);
+	ck_assert_str_eq(rails, topo_samples[_i].rails);
+	ck_assert_str_eq(unused, topo_samples[_i].unused);
+	ck_assert_str_eq(verdict, topo_samples[_i].verdict);
+	ck_assert_int_ge(c = nvtopo_find(t, topo_samples[_i].gpu), 0);
+	ck_assert_str_eq(t->cpu_affinity[c], topo_samples[_i].cpus);
+	ck_assert_str_eq(t->numa_affinity[c], topo_samples[_i].numa);
+	sb_release(&s);
+	free(t);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, lines_numbered_trimmed);
@@ -285,6 +393,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, lenient_json);
 	tcase_add_test(tc, fwmanager_query);
 	tcase_add_test(tc, nvtopo_matrix);
+	tcase_add_loop_test(tc, nvtopo_real_samples, 0, (int)(sizeof(topo_samples) / sizeof(topo_samples[0])));
 }
 
 RQ_CHECK_MAIN("parsers", add_tests)

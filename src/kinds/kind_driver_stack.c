@@ -18,11 +18,11 @@
  * and srcversion against what is loaded (/sys/module/NAME/version,
  * srcversion) and against `ofed_info -s`, its vermagic against the running
  * kernel, the kernel headers DKMS needs (/lib/modules/KVER/build), and its
- * signer.  A node row `secure-boot`: the EFI SecureBoot variable
- * (SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c: 4 attribute bytes,
- * then 1 = on), `mokutil --sb-state` where present, the kernel lockdown
- * (/sys/kernel/security/lockdown, the active mode in brackets),
- * module.sig_enforce and the taint flags.
+ * signer against the keys the kernel trusts (struct trust).  A node row `secure-boot`: Secure Boot as the kernel runs it
+ * (its log line, else the EFI SecureBoot, SetupMode and shim's MokSBStateRT
+ * variables as the EFI stub reads them, else `mokutil --sb-state`; see
+ * secure_boot()), the kernel lockdown (/sys/kernel/security/lockdown, the
+ * active mode in brackets), module.sig_enforce and the taint flags.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +57,7 @@ static const struct key_def ds_keys[] = {
 	  .help = "with MLNX_OFED/DOCA-OFED userspace (ofed_info -s), each RDMA module must be OFED's build of the same version, for the running kernel" },
 	{ .name = "signed_modules", .type = KEY_BOOL, .def = "true",
 	  .offset = offsetof(struct ds_cfg, signed_modules),
-	  .help = "with Secure Boot enforcing module signatures, every out-of-tree module must carry a signature (modinfo signer)" },
+	  .help = "with Secure Boot enforcing module signatures, every out-of-tree module must carry a signature (modinfo signer); its signer must be a key the kernel trusts (/proc/keys, enrolled MOK) where listed, not a queued enrollment; a module loaded unverified (taint E, the kernel log) fails" },
 	{ .name = "secure_boot", .type = KEY_ENUM, .choices = sb_names, .def = "any",
 	  .offset = offsetof(struct ds_cfg, secure_boot),
 	  .help = "the Secure Boot state the lab wants (on, off); any: its state must only be known, and is recorded" },
@@ -133,6 +133,13 @@ static const char *origin(const struct modinfo *m)
 {
 	if (strstr(m->filename, "/updates/dkms/"))
 		return "dkms";
+	/*
+	 * RHEL/SLES KMP: weak-modules links a kABI-compatible module built for
+	 * an older kernel of the same stream into weak-updates/ of the new one
+	 * (out of tree, its vermagic the build kernel's by design).
+	 */
+	if (strstr(m->filename, "/weak-updates/"))
+		return "weak-updates";
 	if (strstr(m->filename, "/extra/mlnx-ofa_kernel/") || strstr(m->filename, "/updates/mlnx-ofa_kernel/"))
 		return "mlnx-ofa_kernel";
 	if (m->intree || strstr(m->filename, "/kernel/"))
@@ -185,8 +192,164 @@ static void dkms_builds(struct rq_ctx *ctx, char *out, size_t size)
 	closedir(dv);
 }
 
+/*
+ * What says whom the kernel trusts, where it is there: the kernel's
+ * keyrings as /proc/keys lists them (an X.509 key's description is
+ * "<subject CN>: <key id>", crypto/asymmetric_keys/x509_public_key.c), the
+ * enrolled MOK list (`mokutil --list-enrolled`: shim loads it into the
+ * kernel's platform/machine keyring), the queued enrollments (`mokutil
+ * --list-new`: MokManager enrolls them only when confirmed at the next
+ * boot), and the kernel log.
+ */
+struct trust {
+	struct sb keys, enrolled, pending, log;
+	bool have_keys, have_enrolled, have_pending, have_log;
+};
+
+static bool tool_text(struct rq_ctx *ctx, const char *const *argv, struct sb *out)
+{
+	struct proc_result r;
+	bool ok = false;
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 10000, &r) == 0 && !r.exec_failed && !r.timed_out && !r.exit_code && r.out.buf) {
+		sb_adds(out, r.out.buf);
+		ok = true;
+	}
+	proc_result_release(&r);
+	return ok;
+}
+
+static void trust_read(struct rq_ctx *ctx, struct trust *t)
+{
+	static const char *const enrolled[] = { "mokutil", "--list-enrolled", NULL };
+	static const char *const pending[] = { "mokutil", "--list-new", NULL };
+	static const char *const dmesg[] = { "dmesg", NULL };
+	char path[PATH_MAX];
+
+	*t = (struct trust){ .keys = SB_INIT, .enrolled = SB_INIT, .pending = SB_INIT, .log = SB_INIT };
+	rq_path(ctx, path, sizeof(path), "/proc/keys");
+	t->have_keys = read_file(path, &t->keys, 1 << 20) == 0 && t->keys.buf && strstr(t->keys.buf, "asymmetri");
+	/* a listing, or mokutil's "MokListRT is empty"; anything else (no EFI variables) says nothing */
+	t->have_enrolled = tool_text(ctx, enrolled, &t->enrolled) &&
+			   (strstr(t->enrolled.buf, "Subject:") || strstr(t->enrolled.buf, "is empty"));
+	t->have_pending = tool_text(ctx, pending, &t->pending);
+	t->have_log = tool_text(ctx, dmesg, &t->log);
+}
+
+static void trust_release(struct trust *t)
+{
+	sb_release(&t->keys);
+	sb_release(&t->enrolled);
+	sb_release(&t->pending);
+	sb_release(&t->log);
+}
+
+/* An X.509 listing (openssl's "Subject: CN = NAME, ..." or "CN=NAME/...") names a certificate of subject CN name. */
+static bool cert_listed(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && (p = strstr(p, "Subject:")); p++) {
+		const char *cn = strstr(p, "CN"), *nl = strchr(p, '\n');
+
+		if (!cn || (nl && cn > nl))
+			continue;
+		cn += 2;
+		while (*cn == ' ' || *cn == '=')
+			cn++;
+		if (!strncmp(cn, name, n) && (cn[n] == ',' || cn[n] == '/' || cn[n] == '\n' || !cn[n]))
+			return true;
+	}
+	return false;
+}
+
+/* /proc/keys: "... asymmetri NAME: 0123abcd...: X509.rsa ..." */
+static bool key_listed(const char *keys, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = keys; p && (p = strstr(p, "asymmetri ")); p++) {
+		const char *d = p + strlen("asymmetri ");
+
+		if (!strncmp(d, name, n) && d[n] == ':')
+			return true;
+	}
+	return false;
+}
+
+/* The kernel log line saying it did not verify module name ("NAME: module verification failed: ..."). */
+static bool log_refused(const char *log, const char *name, char *line, size_t size)
+{
+	static const char *const what[] = { "module verification failed", "Key was rejected by service", NULL };
+	size_t n = strlen(name);
+
+	for (const char *p = log; p && *p;) {
+		const char *nl = strchr(p, '\n'), *q;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		for (q = p; q < p + len && (q = strstr(q, name)) && q < p + len; q += n)
+			if ((q == p || q[-1] == ' ' || q[-1] == ']') && q[n] == ':')
+				for (int i = 0; what[i]; i++)
+					if (strstr(q, what[i]) && strstr(q, what[i]) < p + len) {
+						const char *b = strchr(p, ']');
+
+						b = b && b < p + len ? b + 1 : p;
+						while (*b == ' ')
+							b++;
+						snprintf(line, size, "%.*s", (int)(p + len - b), b);
+						return true;
+					}
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static void judge_trust(struct rq_ctx *ctx, struct rq_result *row, const char *name, const struct modinfo *m,
+			const char *org, bool enforcing, const struct trust *t)
+{
+	char path[PATH_MAX], taint[32] = "", line[256];
+	bool external = strcmp(org, "kernel") && strcmp(org, "built-in");
+
+	if (external && m->signer[0] && !t->have_keys && !t->have_enrolled) {
+		rq_fact_add(row, "signer_trusted", "unknown (no /proc/keys and no mokutil --list-enrolled captured)");
+	} else if (external && m->signer[0]) {
+		bool in_keys = t->have_keys && key_listed(t->keys.buf, m->signer),
+		     in_mok = t->have_enrolled && cert_listed(t->enrolled.buf, m->signer),
+		     queued = t->have_pending && cert_listed(t->pending.buf, m->signer);
+
+		rq_fact_add(row, "signer_trusted", in_keys ? "yes (a kernel keyring in /proc/keys)" :
+			    in_mok ? "yes (enrolled MOK: mokutil --list-enrolled)" :
+			    queued ? "no: its enrollment is queued (mokutil --list-new), not confirmed" :
+			    t->have_keys ? "no" : "not an enrolled MOK; the kernel's keyrings (/proc/keys, as root) were "
+			    "not readable, so db or built-in keys are unknown");
+		if (queued && !in_keys && !in_mok)
+			rq_judge(row, false, "%s: signed by \"%s\", whose enrollment is queued (mokutil --list-new) "
+				 "but was never confirmed: the kernel does not trust it%s; reboot and confirm it in "
+				 "MokManager (Enroll MOK, the password given to mokutil --import)", name, m->signer,
+				 enforcing ? " and will refuse the module at its next load" : "");
+		/* the MOK list alone is not the kernel's whole trust (UEFI db, built-in keys): judged with the keyrings */
+		else if (t->have_keys || in_mok)
+			rq_judge(row, in_keys || in_mok, "%s: signed by \"%s\", a key the kernel does not trust "
+				 "(%s%s%s)%s; enroll it (mokutil --import KEY.der, then confirm in MokManager at the next "
+				 "boot)", name, m->signer, t->have_keys ? "not in /proc/keys' keyrings" : "",
+				 t->have_keys && t->have_enrolled ? ", " : "",
+				 t->have_enrolled ? "not an enrolled MOK" : "",
+				 enforcing ? ": it will be refused at its next load" : "");
+	}
+	if (t->have_log && log_refused(t->log.buf, name, line, sizeof(line)))
+		rq_judge(row, false, "%s: the kernel log says \"%s\"", name, line);
+	/* /sys/module/NAME/taint: E = loaded without a verified signature (kernel/module/main.c) */
+	rq_path(ctx, path, sizeof(path), "/sys/module/%s/taint", name);
+	if (!read_line(path, taint, sizeof(taint)) && taint[0])
+		rq_fact_add(row, "taint", taint);
+	rq_judge(row, !strchr(taint, 'E'), "%s: loaded with taint E (/sys/module/%s/taint %s): the kernel could "
+		 "not verify its signature%s%s", name, name, taint, m->signer[0] ? ", signer " : " (unsigned)",
+		 m->signer);
+}
+
 static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq_result *row, const char *name,
-			 const char *kernel, const char *ofed, bool enforcing)
+			 const char *kernel, const char *ofed, bool enforcing, const struct trust *t)
 {
 	char path[PATH_MAX], why[256], loaded_sv[64] = "", loaded_ver[64] = "", vm[128], builds[256], hdr[PATH_MAX];
 	struct modinfo m;
@@ -220,27 +383,43 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 	snprintf(vm, sizeof(vm), "%s", m.vermagic);
 	if (strchr(vm, ' '))
 		*strchr(vm, ' ') = '\0';
-	if (vm[0] && kernel[0])
+	if (vm[0] && kernel[0] && !strcmp(org, "weak-updates")) {
+		/*
+		 * Built for another kernel on purpose: weak-modules linked it only
+		 * after checking the symbols it needs against this kernel's kABI.
+		 * What is left to hold it to: the same upstream version (the part
+		 * before the first '-'; a kABI stream never crosses one).
+		 */
+		size_t a = strcspn(vm, "-"), b = strcspn(kernel, "-");
+
+		rq_fact_add(row, "kabi_built_for", vm);
+		rq_judge(row, a == b && !strncmp(vm, kernel, a), "%s: %s (an out-of-tree weak-updates module) was "
+			 "built for kernel %s, of another upstream version than the running %s: no kABI stream "
+			 "spans them; install the KMP built for this kernel's stream", name, m.filename, vm, kernel);
+	} else if (vm[0] && kernel[0]) {
 		rq_judge(row, !strcmp(vm, kernel), "%s: %s was built for kernel %s, the running kernel is %s "
 			 "(rebuild it for %s: dkms autoinstall -k %s)", name, m.filename, vm, kernel, kernel, kernel);
+	}
 	/* the loaded module is the file modinfo finds, else it was replaced after loading */
 	if (loaded_sv[0] && m.srcversion[0])
 		rq_judge(row, !strcmp(loaded_sv, m.srcversion), "%s: the loaded module (srcversion %s) is not "
 			 "%s (srcversion %s): it was replaced on disk after loading; reload it or reboot",
 			 name, loaded_sv, m.filename, m.srcversion);
 
-	ofed_mod = !strcmp(org, "dkms") || !strcmp(org, "mlnx-ofa_kernel");
+	/* a weak-updates module is a KMP's (MLNX_OFED ships its kernel half so on RHEL/SLES), never the kernel's */
+	ofed_mod = !strcmp(org, "dkms") || !strcmp(org, "mlnx-ofa_kernel") || !strcmp(org, "weak-updates");
 	if (ofed && cfg->ofed_match && strcmp(name, "nvidia_peermem")) {
 		const char *rel = ofed_release(ofed);
 
 		if (!ofed_mod) {
 			dkms_builds(ctx, builds, sizeof(builds));
 			rq_path(ctx, hdr, sizeof(hdr), "/lib/modules/%s/build", kernel);
-			rq_judge(row, false, "%s: OFED userspace (%s) with the kernel's own %s (%s, %s): MLNX_OFED's "
+			rq_judge(row, false, "%s: OFED userspace (%s) with %s %s (%s, %s): MLNX_OFED's "
 				 "modules are missing for kernel %s (%s%s; kernel headers /lib/modules/%s/build %s); "
 				 "install the headers and rebuild (dkms autoinstall -k %s), or reinstall "
 				 "mlnx-ofed-kernel for this kernel",
-				 name, ofed, name, m.filename, loaded_ver[0] ? "loaded" : "no MODULE_VERSION",
+				 name, ofed, strcmp(org, "kernel") && strcmp(org, "built-in") ? "an out-of-tree" :
+				 "the kernel's own", name, m.filename, loaded_ver[0] ? "loaded" : "no MODULE_VERSION",
 				 kernel, builds[0] ? "the DKMS build exists for " : "no DKMS build of mlnx-ofed-kernel",
 				 builds[0] ? builds : "", kernel, stat(hdr, &st) == 0 ? "present" : "missing", kernel);
 			if (builds[0])
@@ -256,46 +435,162 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 			 "(no signer): it will be refused at the next load (\"Key was rejected by service\"); sign it "
 			 "with a key enrolled in the MOK list (mokutil --import), as DKMS does with its "
 			 "/var/lib/dkms/mok.key", name, m.filename);
+	if (cfg->signed_modules)
+		judge_trust(ctx, row, name, &m, org, enforcing, t);
 	if (!row->judged)
 		rq_judge(row, true, "%s: from %s, nothing to hold it to", name, org);
 }
 
-/* Secure Boot as the firmware says it; 1 on, 0 off, -1 unknown. */
-static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcing)
+/* Secure Boot as the kernel runs it. */
+enum { SBS_UNKNOWN = -1, SBS_OFF = 0, SBS_ON = 1, SBS_SETUP = 2 };
+
+#define EFI_GLOBAL "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+#define SHIM_LOCK "605dab50-e046-4300-abb6-3dd810dd8b23"
+
+/* An efivarfs variable's first data byte (after its 4 attribute bytes); -ENOENT absent, -EIO unreadable. */
+static int efi_byte(struct rq_ctx *ctx, const char *var)
 {
-	char path[PATH_MAX], v[128], lock[128] = "", sig[8] = "";
-	struct sb var = SB_INIT;
-	struct stat st;
-	int sb = -1;
+	char path[PATH_MAX];
+	struct sb v = SB_INIT;
+	int ret;
+
+	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi/efivars/%s", var);
+	ret = read_file(path, &v, 64);
+	if (ret == 0)
+		ret = v.len >= 5 ? (unsigned char)v.buf[4] : -EIO;
+	else if (ret != -ENOENT)
+		ret = -EIO;
+	sb_release(&v);
+	return ret;
+}
+
+static const char *sbs_name(int s)
+{
+	return s == SBS_ON ? "on" : s == SBS_OFF ? "off" : s == SBS_SETUP ? "in Setup Mode" : "unknown";
+}
+
+/*
+ * Secure Boot as the kernel runs it, with the source that decided (why[]):
+ *
+ *  1. the kernel's own log line (arch/x86/kernel/setup.c: "Secure boot
+ *     enabled" / "disabled" / "could not be determined"), where captured;
+ *  2. else the EFI variables read as the kernel's EFI stub reads them
+ *     (include/linux/efi.h efi_get_secureboot_mode(), and
+ *     drivers/firmware/efi/libstub/secureboot.c): SecureBoot 0 or absent is
+ *     off; SetupMode 1 is Setup Mode (no Platform Key: the firmware
+ *     verifies nothing, the kernel runs it as off); SecureBoot 1 with shim's
+ *     MokSBState 1 ("mokutil --disable-validation", seen at runtime as the
+ *     volatile MokSBStateRT) boots the kernel with Secure Boot disabled: no
+ *     lockdown from it, unsigned modules load;
+ *  3. else `mokutil --sb-state`, the same variables through the tool:
+ *     "SecureBoot validation is disabled in shim" after "SecureBoot
+ *     enabled" is off; "EFI variables are not supported on this system"
+ *     is unknown, not off.
+ *
+ * The lockdown mode is recorded beside it (distribution kernels lock down
+ * under Secure Boot, upstream ones do not), never the decision.
+ */
+static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, const char *log, bool *enforcing, char *why,
+		       size_t whysz)
+{
 	static const char *const mok[] = { "mokutil", "--sb-state", NULL };
+	char path[PATH_MAX], v[128], lock[128] = "", sig[8] = "", klog[64] = "";
+	int fw, setup, shim, sb = SBS_UNKNOWN, mk = SBS_UNKNOWN;
 	struct proc_result r;
+	struct stat st;
 
 	*enforcing = false;
-	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
-	if (read_file(path, &var, 64) == 0 && var.len >= 5) {
-		sb = (unsigned char)var.buf[4] == 1;
-		rq_fact_add(row, "efi_secureboot", sb ? "1 (enabled)" : "0 (disabled)");
-	} else {
-		rq_path(ctx, path, sizeof(path), "/sys/firmware/efi");
-		if (stat(path, &st) < 0) {
-			sb = 0;
-			rq_fact_add(row, "efi_secureboot", "no /sys/firmware/efi: booted by legacy BIOS, no Secure Boot");
-		} else {
-			rq_fact_add(row, "efi_secureboot", "EFI, SecureBoot variable not readable");
+	why[0] = '\0';
+	/* 1. the kernel's word */
+	if (log) {
+		const char *m = NULL, *p = log;
+
+		while ((p = strstr(p, "Secure boot "))) {
+			if (str_starts(p, "Secure boot enabled") || str_starts(p, "Secure boot disabled") ||
+			    str_starts(p, "Secure boot could not be determined"))
+				m = p;
+			p++;
+		}
+		if (m) {
+			snprintf(klog, sizeof(klog), "%.*s", (int)strcspn(m, "\r\n"), m);
+			rq_fact_add(row, "kernel_log", klog);
+			if (str_starts(klog, "Secure boot enabled"))
+				sb = SBS_ON;
+			else if (str_starts(klog, "Secure boot disabled"))
+				sb = SBS_OFF;
+			if (sb != SBS_UNKNOWN)
+				snprintf(why, whysz, "the kernel's log: \"%s\"", klog);
 		}
 	}
-	sb_release(&var);
-	proc_result_init(&r);
-	if (rq_tool(ctx, mok, 5000, &r) == 0 && !r.exec_failed && r.out.buf) {
-		char *nl = strchr(r.out.buf, '\n');
 
-		if (nl)
-			*nl = '\0';
-		rq_fact_add(row, "mokutil", strtrim(r.out.buf));
-		if (sb < 0)
-			sb = strstr(r.out.buf, "enabled") != NULL;
+	/* 2. the EFI variables, as the EFI stub reads them */
+	fw = efi_byte(ctx, "SecureBoot-" EFI_GLOBAL);
+	setup = efi_byte(ctx, "SetupMode-" EFI_GLOBAL);
+	shim = efi_byte(ctx, "MokSBStateRT-" SHIM_LOCK);
+	rq_path(ctx, path, sizeof(path), "/sys/firmware/efi");
+	if (fw >= 0) {
+		rq_fact_add(row, "efi_secureboot", fw == 1 ? "1 (enabled)" : "0 (disabled)");
+	} else if (stat(path, &st) < 0) {
+		rq_fact_add(row, "efi_secureboot", "no /sys/firmware/efi: booted by legacy BIOS, no Secure Boot");
+		if (sb == SBS_UNKNOWN) {
+			sb = SBS_OFF;
+			snprintf(why, whysz, "no EFI (legacy BIOS boot)");
+		}
+	} else {
+		rq_fact_add(row, "efi_secureboot", "EFI, SecureBoot variable not readable");
+	}
+	if (setup >= 0)
+		rq_fact_add(row, "efi_setupmode", setup == 1 ? "1 (Setup Mode: no Platform Key enrolled)" : "0 (User Mode)");
+	if (shim >= 0)
+		rq_fact_add(row, "shim_validation", shim == 1 ? "disabled (MokSBStateRT 1: mokutil --disable-validation)" :
+			    "enabled (MokSBStateRT 0)");
+	if (sb == SBS_UNKNOWN && fw >= 0) {
+		if (fw == 1 && setup == 1) {
+			sb = SBS_SETUP;
+			snprintf(why, whysz, "EFI SetupMode 1 (SecureBoot %d): the firmware verifies nothing", fw);
+		} else if (fw != 1) {
+			sb = setup == 1 ? SBS_SETUP : SBS_OFF;
+			snprintf(why, whysz, "EFI SecureBoot %d%s", fw, setup == 1 ? ", SetupMode 1" : "");
+		} else if (shim == 1) {
+			sb = SBS_OFF;
+			snprintf(why, whysz, "shim's MokSBStateRT 1: the firmware's SecureBoot is 1 but shim's "
+				 "validation is disabled, so the kernel booted with Secure Boot disabled (no lockdown "
+				 "from it, unsigned modules load)");
+		} else {
+			sb = SBS_ON;
+			snprintf(why, whysz, "EFI SecureBoot 1, SetupMode %s, shim validation %s", setup == 0 ? "0" : "not read",
+				 shim == 0 ? "on" : "not overridden (no MokSBStateRT)");
+		}
+	}
+
+	/* 3. mokutil */
+	proc_result_init(&r);
+	if (rq_tool(ctx, mok, 5000, &r) == 0 && !r.exec_failed && (r.out.buf || r.err.buf)) {
+		char text[512];
+		const char *o = r.out.buf ? r.out.buf : "", *e = r.err.buf ? r.err.buf : "";
+
+		snprintf(text, sizeof(text), "%s%s%s", o, o[0] && e[0] ? "\n" : "", e);
+		for (char *q = text; *q; q++)
+			if (*q == '\n' && q[1])
+				*q = ';';
+		rq_fact_add(row, "mokutil", strtrim(text));
+		if (strstr(o, "EFI variables are not supported") || strstr(e, "EFI variables are not supported"))
+			mk = SBS_UNKNOWN;
+		else if (strstr(o, "Setup Mode"))
+			mk = SBS_SETUP;
+		else if (strstr(o, "validation is disabled in shim"))
+			mk = SBS_OFF;
+		else if (strstr(o, "SecureBoot enabled"))
+			mk = SBS_ON;
+		else if (strstr(o, "SecureBoot disabled"))
+			mk = SBS_OFF;
+		if (sb == SBS_UNKNOWN && mk != SBS_UNKNOWN) {
+			sb = mk;
+			snprintf(why, whysz, "mokutil --sb-state: \"%s\"", strtrim(text));
+		}
 	}
 	proc_result_release(&r);
+
 	/* "[none] integrity confidentiality": the active mode in brackets (security/lockdown/lockdown.c) */
 	rq_path(ctx, path, sizeof(path), "/sys/kernel/security/lockdown");
 	if (!read_line(path, v, sizeof(v))) {
@@ -316,6 +611,9 @@ static int secure_boot(struct rq_ctx *ctx, struct rq_result *row, bool *enforcin
 	 */
 	*enforcing = !strcmp(sig, "Y") || (lock[0] && strcmp(lock, "none"));
 	rq_fact_add(row, "module_signatures", *enforcing ? "enforced" : "not enforced");
+	rq_fact_add(row, "secure_boot", sbs_name(sb));
+	if (why[0])
+		rq_fact_add(row, "decided_by", why);
 	return sb;
 }
 
@@ -342,7 +640,8 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	static const char *const ofed_argv[] = { "ofed_info", "-s", NULL };
 	const struct ds_cfg *cfg = p;
 	struct rq_result *sbrow = rq_ctx_row(ctx, "secure-boot", 0);
-	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32];
+	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32], why[512];
+	struct trust trust;
 	struct proc_result r;
 	bool enforcing;
 	int sb, nmods = 0;
@@ -361,19 +660,23 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	}
 	proc_result_release(&r);
 
-	sb = secure_boot(ctx, sbrow, &enforcing);
+	trust_read(ctx, &trust);
+	sb = secure_boot(ctx, sbrow, trust.have_log ? trust.log.buf : NULL, &enforcing, why, sizeof(why));
 	taint_fact(ctx, sbrow);
 	rq_fact_add(sbrow, "kernel", kernel);
 	rq_fact_add(sbrow, "ofed", ofed[0] ? ofed : "inbox (no ofed_info)");
-	if (sb < 0)
-		rq_result_set(sbrow, RQ_SKIP, "Secure Boot state unknown: the SecureBoot EFI variable is not "
-			      "readable and mokutil gave no answer");
+	if (sb == SBS_UNKNOWN)
+		rq_result_set(sbrow, RQ_SKIP, "Secure Boot state unknown: no kernel log line, the SecureBoot EFI "
+			      "variable is not readable and mokutil gave no answer");
 	else if (cfg->secure_boot == SB_ANY)
-		rq_judge(sbrow, true, "Secure Boot %s, module signatures %s", sb ? "on" : "off",
-			 enforcing ? "enforced" : "not enforced");
+		rq_judge(sbrow, true, "Secure Boot %s as the kernel runs it (%s), module signatures %s",
+			 sbs_name(sb), why, enforcing ? "enforced" : "not enforced");
 	else
-		rq_judge(sbrow, sb == (cfg->secure_boot == SB_ON), "Secure Boot is %s, the lab wants it %s",
-			 sb ? "on" : "off", cfg->secure_boot == SB_ON ? "on" : "off");
+		/* Setup Mode verifies nothing: it is never "on", and the kernel runs it as off */
+		rq_judge(sbrow, cfg->secure_boot == SB_ON ? sb == SBS_ON : sb != SBS_ON,
+			 "Secure Boot is %s as the kernel runs it (%s), the lab wants it %s%s", sbs_name(sb), why,
+			 cfg->secure_boot == SB_ON ? "on" : "off",
+			 sb == SBS_SETUP ? " (Setup Mode: enroll a Platform Key, then the KEK, db and MOK keys)" : "");
 
 	for (size_t i = 0; i < cfg->modules.n; i++) {
 		const char *name = cfg->modules.str[i];
@@ -383,8 +686,9 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 			continue;
 		row = rq_ctx_row(ctx, name, 0);
 		nmods++;
-		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing);
+		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing, &trust);
 	}
+	trust_release(&trust);
 	if (!nmods)
 		rq_fact_add(sbrow, "modules", "none of the stack's modules is loaded");
 }
@@ -397,9 +701,12 @@ const struct rq_kind rq_kind_driver_stack = {
 	       "where modinfo finds it (kernel tree, updates/dkms, extra/mlnx-ofa_kernel), its "
 	       "version and srcversion against the loaded one and against `ofed_info -s`, vermagic "
 	       "against the running kernel; OFED userspace with the kernel's own modules FAILs naming "
-	       "the kernel, the DKMS builds there are and the headers.  A row `secure-boot`: the EFI "
-	       "SecureBoot variable, `mokutil --sb-state`, lockdown, sig_enforce, taint; with "
-	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load.",
+	       "the kernel, the DKMS builds there are and the headers.  A row `secure-boot`: Secure Boot as "
+	       "the kernel runs it (its log line, else the EFI SecureBoot/SetupMode variables with shim's "
+	       "MokSBStateRT, else `mokutil --sb-state`; the source is named), lockdown, sig_enforce, taint; with "
+	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load; a signer "
+	       "the kernel does not trust (not in /proc/keys nor an enrolled MOK, or still queued in "
+	       "mokutil --list-new) and a module loaded unverified (taint E) FAIL naming it.",
 	.keys = ds_keys,
 	.cfg_size = sizeof(struct ds_cfg),
 	.default_targets = "hca,sysroot",

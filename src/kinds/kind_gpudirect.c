@@ -12,7 +12,9 @@
  *    (PIX, PXB) the peer traffic stays in the switch; across a host bridge
  *    (PHB), between host bridges (NODE) or sockets (SYS) it crosses the
  *    CPU.  Found from the sysfs paths (their deepest common bridge) and
- *    from `nvidia-smi topo -m` where the tool is there;
+ *    from `nvidia-smi topo -m` where the tool is there.  Judged per GPU:
+ *    each needs a NIC behind its own switch; storage and in-band NICs in
+ *    CPU slots (by design on DGX) serve no GPU and are no rails;
  *  - a peer-memory path for the verbs: the nvidia_peermem module (the
  *    NVIDIA driver's; nv_peer_mem was its MLNX_OFED-era predecessor), or
  *    DMA-BUF (ibv_reg_dmabuf_mr: kernel 5.12's ib_umem_dmabuf, rdma-core
@@ -397,7 +399,15 @@ struct rail_near {
 	int sysfs_level;
 	char gpus[256];		/* "GPU0 (0000:19:00.0)" ... */
 	int best[MAX_GPUS], nbest;
+	signed char lv[MAX_GPUS];	/* to each GPU (nvidia-smi's where it has it), -1 unknown */
+	int serves;		/* GPUs it has behind their PCIe switch (PIX/PXB): a rail when > 0 */
 };
+
+/* Behind one PCIe switch: the peer traffic turns in the switch, not the CPU. */
+static bool behind_switch(int level)
+{
+	return level == NVT_PIX || level == NVT_PXB;
+}
 
 static void rail_nearness(const struct rdma_dev *d, const struct pcipath *rp, const struct gpu *g, int ng,
 			  const struct nvtopo *t, struct rail_near *rn)
@@ -405,7 +415,7 @@ static void rail_nearness(const struct rdma_dev *d, const struct pcipath *rp, co
 	int lv[MAX_GPUS], col = t ? nvtopo_find(t, d->name) : -1;
 
 	rn->level = rn->sysfs_level = -1;
-	rn->nbest = 0;
+	rn->nbest = rn->serves = 0;
 	rn->gpus[0] = '\0';
 	for (int i = 0; i < ng; i++) {
 		int common, s = rp->n ? sysfs_level(rp, d->numa_node, &g[i].path, g[i].numa, &common) : -1;
@@ -420,6 +430,8 @@ static void rail_nearness(const struct rdma_dev *d, const struct pcipath *rp, co
 			lv[i] = t->level[col][gc];
 		if (lv[i] >= 0 && (rn->level < 0 || lv[i] < rn->level))
 			rn->level = lv[i];
+		rn->lv[i] = (signed char)lv[i];
+		rn->serves += behind_switch(lv[i]);
 	}
 	for (int i = 0; i < ng; i++)
 		if (lv[i] == rn->level && rn->level >= 0) {
@@ -482,6 +494,131 @@ static void judge_iommu(struct rq_ctx *ctx, const struct gd_cfg *cfg, struct rq_
 			 "to identity with its drivers unbound", who, bdf, grp, type);
 }
 
+/*
+ * Per GPU, not per NIC: every GPU needs a rail behind its own PCIe switch
+ * (PIX/PXB), on a node whose design has any (a server without switches has
+ * none, by design: recorded).  A GPU with none FAILs naming it, its nearest
+ * NIC, and any GPU that has two or more (where the missing card usually
+ * went).  Several rails for one GPU are a fact, not a fault: DGX A100
+ * shares two NICs between two GPUs per switch.
+ */
+static void judge_gpu_rails(struct rq_result *node, const struct gpu *g, int ng, const struct rdma_devs *devs,
+			    const int *idx, int n, const struct rail_near *rn, bool named)
+{
+	char map[1024] = "", none[512] = "", many[512] = "";
+	int nwith = 0, nnone = 0;
+
+	for (int k = 0; k < ng; k++) {
+		char names[192] = "", near[192] = "";
+		int cnt = 0, nearlv = -1;
+
+		for (int i = 0; i < n; i++) {
+			int lv = rn[i].lv[k];
+
+			if (rn[i].level < 0)
+				continue;
+			if (behind_switch(lv)) {
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 cnt ? ", " : "", devs->v[idx[i]].name);
+				cnt++;
+			} else if (lv >= 0 && (nearlv < 0 || lv < nearlv)) {
+				nearlv = lv;
+			}
+		}
+		/* its nearest NICs that serve no GPU: where its rail most likely went */
+		for (int i = 0; i < n && !cnt && nearlv >= 0; i++)
+			if (rn[i].level >= 0 && rn[i].lv[k] == nearlv && !rn[i].serves && strlen(near) < 150)
+				snprintf(near + strlen(near), sizeof(near) - strlen(near), "%s%s", near[0] ? ", " : "",
+					 devs->v[idx[i]].name);
+		if (strlen(map) < sizeof(map) - 240)
+			snprintf(map + strlen(map), sizeof(map) - strlen(map), "%sGPU%d: %s", k ? "; " : "",
+				 g[k].index, cnt ? names : "none");
+		if (cnt)
+			nwith++;
+		if (cnt > 1 && strlen(many) < sizeof(many) - 240)
+			snprintf(many + strlen(many), sizeof(many) - strlen(many), "%sGPU%d (%s) has %d (%s)",
+				 many[0] ? ", " : "", g[k].index, g[k].bdf, cnt, names);
+		if (!cnt && strlen(none) < sizeof(none) - 120) {
+			nnone++;
+			if (nearlv >= 0)
+				snprintf(none + strlen(none), sizeof(none) - strlen(none), "%sGPU%d (%s): nearest %s%s%s",
+					 none[0] ? ", " : "", g[k].index, g[k].bdf, nvtopo_level_name(nearlv),
+					 near[0] ? ", NICs serving no GPU there: " : "", near);
+			else
+				snprintf(none + strlen(none), sizeof(none) - strlen(none), "%sGPU%d (%s): no NIC",
+					 none[0] ? ", " : "", g[k].index, g[k].bdf);
+		}
+	}
+	rq_fact_add(node, "gpu_rails", map);
+	if (many[0])
+		rq_fact_add(node, "gpus_with_several_rails", many);
+	if (!nwith) {
+		rq_fact_add(node, "rails", "no GPU has a NIC behind its PCIe switch (no PIX/PXB: a design "
+			    "without switches): GPUDirect RDMA crosses the CPU on every GPU");
+		return;
+	}
+	if (named) {
+		/* devices: picked some NICs: a GPU without one of them may have another */
+		rq_judge(node, true, "rails recorded (devices: selects NICs; every GPU's rail is judged over all of them)");
+		return;
+	}
+	rq_judge(node, !nnone, "%d of %d GPUs have no rail behind their PCIe switch (PIX/PXB): %s%s%s: their "
+		 "GPUDirect RDMA crosses the CPU; put a NIC in a slot behind each GPU's switch", nnone, ng, none,
+		 many[0] ? "; while " : "", many);
+}
+
+/*
+ * Each GPU's own PCIe link.  Its speed is no fault below the maximum: an
+ * idle NVIDIA GPU drops the link to 2.5 GT/s to save power and trains up
+ * under load, so a snapshot sees that on healthy nodes (recorded).  Its
+ * width is: a GPU at x8 of an x16 it and its port are capable of moves half
+ * the data.  Fact `gpu_links`.
+ */
+static void judge_gpu_links(struct rq_ctx *ctx, struct rq_result *row, const struct gpu *g, int ng)
+{
+	char facts[1024] = "", bad[512] = "";
+
+	for (int k = 0; k < ng; k++) {
+		char path[PATH_MAX], cs[32] = "", ms[32] = "", cw[8] = "", mw[8] = "", pw[8] = "";
+		int cap;
+
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/current_link_speed", g[k].bdf);
+		if (read_line(path, cs, sizeof(cs)))
+			continue;
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/max_link_speed", g[k].bdf);
+		read_line(path, ms, sizeof(ms));
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/current_link_width", g[k].bdf);
+		read_line(path, cw, sizeof(cw));
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/max_link_width", g[k].bdf);
+		read_line(path, mw, sizeof(mw));
+		/* the port above it: the slot's width */
+		if (g[k].path.n >= 3) {
+			char dir[PATH_MAX];
+
+			comp_dir(&g[k].path, g[k].path.n - 2, dir, sizeof(dir));
+			rq_path(ctx, path, sizeof(path), "%s/max_link_width", dir);
+			read_line(path, pw, sizeof(pw));
+		}
+		if (strlen(facts) < sizeof(facts) - 120)
+			snprintf(facts + strlen(facts), sizeof(facts) - strlen(facts), "%sGPU%d %s x%s (max %s x%s)%s",
+				 facts[0] ? "; " : "", g[k].index, cs, cw, ms, mw,
+				 strcmp(cs, ms) && ms[0] ? " idle or power saving" : "");
+		cap = atoi(mw);
+		if (pw[0] && atoi(pw) < cap)
+			cap = atoi(pw);
+		if (cw[0] && cap > 0 && atoi(cw) > 0 && atoi(cw) < cap && strlen(bad) < sizeof(bad) - 100)
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%sGPU%d (%s) at x%s of x%d",
+				 bad[0] ? ", " : "", g[k].index, g[k].bdf, cw, cap);
+	}
+	if (!facts[0]) {
+		rq_result_set(row, RQ_SKIP, "no GPU's link files (current_link_speed) readable");
+		return;
+	}
+	rq_fact_add(row, "gpu_links", facts);
+	rq_judge(row, !bad[0], "%s: PCIe link narrower than GPU and slot allow (reseat the GPU board, check its "
+		 "riser; a speed below the maximum is power saving, not this)", bad);
+}
+
 static void gd_run(struct rq_ctx *ctx, const void *p)
 {
 	const struct gd_cfg *cfg = p;
@@ -492,6 +629,8 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 	struct rq_result *node;
 	char missing[64], why[256], buf[512];
 	int *idx, n, ng = scan_gpus(ctx, g, MAX_GPUS), nnear = 0, nrails = 0;
+	const char *sel = ctx->c ? ctx->c->devices : NULL;
+	bool named = sel && *sel && strcmp(sel, "all") && strcmp(sel, "first-active");
 
 	if (!ng) {
 		rq_result_set(ctx->main, RQ_SKIP, "no NVIDIA GPU (PCI vendor 0x10de, class 0x0302/0x0300): "
@@ -530,9 +669,12 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 		pci_path_of(ctx, d->pci, &rp);
 		rail_nearness(d, &rp, g, ng, t, &rn[i]);
 		nrails++;
-		if (rn[i].level >= 0 && rn[i].level <= NVT_PXB)
+		if (rn[i].serves)
 			nnear++;
 	}
+	if (cfg->nearness && n > 0)
+		judge_gpu_rails(rq_ctx_row(ctx, "rails", 0), g, ng, &devs, idx, n, rn, named);
+	judge_gpu_links(ctx, rq_ctx_row(ctx, "gpu-links", 0), g, ng);
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);
@@ -557,6 +699,17 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 		snprintf(buf, sizeof(buf), "%s%s", nvtopo_level_name(rn[i].sysfs_level),
 			 t && rn[i].sysfs_level != rn[i].level ? " (nvidia-smi topo -m says otherwise: it is judged)" : "");
 		rq_fact_add(row, "sysfs_connection", buf);
+		/*
+		 * A NIC that serves no GPU (a storage or in-band card in a CPU
+		 * slot, by design on DGX/HGX) is no rail: left out, unless the
+		 * case names it in devices:.
+		 */
+		if (!rn[i].serves && !named) {
+			rq_result_set(row, RQ_SKIP, "%s (%s): serves no GPU (nearest %s %s): not a GPUDirect rail "
+				      "(a storage or in-band NIC); name it in devices: to hold it to one", d->name,
+				      d->pci, rn[i].gpus, nvtopo_level_name(rn[i].level));
+			continue;
+		}
 		if (cfg->nearness && nnear > 0)
 			rq_judge(row, rn[i].level <= NVT_PXB,
 				 "%s (%s): the nearest GPU%s, %s, %s %s (%s), while %d other rail%s of this node "
@@ -602,8 +755,11 @@ const struct rq_kind rq_kind_gpudirect = {
 	.doc = "A GPU node can pass every network check and still train at a fraction of its speed "
 	       "when GPUDirect RDMA is off or crosses the CPU.  Per rail: its nearest GPUs from the "
 	       "sysfs paths (deepest common bridge) and `nvidia-smi topo -m` where present (PIX, PXB, "
-	       "PHB, NODE, SYS); a rail across the CPU FAILs on a node whose other rails sit behind a "
-	       "GPU's switch.  ACS P2P Request/Completion Redirect on any switch port between a rail "
+	       "PHB, NODE, SYS).  Judged per GPU (row `rails`): every GPU needs a rail, a NIC behind its own "
+	       "PCIe switch (PIX/PXB), on a node whose design has any; a GPU with none FAILs naming it and any "
+	       "GPU with two.  A NIC that serves no GPU (storage, in-band) SKIPs unless `devices:` names it.  "
+	       "Row `gpu-links`: a GPU's link narrower than it and its slot allow FAILs; a speed below the "
+	       "maximum is an idle GPU's power saving, recorded.  ACS P2P Request/Completion Redirect on any switch port between a rail "
 	       "and its GPUs (config space, as lspci's ACSCtl) FAILs; IOMMU groups of rails and GPUs "
 	       "must be identity (iommu=pt).  A node row `peer-memory`: nvidia_peermem loaded, or "
 	       "DMA-BUF possible (kernel >= 5.12, rdma-core >= 34, NVIDIA open kernel module >= 515).  "

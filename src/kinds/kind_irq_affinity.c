@@ -124,8 +124,10 @@ static const struct rq_undo_op irq_undo_op = {
 struct vec {
 	int irq;
 	char name[96];
-	int cpu;		/* first CPU of effective_affinity_list, -1 unknown */
-	struct cpuset eff;
+	int cpu;		/* first CPU it can land on; -1 unknown */
+	struct cpuset eff;	/* where it can land: the effective list, else the requested mask */
+	bool masked;		/* eff is the requested mask (no effective list to read) */
+	bool known;		/* it lands on cpu (not "somewhere in a wide mask") */
 };
 
 static int irq_validate(const struct rq_case *c, char *err, size_t errsz)
@@ -237,21 +239,35 @@ static int find_vectors(struct rq_ctx *ctx, const struct rdma_dev *d, const stru
 	return n;
 }
 
+/*
+ * Where an IRQ lands is its effective_affinity_list (x86: always one CPU,
+ * the vector's target, arch/x86/kernel/apic/vector.c); smp_affinity_list is
+ * only what was asked for, and irqbalance asks for whole cores or packages.
+ * Without an effective list (kernels before 4.15, or a chip that leaves it
+ * empty) the IRQ lands somewhere inside the requested mask: a single-CPU
+ * mask still says where, a wider one does not.
+ */
 static void read_affinity(struct rq_ctx *ctx, struct vec *v)
 {
 	char path[PATH_MAX], list[4096];
+	int n = -1;
 
 	v->cpu = -1;
+	v->masked = false;
+	memset(&v->eff, 0, sizeof(v->eff));
 	rq_path(ctx, path, sizeof(path), "/proc/irq/%d/effective_affinity_list", v->irq);
-	if (read_line(path, list, sizeof(list))) {
+	if (!read_line(path, list, sizeof(list)))
+		n = cpuset_parse(list, &v->eff);
+	if (n <= 0) {
 		rq_path(ctx, path, sizeof(path), "/proc/irq/%d/smp_affinity_list", v->irq);
-		if (read_line(path, list, sizeof(list)))
+		if (read_line(path, list, sizeof(list)) || (n = cpuset_parse(list, &v->eff)) <= 0)
 			return;
+		v->masked = true;
 	}
-	if (cpuset_parse(list, &v->eff) > 0)
-		for (int c = 0; c < RQ_MAX_CPUS && v->cpu < 0; c++)
-			if (cpuset_has(&v->eff, c))
-				v->cpu = c;
+	for (int c = 0; c < RQ_MAX_CPUS && v->cpu < 0; c++)
+		if (cpuset_has(&v->eff, c))
+			v->cpu = c;
+	v->known = !v->masked || n == 1;
 }
 
 static int cpu_node(struct rq_ctx *ctx, int cpu)
@@ -331,7 +347,7 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 {
 	struct cpuset local, online, used = { 0 }, pol;
 	struct vec *v = NULL;
-	int nv, nlocal, off = 0, first_off = -1;
+	int nv, nlocal, off = 0, first_off = -1, unknown = 0;
 	char ll[512], layout[2048] = "", how[256];
 
 	nv = find_vectors(ctx, d, in, &v, how, sizeof(how));
@@ -360,16 +376,38 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 		read_affinity(ctx, &v[i]);
 		if (!rq_judge(row, v[i].cpu >= 0, "IRQ %d (%s): no effective affinity", v[i].irq, v[i].name))
 			goto out;
-		for (int c = 0; c < RQ_MAX_CPUS; c++)
-			if (cpuset_has(&v[i].eff, c))
+		bool any_local = false;
+
+		for (int c = 0; c < RQ_MAX_CPUS; c++) {
+			if (!cpuset_has(&v[i].eff, c))
+				continue;
+			any_local |= cpuset_has(&local, c);
+			if (v[i].known)
 				cpuset_add(&used, c);
-		if (!cpuset_subset(&v[i].eff, &local)) {
+		}
+		unknown += !v[i].known;
+		/*
+		 * Off-node: it lands outside the local CPUs.  A wide mask with no
+		 * effective list is off-node only when none of it is local.
+		 */
+		if (v[i].known ? !cpuset_subset(&v[i].eff, &local) : !any_local) {
 			off++;
 			if (first_off < 0)
 				first_off = i;
 		}
-		if (l + 32 < sizeof(layout))
-			snprintf(layout + l, sizeof(layout) - l, "%s%d->%d", l ? " " : "", v[i].irq, v[i].cpu);
+		if (l + 32 < sizeof(layout)) {
+			if (v[i].known)
+				snprintf(layout + l, sizeof(layout) - l, "%s%d->%d", l ? " " : "", v[i].irq, v[i].cpu);
+			else
+				snprintf(layout + l, sizeof(layout) - l, "%s%d->?", l ? " " : "", v[i].irq);
+		}
+	}
+	if (unknown) {
+		char note[200];
+
+		snprintf(note, sizeof(note), "%d of %d vectors have no effective_affinity_list and a mask of "
+			 "several CPUs: where they land is unknown (not judged for sharing)", unknown, nv);
+		rq_fact_add(row, "irq_landing", note);
 	}
 	rq_fact_add(row, "irq_layout", layout);
 	rq_figure_add(row, "vectors_off_node", off, "");
@@ -403,7 +441,7 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 
 		for (int i = 0; i < nv && !shared; i++)
 			for (int j = i + 1; j < nv && !shared; j++)
-				if (v[i].cpu == v[j].cpu && nidle > 0) {
+				if (v[i].known && v[j].known && v[i].cpu == v[j].cpu && nidle > 0) {
 					shared = true;
 					rq_judge(row, false, "%s: completion IRQs %d (%s) and %d (%s) share CPU %d while local CPU %d has none",
 						 d->name, v[i].irq, v[i].name, v[j].irq, v[j].name, v[i].cpu, idle_cpu);

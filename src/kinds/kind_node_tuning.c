@@ -7,12 +7,14 @@
  * from the PCI Express capability's Device Control register (config
  * space, bits 14:12 and 7:5, 128 << n bytes, as lspci -vvv's DevCtl:
  * MaxPayload/MaxReadReq); a small read request caps what a card can pull
- * from host memory per request.  On the CPUs the function's completion
+ * from host memory per request; and the MPS of every port above the
+ * function (none may be smaller than the function's), Relaxed Ordering
+ * recorded.  On the CPUs the function's completion
  * IRQs land on: the cpufreq governor (cpufreq/scaling_governor) and the
  * idle states still enabled (cpuidle/stateN: name, latency in us,
  * disable); a deep C-state adds its exit latency to every interrupt.
- * irqbalance running while the rails' IRQs are pinned one CPU each: it
- * will move them.  Node-wide facts: transparent huge pages and the
+ * irqbalance running while the rails' IRQs are pinned one CPU each (their
+ * requested smp_affinity_list, not the effective one): it will move them.  Node-wide facts: transparent huge pages and the
  * memlock limits of /etc/security/limits.conf and limits.d/ (verbs pin
  * memory: a low RLIMIT_MEMLOCK fails ibv_reg_mr).  Nothing is changed.
  */
@@ -59,16 +61,14 @@ static const struct key_def nt_keys[] = {
 	KEY_END
 };
 
-/* Device Control of the PCI Express capability (ID 0x10) in a function's config space; -1. */
-static int devctl(struct rq_ctx *ctx, const char *dev, unsigned *ctl)
+/* Device Control of the PCI Express capability (ID 0x10) in the config space at path; -1. */
+static int devctl_at(const char *path, unsigned *ctl)
 {
-	char path[PATH_MAX];
 	struct sb cfg = SB_INIT;
 	const unsigned char *b;
 	unsigned off;
 	int ret = -1;
 
-	rq_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/device/config", dev);
 	if (read_file(path, &cfg, 4096) < 0 || cfg.len < 64) {
 		sb_release(&cfg);
 		return -1;
@@ -88,36 +88,105 @@ static int devctl(struct rq_ctx *ctx, const char *dev, unsigned *ctl)
 	return ret;
 }
 
-/* The CPUs the function's completion IRQs are on (msi_irqs -> /proc/irq/N). */
-static void irq_cpus(struct rq_ctx *ctx, const struct rdma_dev *d, struct cpuset *cpus, int *nirq, int *npinned)
+static int devctl(struct rq_ctx *ctx, const char *dev, unsigned *ctl)
+{
+	char path[PATH_MAX];
+
+	rq_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/device/config", dev);
+	return devctl_at(path, ctl);
+}
+
+/*
+ * Max_Payload_Size along the function's path up to its root port.  A
+ * receiver drops a TLP larger than its own MPS as malformed, so no device
+ * may run a larger MPS than a port its TLPs cross (drivers/pci/probe.c
+ * pci_configure_mps() warns of exactly this against the upstream bridge).
+ * The first upstream port with a smaller MPS goes into bad[] ("" none);
+ * returns how many ports were read.
+ */
+static int mps_path(struct rq_ctx *ctx, struct rq_result *row, const struct rdma_dev *d, unsigned mps,
+		     char *bad, size_t badsz)
+{
+	char path[PATH_MAX], real[PATH_MAX], facts[512] = "", *save = NULL;
+	char comp[16][16];
+	int n = 0, nread = 0;
+
+	bad[0] = '\0';
+	rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s", d->pci);
+	if (!realpath(path, real))
+		return 0;
+	for (char *t = strtok_r(real, "/", &save); t; t = strtok_r(NULL, "/", &save))
+		if ((n || (!strncmp(t, "pci", 3) && strchr(t, ':'))) && n < 16)
+			snprintf(comp[n++], sizeof(comp[0]), "%.15s", t);
+	/* comp[0] the host bridge, comp[n - 1] the function: the bridges between */
+	for (int k = n - 2; k >= 1; k--) {
+		char dir[PATH_MAX] = "/sys/devices";
+		unsigned ctl, up;
+
+		for (int i = 0; i <= k; i++)
+			snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s", comp[i]);
+		rq_path(ctx, path, sizeof(path), "%s/config", dir);
+		if (devctl_at(path, &ctl) < 0)
+			continue;
+		up = 128u << ((ctl >> 5) & 7);
+		nread++;
+		snprintf(facts + strlen(facts), sizeof(facts) - strlen(facts), "%s%s %u", facts[0] ? ", " : "",
+			 comp[k], up);
+		if (up < mps && !bad[0])
+			snprintf(bad, badsz, "%s (%u bytes)", comp[k], up);
+	}
+	if (facts[0])
+		rq_fact_add(row, "max_payload_path", facts);
+	return nread;
+}
+
+/*
+ * The CPUs the function's completion IRQs land on, and how many of them were
+ * asked to stay on one CPU (msi_irqs -> /proc/irq/N).  Two files, two
+ * questions: smp_affinity_list is the mask that was asked for (what
+ * irqbalance or a tuning script wrote), effective_affinity_list where the
+ * interrupt is delivered.  On x86 the effective list is always one CPU
+ * whatever the mask (each vector has one target CPU, picked inside the mask:
+ * arch/x86/kernel/apic/vector.c), so only the requested mask says whether an
+ * IRQ is pinned; irqbalance's per-core or per-package masks are not.
+ */
+static void irq_cpus(struct rq_ctx *ctx, const struct rdma_dev *d, struct cpuset *cpus, int *nirq, int *npinned,
+		     int *nmask)
 {
 	char path[PATH_MAX], v[4096];
 	struct dirent *e;
 	DIR *dir;
 
 	memset(cpus, 0, sizeof(*cpus));
-	*nirq = *npinned = 0;
+	*nirq = *npinned = *nmask = 0;
 	rq_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/device/msi_irqs", d->name);
 	if (!(dir = opendir(path)))
 		return;
 	while ((e = readdir(dir))) {
-		struct cpuset one;
-		int n;
+		struct cpuset want, lands;
+		int nw = -1, nl = -1;
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
+		rq_path(ctx, path, sizeof(path), "/proc/irq/%.16s/smp_affinity_list", e->d_name);
+		if (!read_line(path, v, sizeof(v)))
+			nw = cpuset_parse(v, &want);
 		rq_path(ctx, path, sizeof(path), "/proc/irq/%.16s/effective_affinity_list", e->d_name);
-		if (read_line(path, v, sizeof(v))) {
-			rq_path(ctx, path, sizeof(path), "/proc/irq/%.16s/smp_affinity_list", e->d_name);
-			if (read_line(path, v, sizeof(v)))
+		if (!read_line(path, v, sizeof(v)))
+			nl = cpuset_parse(v, &lands);
+		if (nl <= 0) {
+			/* no effective list (a kernel before 4.15): it lands inside the mask */
+			if (nw <= 0)
 				continue;
+			lands = want;
 		}
-		if ((n = cpuset_parse(v, &one)) <= 0)
-			continue;
 		(*nirq)++;
-		*npinned += n == 1;
+		if (nw > 0) {
+			(*nmask)++;
+			*npinned += nw == 1;
+		}
 		for (int c = 0; c < RQ_MAX_CPUS; c++)
-			if (cpuset_has(&one, c))
+			if (cpuset_has(&lands, c))
 				cpuset_add(cpus, c);
 	}
 	closedir(dir);
@@ -233,7 +302,8 @@ static void nt_run(struct rq_ctx *ctx, const void *p)
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);
 		struct cpuset cpus;
 		unsigned ctl;
-		int nirq, npinned;
+		int nirq, npinned, nmask;
+		char bad[64];
 
 		if (d->is_virtual || !d->pci[0]) {
 			rq_result_set(row, RQ_SKIP, "%s is a virtual %s device: no PCIe function, no IRQs of its own",
@@ -258,18 +328,26 @@ static void nt_run(struct rq_ctx *ctx, const void *p)
 				rq_judge(row, mps >= cfg->max_payload, "%s (%s): PCIe MaxPayload %u bytes, at least %lld "
 					 "expected (the BIOS and pcie_bus_* set it for the whole path)",
 					 d->name, d->pci, mps, cfg->max_payload);
+			/* DevCtl bit 4: Relaxed Ordering (lspci's RlxdOrd), recorded */
+			rq_fact_add(row, "relaxed_ordering", ctl & 0x10 ? "on (DevCtl RlxdOrd+)" : "off (DevCtl RlxdOrd-)");
+			if (mps_path(ctx, row, d, mps, bad, sizeof(bad)) > 0)
+				rq_judge(row, !bad[0], "%s (%s): PCIe MaxPayload %u bytes is larger than that of the port "
+					 "above it, %s: TLPs over that size are malformed to the port (set one MPS for "
+					 "the path: pcie_bus_safe, or the BIOS)", d->name, d->pci, mps, bad);
 		}
-		irq_cpus(ctx, d, &cpus, &nirq, &npinned);
+		irq_cpus(ctx, d, &cpus, &nirq, &npinned, &nmask);
 		if (!nirq) {
 			rq_fact_add(row, "irqs", "none found (msi_irqs/ and /proc/irq not readable or not captured)");
 		} else {
 			judge_cpus(ctx, cfg, row, d->name, &cpus);
-			if (npinned == nirq && strlen(pinned_rails) < 200)
+			snprintf(v, sizeof(v), "%d of %d one CPU each (smp_affinity_list)", npinned, nmask);
+			rq_fact_add(row, "irqs_pinned", nmask ? v : "unknown (no smp_affinity_list captured)");
+			if (nmask && npinned == nirq && strlen(pinned_rails) < 200)
 				snprintf(pinned_rails + strlen(pinned_rails), sizeof(pinned_rails) - strlen(pinned_rails),
 					 "%s%s", pinned_rails[0] ? ", " : "", d->name);
-			if (irqbalance && !cfg->irqbalance_pinned)
+			if (irqbalance && !cfg->irqbalance_pinned && nmask)
 				rq_judge(row, npinned < nirq, "%s: irqbalance is running while all %d of its IRQs "
-					 "are pinned one CPU each: it will move them (stop it, or ban them: "
+					 "are pinned one CPU each (smp_affinity_list): it will move them (stop it, or ban them: "
 					 "IRQBALANCE_BANNED_CPULIST / --banirq)", d->name, nirq);
 		}
 		if (!row->judged)
@@ -294,9 +372,11 @@ const struct rq_kind rq_kind_node_tuning = {
 	.name = "node-tuning",
 	.summary = "node tuning for RDMA: PCIe MaxReadReq/MaxPayload per ConnectX function, governor and deep C-states on the rails' IRQ CPUs, irqbalance vs pinned IRQs, THP and memlock (read-only)",
 	.doc = "As NVIDIA's tuning guide and mlnx_tune check a node.  Per RDMA device: Max_Read_Request_Size "
-	       "and Max_Payload_Size from its PCI Express Device Control register (config space), the "
+	       "and Max_Payload_Size from its PCI Express Device Control register (config space), no port above it "
+	       "with a smaller Max_Payload_Size (its TLPs would be malformed there), Relaxed Ordering recorded, the "
 	       "cpufreq governor and enabled idle states (exit latency) of the CPUs its completion IRQs "
-	       "use, and irqbalance running while those IRQs are pinned one CPU each (it moves them).  "
+	       "land on, and irqbalance running while those IRQs are pinned one CPU each (their requested "
+	       "smp_affinity_list: the effective list is one CPU on x86 whatever was asked; it moves them).  "
 	       "A row `node`: irqbalance, transparent huge pages, the memlock entries of limits.conf and "
 	       "limits.d/ (judged with memlock_unlimited).  Unreadable config space or IRQs are facts.",
 	.keys = nt_keys,

@@ -126,6 +126,24 @@ static bool affinity_header(const char *c)
 	return str_starts(c, "CPU ") || str_starts(c, "NUMA ") || str_starts(c, "GPU NUMA");
 }
 
+bool nvtopo_is_gpu(const struct nvtopo *t, int c)
+{
+	return str_starts(t->name[c], "GPU") && isdigit((unsigned char)t->name[c][3]);
+}
+
+int nvtopo_rails_of(const struct nvtopo *t, int g, int *nics, int max)
+{
+	int n = 0;
+
+	for (int c = 0; c < t->n; c++)
+		if (c != g && !nvtopo_is_gpu(t, c) && (t->level[g][c] == NVT_PIX || t->level[g][c] == NVT_PXB)) {
+			if (n < max)
+				nics[n] = c;
+			n++;
+		}
+	return n;
+}
+
 int nvtopo_find(const struct nvtopo *t, const char *name)
 {
 	for (int i = 0; i < t->n; i++)
@@ -212,15 +230,22 @@ int nvtopo_parse(const char *text, size_t len, struct nvtopo *t, char *err, size
 				t->level[r][c] = (signed char)lv;
 				t->nvlinks[r][c] = (unsigned char)links;
 			}
-			/* the affinity columns: the non-empty cells after the matrix */
+			/*
+			 * The affinity columns: the non-empty cells after the matrix,
+			 * each split at single spaces too: no value holds one, and a
+			 * CPU list as wide as its column ("112-127,240-255") is
+			 * followed by one space only in a terminal copy (DGX A100).
+			 */
 			for (int c = 1 + t->n; c < nc; c++) {
-				if (!cell[c][0])
-					continue;
-				if (k == 0)
-					snprintf(t->cpu_affinity[r], sizeof(t->cpu_affinity[0]), "%s", cell[c]);
-				else if (k == 1)
-					snprintf(t->numa_affinity[r], sizeof(t->numa_affinity[0]), "%s", cell[c]);
-				k++;
+				char *save = NULL;
+
+				for (char *v = strtok_r(cell[c], " ", &save); v; v = strtok_r(NULL, " ", &save)) {
+					if (k == 0)
+						snprintf(t->cpu_affinity[r], sizeof(t->cpu_affinity[0]), "%s", v);
+					else if (k == 1)
+						snprintf(t->numa_affinity[r], sizeof(t->numa_affinity[0]), "%s", v);
+					k++;
+				}
 			}
 			rows++;
 			break;

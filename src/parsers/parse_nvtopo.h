@@ -27,6 +27,7 @@
 #ifndef RQ_PARSE_NVTOPO_H
 #define RQ_PARSE_NVTOPO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "parsers/parsers.h"
 
@@ -58,6 +59,13 @@ int nvtopo_parse(const char *text, size_t len, struct nvtopo *t, char *err, size
 /* "PIX" -> NVT_PIX ... ; -1 for anything else.  *links gets n of "NV<n>". */
 int nvtopo_level_of(const char *cell, int *links);
 const char *nvtopo_level_name(int level);
+/* Is column c a GPU (GPU<n>)?  Every other column is a NIC. */
+bool nvtopo_is_gpu(const struct nvtopo *t, int c);
+/*
+ * GPU column g's rails: the NIC columns behind its PCIe switch (PIX, PXB),
+ * up to max of them into nics; returns how many there are.
+ */
+int nvtopo_rails_of(const struct nvtopo *t, int g, int *nics, int max);
 /* The column of device name ("GPU0") or of the NIC whose legend says name ("mlx5_0"); -1. */
 int nvtopo_find(const struct nvtopo *t, const char *name);
 

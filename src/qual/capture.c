@@ -77,6 +77,8 @@ static const char *const tools[][6] = {
 	{ "ibv_devinfo", "-v" }, { "ibv_devinfo" }, { "ibstat" }, { "rdma", "link", "show" },
 	{ "rdma", "dev", "show" }, { "ofed_info", "-s" }, { "pkg-config", "--modversion", "libibverbs" },
 	{ "nvidia-smi", "topo", "-m" }, { "mokutil", "--sb-state" },
+	/* whom the kernel trusts to sign modules: the enrolled MOKs and the enrollments still queued */
+	{ "mokutil", "--list-enrolled" }, { "mokutil", "--list-new" },
 };
 
 static const char *const watched_procs[] = { "irqbalance", "opensm", "ibacm", "rdma-ndd", NULL };
@@ -548,7 +550,8 @@ static void cp_misc(struct cap *c)
 	int n;
 
 	for (size_t i = 0; stack_modules[i]; i++) {
-		static const char *const mfiles[] = { "initstate", "version", "srcversion", "refcnt", NULL };
+		/* taint: E = loaded without a verified signature */
+		static const char *const mfiles[] = { "initstate", "version", "srcversion", "refcnt", "taint", NULL };
 		char dir[PATH_MAX];
 		struct stat st;
 
@@ -590,9 +593,14 @@ static void cp_misc(struct cap *c)
 	cp_entry(c, "/proc/driver/nvidia/version", 0);
 	/* driver-stack: Secure Boot, lockdown, signature enforcement, taint */
 	cp_entry(c, "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
+	/* Setup Mode, and shim's validation switch: the kernel boots with Secure Boot off under either */
+	cp_entry(c, "/sys/firmware/efi/efivars/SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
+	cp_entry(c, "/sys/firmware/efi/efivars/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23", 0);
 	cp_entry(c, "/sys/kernel/security/lockdown", 0);
 	cp_entry(c, "/sys/module/module/parameters/sig_enforce", 0);
 	cp_entry(c, "/proc/sys/kernel/tainted", 0);
+	/* the kernel's keyrings (module signing keys) as root sees them */
+	cp_entry(c, "/proc/keys", 0);
 	/* the kernel headers DKMS builds against, and the kernels mlnx-ofed-kernel was built for */
 	spath(c, "/proc/sys/kernel/osrelease", s, sizeof(s));
 	if (!read_line(s, kver, sizeof(kver))) {

@@ -113,14 +113,17 @@ expect_grep "lag, PFC off on one slave: that slave is named" \
 # fault, live from the tree and from its capture (config space, IOMMU groups, nvidia-smi topo -m)
 "$RQ" run --target "sysroot:$F/hgx-h100" --report-dir "$T/rep" cases/gpu >"$T/hgx.out" 2>&1
 expect_eq "hgx: gpudirect exit 0" 0 $?
-expect_eq "hgx: 8 rails and the peer-memory row pass" 9 "$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
+expect_eq "hgx: 8 rails, the rails, gpu-links (4 idle GPUs at 2.5 GT/s) and peer-memory rows pass" 11 \
+	"$(grep -cE '^PASS +gpu\.gpudirect' "$T/hgx.out")"
+expect_grep "hgx: the storage NIC serves no GPU: SKIP, not FAIL" \
+	'^SKIP +gpu\.gpudirect\[mlx5_8\] .*serves no GPU .*not a GPUDirect rail' "$T/hgx.out"
 gpu_fault() {	# gpu_fault TREE ROW-REGEX
 	"$RQ" capture "$T/cap-$1" --root "$F/$1" >/dev/null 2>&1
 	"$RQ" run --target "sysroot:$T/cap-$1" --report-dir "$T/rep" cases/gpu >"$T/$1.out" 2>&1
 	expect_eq "$1 (captured): exit 1" 1 $?
 	expect_grep "$1 (captured): the faulty row says why" "$2" "$T/$1.out"
 }
-gpu_fault hgx-h100-farrail '^FAIL +gpu\.gpudirect\[mlx5_3\] .*nearest GPUs, .* are NODE .*7 other rails'
+gpu_fault hgx-h100-farrail '^FAIL +gpu\.gpudirect\[rails\] .*1 of 8 GPUs have no rail .*GPU3 \(0000:4c:00\.0\): nearest NODE, NICs serving no GPU there: mlx5_3'
 gpu_fault hgx-h100-acs '^FAIL +gpu\.gpudirect\[mlx5_2\] .*ACSCtl: SrcValid\+ TransBlk- ReqRedir\+ CmpltRedir\+'
 gpu_fault hgx-h100-nopeermem '^FAIL +gpu\.gpudirect\[peer-memory\] .*nvidia_peermem is not loaded'
 gpu_fault hgx-h100-iommu '^FAIL +gpu\.gpudirect\[mlx5_0\] .*IOMMU group 11 translates DMA \(type DMA-FQ\)'
@@ -135,6 +138,23 @@ expect_grep "no GPU: gpudirect skips saying so" '^SKIP +gpu\.gpudirect .*no NVID
 "$RQ" run --target "sysroot:$F/ofed-node" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed.out" 2>&1
 expect_eq "ofed node: driver-stack exit 0" 0 $?
 expect_grep "ofed node: Secure Boot recorded" '^PASS +driver\.modules\[secure-boot\]' "$T/ofed.out"
+# a signer is not trust: the DKMS key queued in MokNew, never confirmed; the capture keeps the MOK lists,
+# /proc/keys and each module's taint
+"$RQ" capture "$T/cap-mokpending" --root "$F/ofed-node-mokpending" >/dev/null 2>&1
+"$RQ" run --target "sysroot:$T/cap-mokpending" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed-mok.out" 2>&1
+expect_eq "queued MOK enrollment (captured): exit 1" 1 $?
+expect_grep "queued MOK enrollment named" \
+	'^FAIL +driver\.modules\[mlx5_core\] .*signed by "DKMS module signing key", whose enrollment is queued \(mokutil --list-new\) but was never confirmed' \
+	"$T/ofed-mok.out"
+# shim's validation off: the capture keeps MokSBStateRT, the kernel's state is off
+"$RQ" capture "$T/cap-shimoff" --root "$F/ofed-node-shimoff" >/dev/null 2>&1
+expect_true "capture stored shim's MokSBStateRT" \
+	test -s "$T/cap-shimoff/sys/firmware/efi/efivars/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23"
+"$RQ" run --target "sysroot:$T/cap-shimoff" --report-dir "$T/rep-shim" cases/driver/modules.yaml >/dev/null 2>&1
+expect_eq "shim validation off: Secure Boot off as the kernel runs it, MokSBStateRT decided" \
+	"off shim's MokSBStateRT 1" \
+	"$(jq -r '[.. | objects | select(.facts? and (.facts | type) == "object" and .facts.secure_boot?)][0].facts | "\(.secure_boot) \(.decided_by[0:21])"' \
+	   "$T/rep-shim/latest/results.json" 2>/dev/null)"
 for f in kernelupdate unsigned; do
 	"$RQ" capture "$T/cap-$f" --root "$F/ofed-node-$f" >/dev/null 2>&1
 	"$RQ" run --target "sysroot:$T/cap-$f" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed-$f.out" 2>&1
@@ -155,6 +175,14 @@ for f in mrrs cstates; do
 done
 expect_grep "MaxReadReq 512 named" '^FAIL +node\.tuning\[mlx5_5\] .*PCIe MaxReadReq 512 bytes, at least 4096' "$T/tune-mrrs.out"
 expect_grep "C6 on the IRQ CPUs named" '^FAIL +node\.tuning\[mlx5_7\] .*deep idle states .*cpu8 C6 \(170 us\)' "$T/tune-cstates.out"
+# irqbalance's own masks (smp_affinity_list 0-7, effective one CPU) are not pinned; one-CPU masks are
+"$RQ" run --target "sysroot:$F/cx7-ndr-ib" --report-dir "$T/rep" cases/node >"$T/tune-irqb.out" 2>&1
+expect_eq "cx7 irqbalance masks: node-tuning exit 0" 0 $?
+"$RQ" run --target "sysroot:$F/cx7-ndr-ib-pinned" --report-dir "$T/rep" cases/node >"$T/tune-pin.out" 2>&1
+expect_eq "cx7 pinned under irqbalance: node-tuning exit 1" 1 $?
+expect_grep "pinned under irqbalance named" \
+	'^FAIL +node\.tuning\[mlx5_0\] .*irqbalance is running while all 5 of its IRQs are pinned one CPU each \(smp_affinity_list\)' \
+	"$T/tune-pin.out"
 # firmware flashed but not running (mstflint q) survives capture
 "$RQ" capture "$T/capf" --root "$F/cx6dx-roce-fwpending" >/dev/null 2>&1
 run_on "$T/capf" "$T/fwp.out"
