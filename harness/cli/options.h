@@ -10,7 +10,8 @@
 #define CLI_HELP_NAME \
 "  -k, --name GLOB          cases whose name matches GLOB (repeatable)\n"
 #define CLI_HELP_TAG \
-"  -t, --tag TAG            cases with TAG (repeatable); !TAG excludes\n"
+"  -t, --tag TAG            cases with TAG (repeatable); !TAG excludes; run leaves\n" \
+"                           cases tagged lab-scale out unless -t lab-scale\n"
 #define CLI_HELP_TIMEOUT_MUL \
 "      --timeout-mul X      scale every deadline, 0.1..100 (default 1; TCG guests\n" \
 "                           are slow); a scaled deadline is capped at one week\n"
