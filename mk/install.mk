@@ -133,7 +133,9 @@ dist:
 	@[ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] || \
 		{ echo "make dist: needs the git checkout (it archives HEAD)" >&2; exit 2; }
 	@git diff --quiet HEAD -- || echo "make dist: uncommitted changes are left out (the tarball is HEAD)" >&2
-	git archive --format=tar --prefix=$(DIST_NAME)/ HEAD | gzip -9n >$(DIST_NAME).tar.gz.tmp
+	@# tar.umask 022: dirs 0755, files 0644 (git's default 002 leaves them group-writable,
+	@# which tar as root keeps, and rdmaqual then refuses the unpacked tree as a checkout)
+	git -c tar.umask=022 archive --format=tar --prefix=$(DIST_NAME)/ HEAD | gzip -9n >$(DIST_NAME).tar.gz.tmp
 	@mv $(DIST_NAME).tar.gz.tmp $(DIST_NAME).tar.gz
 	@echo "wrote $(DIST_NAME).tar.gz ($$(du -h $(DIST_NAME).tar.gz | cut -f1))"
 
