@@ -13,7 +13,7 @@
 #
 # Each step's time is printed as it ends; the first that fails stops the
 # check (exit 1) and names its log.  Root (make check and the guests need
-# it); about an hour on a 2-core TCG host, so it is no part of make check.
+# it); about 45 minutes on a 2-core TCG host, so it is no part of make check.
 #
 #   tools/release-check.sh [--keep] [--from STEP]
 #
