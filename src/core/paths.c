@@ -39,7 +39,7 @@ static bool has(const char *dir, const char *name, bool want_dir)
 	return ok;
 }
 
-static int safe_parents(const char *real, char *err, size_t errsz);
+static int safe_parents_of(const char *real, const char *what, char *err, size_t errsz);
 
 /*
  * A tree whose scripts and cases rdmaqual runs, often as root: DIR (after
@@ -77,7 +77,7 @@ static bool tree_trusted(const char *dir, const char *const *names, char *why, s
 		if (!ok)
 			return false;
 	}
-	if (safe_parents(real, why, whysz)) {
+	if (safe_parents_of(real, "a tree rdmaqual runs scripts and cases from", why, whysz)) {
 		snprintf(why + strlen(why), whysz - strlen(why), " (a tree beside rdmaqual at %s)", real);
 		return false;
 	}
@@ -245,11 +245,6 @@ static int safe_parents_of(const char *real, const char *what, char *err, size_t
 			break;
 	}
 	return 0;
-}
-
-static int safe_parents(const char *real, char *err, size_t errsz)
-{
-	return safe_parents_of(real, "a tree rdmaqual runs scripts and cases from", err, errsz);
 }
 
 int rq_cache_check(const char *dir, char *real, size_t size, char *err, size_t errsz)
