@@ -37,6 +37,16 @@
  *   # pairs 8: 0>1 0.01 1>2 0.01 ...        (ring, bisection: GB/s per link)
  *   # wrong 8: rank 2 element 1 got 5 expected 10
  *   # end wrong 0
+ *   # counters host vm1 port rxe0/1 unit pkts xmit 318 rcv 301
+ *
+ * The counters lines prove where the bytes went: one rank on each node
+ * (its lowest on that node) reads every RDMA port's counters before the
+ * first size and after the last, and prints what they grew by, so that
+ * a collective which fell back to TCP shows RDMA ports that carried
+ * nothing.  HCAs count data in 4-byte words (counters/port_xmit_data and
+ * port_rcv_data, unit words); rxe has no data counters, only packets
+ * (hw_counters/sent_pkts and rcvd_pkts, unit pkts).  A node with no RDMA
+ * port prints "# counters host H none".
  *
  * Exit status: 0 when every result was right, 3 when any was wrong, 2 for
  * usage errors.  The self-test options --inject-wrong RANK (that rank
@@ -47,6 +57,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -77,6 +88,102 @@ struct opts {
 };
 
 static int rank, nranks;
+
+/* Every RDMA port's traffic counters, read by one rank a node. */
+#define PORTS_MAX 64
+#define COUNTERS_LINE 4096
+
+struct port_count {
+	char name[80];		/* dev/port */
+	const char *unit;	/* "words" (x4 bytes) or "pkts" */
+	unsigned long long xmit, rcv;
+};
+
+static bool read_ull(const char *path, unsigned long long *v)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu", v) == 1;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * The data counters where the device has them (the IB PMA's, which
+ * ib_core shows under counters/ when the driver answers MADs), else
+ * rxe's packet counters under hw_counters/.
+ */
+static size_t read_ports(struct port_count *pc)
+{
+	static const char *const kinds[][3] = {
+		{ "counters/port_xmit_data", "counters/port_rcv_data", "words" },
+		{ "hw_counters/sent_pkts", "hw_counters/rcvd_pkts", "pkts" },
+	};
+	const char *root = "/sys/class/infiniband";
+	DIR *d = opendir(root);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < PORTS_MAX) {
+		char path[512];
+
+		if (e->d_name[0] == '.')
+			continue;
+		for (int port = 1; port <= 8 && n < PORTS_MAX; port++) {
+			for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+				struct port_count *c = &pc[n];
+
+				snprintf(path, sizeof(path), "%s/%s/ports/%d/%s", root, e->d_name, port,
+					 kinds[k][0]);
+				if (!read_ull(path, &c->xmit))
+					continue;
+				snprintf(path, sizeof(path), "%s/%s/ports/%d/%s", root, e->d_name, port,
+					 kinds[k][1]);
+				if (!read_ull(path, &c->rcv))
+					continue;
+				snprintf(c->name, sizeof(c->name), "%.60s/%d", e->d_name, port);
+				c->unit = kinds[k][2];
+				n++;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* What the ports grew by since `before`, as this node's counters lines. */
+static void port_lines(const char *host, const struct port_count *before, size_t nb,
+		       char *buf, size_t size)
+{
+	struct port_count now[PORTS_MAX];
+	size_t n = read_ports(now), len = 0;
+
+	buf[0] = '\0';
+	if (!n)
+		snprintf(buf, size, "# counters host %s none\n", host);
+	for (size_t i = 0; i < n && len < size; i++) {
+		unsigned long long x0 = 0, r0 = 0;
+
+		for (size_t j = 0; j < nb; j++)
+			if (!strcmp(before[j].name, now[i].name) && before[j].unit == now[i].unit)
+				x0 = before[j].xmit, r0 = before[j].rcv;
+		int w = snprintf(buf + len, size - len, "# counters host %s port %s unit %s xmit %llu "
+				 "rcv %llu\n", host, now[i].name, now[i].unit, now[i].xmit - x0,
+				 now[i].rcv - r0);
+
+		if (w < 0 || (size_t)w >= size - len) {
+			buf[len] = '\0';	/* whole lines only */
+			break;
+		}
+		len += (size_t)w;
+	}
+}
 
 static void die_usage(const char *msg)
 {
@@ -420,6 +527,18 @@ int main(int argc, char **argv)
 		printf("#        (B) (elements)       (us)       (us)       (us)     (GB/s)     (GB/s)\n");
 	}
 
+	/* one rank a node reads its ports: the lowest on that node */
+	MPI_Comm node;
+	int node_rank = 0;
+	struct port_count before[PORTS_MAX];
+	size_t nbefore = 0;
+
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+	MPI_Comm_rank(node, &node_rank);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (!node_rank)
+		nbefore = read_ports(before);
+
 	size_t prev = SIZE_MAX;
 
 	for (size_t bytes = o.op == OP_BARRIER ? 0 : o.min_bytes;; bytes *= o.factor) {
@@ -490,6 +609,22 @@ int main(int argc, char **argv)
 	}
 	if (!rank)
 		printf("# end wrong %llu\n", total_wrong);
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	char *mine = calloc(1, COUNTERS_LINE), *all = NULL;
+
+	if (!mine)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	if (!node_rank)
+		port_lines(host, before, nbefore, mine, COUNTERS_LINE);
+	if (!rank && !(all = calloc((size_t)nranks, COUNTERS_LINE)))
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Gather(mine, COUNTERS_LINE, MPI_CHAR, all, COUNTERS_LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
+	for (int r = 0; !rank && r < nranks; r++)
+		fputs(all + (size_t)r * COUNTERS_LINE, stdout);
+	free(mine);
+	free(all);
+	MPI_Comm_free(&node);
 	MPI_Bcast(&total_wrong, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 	free(sbuf);
 	free(rbuf);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "parsers/parse_coll.h"
+#include "parsers/parse_mpi_used.h"
 #include "parsers/parse_nccl.h"
 #include "parsers/parse_osu.h"
 #include "parsers/parsers.h"
@@ -620,12 +621,123 @@ START_TEST(coll_bad)
 }
 END_TEST
 
+/* Two rxe guests, Open MPI's UCX pml on rc_verbs: the ports carried it. */
+START_TEST(coll_rxe_ucx_counters)
+{
+	struct sb s = SB_INIT;
+	struct coll_report r;
+	struct mpi_used u = MPI_USED_INIT;
+	char err[256] = "", why[256];
+
+	fixture("rdmaqual-coll-allreduce-rxe-ucx-2guests.txt", &s);
+	ck_assert_msg(coll_parse(s.buf, s.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(r.ended);
+	ck_assert_uint_eq(r.ncounters, 2);
+	ck_assert_str_eq(r.counter[0].host, "vm0");
+	ck_assert_str_eq(r.counter[1].host, "vm1");
+	ck_assert_str_eq(r.counter[1].port, "rxe0/1");
+	ck_assert(!r.counter[0].words);
+	ck_assert_uint_eq(r.counter[0].xmit, 1900);
+	ck_assert_uint_eq(r.counter[1].rcv, 1900);
+	coll_release(&r);
+	mpi_used_scan(&u, s.buf, s.len);
+	ck_assert_str_eq(u.pml, "ucx");
+	ck_assert_str_eq(u.ucx.buf, "rc_verbs/rxe0:1");
+	ck_assert_str_eq(u.btl.buf, "");
+	ck_assert(u.rdma && !u.tcp);
+	ck_assert(!mpi_used_refused(s.buf, s.len, why, sizeof(why)));
+	mpi_used_release(&u);
+	sb_release(&s);
+}
+END_TEST
+
+/* The same guests with ob1: TCP carried it, and the rxe ports nothing. */
+START_TEST(coll_rxe_ob1_tcp)
+{
+	struct sb s = SB_INIT;
+	struct coll_report r;
+	struct mpi_used u = MPI_USED_INIT;
+	char err[256] = "";
+
+	fixture("rdmaqual-coll-allreduce-rxe-ob1-tcp-2guests.txt", &s);
+	ck_assert_msg(coll_parse(s.buf, s.len, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.ncounters, 2);
+	ck_assert_uint_eq(r.counter[0].xmit + r.counter[0].rcv + r.counter[1].xmit +
+			  r.counter[1].rcv, 0);
+	coll_release(&r);
+	mpi_used_scan(&u, s.buf, s.len);
+	ck_assert_str_eq(u.pml, "ob1");
+	ck_assert_str_eq(u.btl.buf, "tcp");
+	ck_assert(u.tcp && !u.rdma);
+	mpi_used_release(&u);
+	sb_release(&s);
+}
+END_TEST
+
+/* vm1 without its rxe link: the UCX pml cannot open there, and says so. */
+START_TEST(mpi_refused_samples)
+{
+	struct sb s = SB_INIT;
+	char why[256] = "";
+
+	fixture("rdmaqual-coll-allreduce-rxe-gone-on-vm1.txt", &s);
+	ck_assert(mpi_used_refused(s.buf, s.len, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "[vm1:") && strstr(why, "PML ucx cannot be selected"), "%s", why);
+	sb_release(&s);
+	/* published: rc_verbs alone, no wire-up transport (the UCX line comes first) */
+	if (sample("mpi-rxe/mpirun-pml-ucx-rc_verbs-only-rxe0-gid1-no-auxiliary-transport-"
+		   "destination-unreachable-ompi416.txt", &s)) {
+		struct mpi_used u = MPI_USED_INIT;
+
+		ck_assert(mpi_used_refused(s.buf, s.len, why, sizeof(why)));
+		ck_assert_str_eq(why, "[1783006936.387299] [node1:16949:0]          select.c:629  "
+				 "UCX  ERROR   no auxiliary transport to <no debug data>: Unsupported "
+				 "operation");
+		mpi_used_scan(&u, s.buf, s.len);
+		ck_assert(!u.rdma && !u.tcp);
+		mpi_used_release(&u);
+	}
+	sb_release(&s);
+	/* published working run: no refusal in it */
+	if (sample("mpi-rxe/osu_allreduce-v7.4-pml-ucx-rc_verbs-ud_verbs-rxe0-gid0-working-2vm.txt",
+		   &s))
+		ck_assert(!mpi_used_refused(s.buf, s.len, why, sizeof(why)));
+	sb_release(&s);
+}
+END_TEST
+
+START_TEST(coll_counters_bad)
+{
+	static const char bad[] =
+		"# rdmaqual-coll 1 op allreduce nranks 2 type int32 iters 5 warmup 1 check 1\n"
+		"# end wrong 0\n"
+		"# counters host vm0 none\n"
+		"# counters host vm1 port mlx5_0/1 unit words xmit 10 rcv 12\n"
+		"# counters host vm1 port mlx5_0/1 unit bytes xmit 10 rcv 12\n";
+	struct coll_report r;
+	char err[256] = "";
+
+	ck_assert_int_eq(coll_parse(bad, sizeof(bad) - 1, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "line 5: expected '# counters host H port"), "%s", err);
+	ck_assert_int_eq(coll_parse(bad, sizeof(bad) - 1 - 60, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.ncounters, 2);
+	ck_assert_str_eq(r.counter[0].port, "");
+	ck_assert(r.counter[1].words);
+	ck_assert_uint_eq(r.counter[1].rcv, 12);
+	coll_release(&r);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, coll_allreduce);
 	tcase_add_test(tc, coll_bisection_pairs);
 	tcase_add_test(tc, coll_wrong_and_late);
 	tcase_add_test(tc, coll_bad);
+	tcase_add_test(tc, coll_rxe_ucx_counters);
+	tcase_add_test(tc, coll_rxe_ob1_tcp);
+	tcase_add_test(tc, mpi_refused_samples);
+	tcase_add_test(tc, coll_counters_bad);
 	tcase_add_test(tc, osu_alltoall_75);
 	tcase_add_test(tc, osu_bibw_datatype_after_header);
 	tcase_add_test(tc, osu_latency_50_banner);

@@ -20,6 +20,12 @@
  * launcher that cannot start its ranks is an ERROR with its own words; at
  * the deadline the launcher's whole process group is killed, and mpirun
  * takes its remote daemons and ranks with it (their ssh sessions end).
+ *
+ * Where the node has an RDMA port the collective must go over it
+ * (transport: rdma): Open MPI's UCX pml, the transport it really used
+ * read from MPI's own verbose selection lines, and every node's RDMA
+ * ports' counters grown by at least what the collective moves; TCP, or
+ * no way to reach a node over RDMA, is a FAIL (docs/collectives.md).
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,6 +39,7 @@
 #include "kinds/app_nodes.h"
 #include "rdma/rdmadev.h"
 #include "parsers/parse_coll.h"
+#include "parsers/parse_mpi_used.h"
 #include "parsers/parse_nccl.h"
 #include "parsers/parse_osu.h"
 
@@ -44,6 +51,8 @@ enum coll_tool { TOOL_OWN, TOOL_OSU, TOOL_NCCL };
 static const char *const coll_tools[] = { "rdmaqual-coll", "osu", "nccl-tests", NULL };
 enum coll_launcher { L_AUTO, L_MPIRUN, L_SRUN };
 static const char *const coll_launchers[] = { "auto", "mpirun", "srun", NULL };
+enum coll_transport { T_AUTO, T_RDMA, T_TCP, T_ANY };
+static const char *const coll_transports[] = { "auto", "rdma", "tcp", "any", NULL };
 
 /* the binaries of the other suites, by op (NULL: the suite has none with sizes) */
 static const char *const osu_bins[] = { "osu_allreduce", "osu_allgather", "osu_reduce_scatter",
@@ -53,7 +62,7 @@ static const char *const nccl_bins[] = { "all_reduce_perf", "all_gather_perf",
 					 NULL, NULL, NULL };
 
 struct coll_cfg {
-	int op, tool, launcher;
+	int op, tool, launcher, transport;
 	char *program;
 	uint64_t min_size, max_size;
 	long long factor, iters, warmup, ranks_per_node;
@@ -77,6 +86,12 @@ static const struct key_def coll_keys[] = {
 	  .offset = offsetof(struct coll_cfg, launcher),
 	  .help = "auto: srun --mpi=pmix inside a Slurm allocation (SLURM_JOB_ID set), else "
 		  "mpirun with a hostfile of the target's nodes (over ssh)" },
+	{ .name = "transport", .type = KEY_ENUM, .choices = coll_transports, .def = "auto",
+	  .offset = offsetof(struct coll_cfg, transport),
+	  .help = "what MPI must carry the collective over: rdma (Open MPI's UCX pml over the "
+		  "RDMA ports, proven by their counters: a fallback to TCP FAILs), tcp (ob1 over "
+		  "TCP), any (not judged); auto: rdma where this node has an ACTIVE RDMA port, "
+		  "else any" },
 	{ .name = "min_size", .type = KEY_SIZE, .def = "8", .min = 0, .max = 1LL << 32,
 	  .offset = offsetof(struct coll_cfg, min_size),
 	  .help = "the smallest size, bytes per rank as nccl-tests counts them" },
@@ -326,9 +341,13 @@ static int parse_out(const struct coll_cfg *cfg, const struct proc_result *r, si
 
 /* The launcher's argv: mpirun with the hostfile, or srun inside the allocation. */
 static char **launch_argv(const struct coll_cfg *cfg, const struct app_nodes *nd, int ppn,
-			  const char *prog)
+			  const char *prog, char *const *env)
 {
-	char **a = xcalloc(64 + cfg->mpi_args.n + 2 * cfg->env.n + cfg->args.n, sizeof(*a));
+	size_t nenv = 0;
+
+	while (env[nenv])
+		nenv++;
+	char **a = xcalloc(64 + cfg->mpi_args.n + 2 * nenv + cfg->args.n, sizeof(*a));
 	size_t n = 0;
 	char sz[32];
 
@@ -345,9 +364,9 @@ static char **launch_argv(const struct coll_cfg *cfg, const struct app_nodes *nd
 		a[n++] = xasprintf("%zu", nd->n * (size_t)ppn);
 		a[n++] = xstrdup("--map-by");
 		a[n++] = xstrdup("node");
-		for (size_t i = 0; i < cfg->env.n; i++) {
+		for (size_t i = 0; i < nenv; i++) {
 			a[n++] = xstrdup("-x");
-			a[n++] = xstrndup(cfg->env.str[i], strcspn(cfg->env.str[i], "="));
+			a[n++] = xstrndup(env[i], strcspn(env[i], "="));
 		}
 	}
 	for (size_t i = 0; i < cfg->mpi_args.n; i++)
@@ -394,11 +413,187 @@ static char **launch_argv(const struct coll_cfg *cfg, const struct app_nodes *nd
 	return a;
 }
 
+/*
+ * The environment every rank gets: the transport's settings, then the
+ * case's own env, which wins over them name by name.
+ *
+ * On rdma, Open MPI's UCX pml.  On rxe UCX needs more than the device: an
+ * RC transport alone has no way to wire its endpoints up ("no auxiliary
+ * transport ... Destination is unreachable" in MPI_Init), so ud_verbs
+ * comes with rc_verbs; and UD wire-up over the IPv4-mapped RoCE v2 GID
+ * aborts ("UD endpoint ... unhandled timeout error", measured on the 6.1
+ * guest kernel), while the link-local GID works, so that index is given.
+ * On an HCA UCX picks its own transports (rc_mlx5, dc_mlx5, ud_mlx5).
+ * The selection is made verbose so that the run itself says what was
+ * used: Open MPI's pml and btl lines, UCX's endpoint configurations.
+ */
+static char **rank_env(struct rq_ctx *ctx, const struct coll_cfg *cfg, bool rdma,
+		       const struct app_dev *dv, size_t nranks)
+{
+	char **e = xcalloc(16 + cfg->env.n, sizeof(*e));
+	size_t n = 0, mine;
+
+	e[n++] = xstrdup("OMPI_MCA_pml_base_verbose=10");
+	/* one bml line per peer and rank: n^2 lines, so only for small runs */
+	if (nranks <= 64)
+		e[n++] = xstrdup("OMPI_MCA_btl_base_verbose=10");
+	e[n++] = xstrdup("UCX_LOG_LEVEL=info");
+	if (cfg->transport == T_TCP) {
+		e[n++] = xstrdup("OMPI_MCA_pml=ob1");
+		e[n++] = xstrdup("OMPI_MCA_btl=tcp,self,vader");
+	} else if (rdma) {
+		e[n++] = xstrdup("OMPI_MCA_pml=ucx");
+		e[n++] = xstrdup("OMPI_MCA_btl=^openib");
+		if (!strncmp(dv->dev, "rxe", 3)) {
+			int gid = rdma_link_local_gid(ctx, dv->dev, dv->port);
+
+			e[n++] = xstrdup("UCX_TLS=rc_verbs,ud_verbs,self,sm");
+			e[n++] = xasprintf("UCX_NET_DEVICES=%s:%d", dv->dev, dv->port);
+			if (gid >= 0)
+				e[n++] = xasprintf("UCX_IB_GID_INDEX=%d", gid);
+		}
+	}
+	mine = n;
+	for (size_t i = 0; i < cfg->env.n; i++) {
+		const char *u = cfg->env.str[i];
+		size_t l = strcspn(u, "=") + 1;
+
+		for (size_t k = 0; k < mine; k++)
+			if (e[k] && !strncmp(e[k], u, l)) {
+				free(e[k]);
+				e[k] = NULL;
+			}
+		e[n++] = xstrdup(u);
+	}
+	/* close the holes the case's own names left */
+	size_t w = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if (e[k])
+			e[w++] = e[k];
+	e[w] = NULL;
+	return e;
+}
+
+static void used_facts(struct rq_result *row, const struct mpi_used *u)
+{
+	if (u->pml[0])
+		rq_fact_add(row, "mpi_pml", u->pml);
+	if (u->btl.len)
+		rq_fact_add(row, "mpi_btl", u->btl.buf);
+	if (u->ucx.len)
+		rq_fact_add(row, "ucx_transports", u->ucx.buf);
+	rq_fact_add(row, "transport_used", u->rdma ? "rdma" : u->tcp ? "tcp" : "unknown");
+}
+
+
+/*
+ * Did the bytes go over the RDMA ports?  Every node's ports, read by
+ * rdmaqual-coll before the first size and after the last, must have
+ * carried at least what the largest size's timed iterations move through
+ * a node: its bus bytes (the size x nccl-tests' factor, with the nodes
+ * for ranks), a lower bound that any algorithm pays in each node's sends
+ * and receives together.  Data counters count 4-byte words; rxe counts
+ * packets only, which carry at most 4096 bytes each (the largest IB MTU),
+ * so there the check is that the packets could have carried it.  With
+ * more than one rank a node shared memory carries part, and the bound no
+ * longer holds: not judged.
+ */
+static void judge_counters(struct rq_result *row, const struct coll_cfg *cfg,
+			   const struct coll_report *own, size_t nnodes, int ppn,
+			   const struct mpi_used *u)
+{
+	struct sb facts = SB_INIT;
+	const char *why = NULL;
+
+	if (!own->ncounters) {
+		rq_fact_add(row, "rdma_counters", "not read (the benchmark printed no counters)");
+		return;
+	}
+	double n = (double)nnodes, f = cfg->op == OP_ALLREDUCE ? 2 * (n - 1) / n :
+		   cfg->op == OP_BCAST || cfg->op == OP_RING || cfg->op == OP_BISECTION ? 1 :
+		   (n - 1) / n;
+	double need = (double)cfg->max_size * f * (double)cfg->iters;
+
+	if (cfg->op == OP_BARRIER)
+		why = "not judged: a barrier moves no data";
+	else if (nnodes < 2)
+		why = "not judged: one node";
+	else if (ppn > 1)
+		why = "not judged: more than one rank a node (shared memory carries part)";
+	/* per node: the sum of its ports */
+	for (size_t i = 0; i < own->ncounters; i++) {
+		const struct coll_counter *c = &own->counter[i];
+		bool seen = false;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= !strcmp(own->counter[k].host, c->host);
+		if (seen)
+			continue;
+		double bytes = 0;
+		unsigned long long pk = 0;
+		bool words = false, any = false;
+
+		for (size_t k = i; k < own->ncounters; k++) {
+			const struct coll_counter *x = &own->counter[k];
+
+			if (strcmp(x->host, c->host) || !x->port[0])
+				continue;
+			any = true;
+			words |= x->words;
+			bytes += (double)(x->xmit + x->rcv) * (x->words ? 4 : 4096);
+			pk += x->words ? 0 : x->xmit + x->rcv;
+		}
+		if (!any)
+			sb_addf(&facts, "%s%s: no RDMA port", facts.len ? "; " : "", c->host);
+		else if (words)
+			sb_addf(&facts, "%s%s: %.0f B", facts.len ? "; " : "", c->host, bytes);
+		else
+			sb_addf(&facts, "%s%s: %llu packets (at most %.0f B)", facts.len ? "; " : "",
+				c->host, pk, bytes);
+		if (why)
+			continue;
+		char used[400];
+
+		mpi_used_words(u, used, sizeof(used));
+		if (!any)
+			rq_judge(row, false, "%s: %s has no RDMA port, so the collective did not go "
+				 "over RDMA there (%s)", coll_ops[cfg->op], c->host, used);
+		else
+			rq_judge(row, bytes >= need, "%s: %s's RDMA ports carried %s%.0f B, less than "
+				 "the %.0f B the largest size's %lld iterations move through a node: "
+				 "the bytes went another way (%s)", coll_ops[cfg->op], c->host,
+				 words ? "" : "at most ", bytes, need, cfg->iters, used);
+	}
+	rq_fact_add(row, "rdma_counters", facts.buf);
+	char nf[64];
+
+	snprintf(nf, sizeof(nf), "%.0f B a node", need);
+	rq_fact_add(row, "rdma_bytes_needed", why ? why : nf);
+	sb_release(&facts);
+}
+
 static void strv_free(char **v)
 {
 	for (size_t i = 0; v && v[i]; i++)
 		free(v[i]);
 	free(v);
+}
+
+/*
+ * The lines the transport's verbosity adds (Open MPI's pml/btl selection,
+ * UCX's INFO): what was used, never why a launch failed.
+ */
+static bool selection_line(const char *p, size_t l)
+{
+	static const char *const marks[] = { "mca: base: ", "mca: bml: ", "] select: ",
+					     "check:select: ", "btl: tcp: ", "btl:tcp: ",
+					     " UCX  INFO ", NULL };
+
+	for (size_t i = 0; marks[i]; i++)
+		if (memmem(p, l, marks[i], strlen(marks[i])))
+			return true;
+	return false;
 }
 
 /* The launcher's own words: the first lines of stderr that say what failed. */
@@ -411,8 +606,8 @@ static void launcher_words(const struct proc_result *r, char *buf, size_t size)
 	for (const char *p = s; *p && lines < 3;) {
 		size_t l = strcspn(p, "\n");
 
-		/* skip Open MPI's banners of dashes and blank lines */
-		if (l && strspn(p, "- \t") < l) {
+		/* skip Open MPI's banners of dashes, blank lines and the selection lines */
+		if (l && strspn(p, "- \t") < l && !selection_line(p, l)) {
 			sb_addf(&w, "%s%.*s", w.len ? " / " : "", (int)(l > 200 ? 200 : l), p);
 			lines++;
 		}
@@ -515,6 +710,8 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 	char err[512] = "", buf[1100], words[700];
 	const char *prog = program_of(cfg, buf, sizeof(buf));
 	char **argv = NULL, **env = NULL;
+	struct mpi_used used = MPI_USED_INIT;
+	bool have_dev, rdma = false;
 	int ppn;
 
 	proc_result_init(&r);
@@ -551,14 +748,17 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 	rq_fact_add(row, "ranks", nr);
 	rq_fact_add(row, "launcher", use_srun(cfg) ? "srun --mpi=pmix" : "mpirun (hostfile, ssh)");
 	rq_fact_add(row, "benchmark", prog);
-	argv = launch_argv(cfg, &nd, ppn, prog);
-	env = xcalloc(cfg->env.n + 1, sizeof(*env));
-	for (size_t i = 0; i < cfg->env.n; i++)
-		env[i] = cfg->env.str[i];
+	have_dev = app_dev_find(ctx, &dv) == 0;
+	rdma = cfg->transport == T_RDMA || (cfg->transport == T_AUTO && have_dev);
+	rq_fact_add(row, "transport", cfg->transport == T_TCP ? "tcp (asked)" :
+		    rdma ? (cfg->transport == T_RDMA ? "rdma (asked)" :
+			    "rdma (auto: an ACTIVE RDMA port here)") :
+		    cfg->transport == T_ANY ? "any (asked)" : "any (auto: no ACTIVE RDMA port here)");
+	env = rank_env(ctx, cfg, rdma, &dv, nranks);
+	argv = launch_argv(cfg, &nd, ppn, prog, env);
 	const char *const *saved_env = ctx->tool_env;
 
-	if (cfg->env.n)
-		ctx->tool_env = (const char *const *)env;
+	ctx->tool_env = (const char *const *)env;
 	int64_t t0 = now_ms(), left = rq_ctx_left_ms(ctx), grace = left / 4 < 5000 ? left / 4 : 5000;
 	/*
 	 * The case's time less a grace: at the deadline the launcher gets
@@ -579,6 +779,15 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 	if (ret || r.exec_failed) {
 		rq_result_set(row, RQ_ERROR, "cannot run %s: %s", argv[0],
 			      strerror(ret ? -ret : r.exec_errno));
+		goto out;
+	}
+	mpi_used_scan(&used, r.out.buf, r.out.len);
+	mpi_used_scan(&used, r.err.buf, r.err.len);
+	used_facts(row, &used);
+	if (rdma && r.exit_code && (mpi_used_refused(r.err.buf, r.err.len, words, sizeof(words)) ||
+				    mpi_used_refused(r.out.buf, r.out.len, words, sizeof(words)))) {
+		rq_result_set(row, RQ_FAIL, "MPI could not carry the %s over RDMA: %s",
+			      coll_ops[cfg->op], words);
 		goto out;
 	}
 	if (r.timed_out) {
@@ -656,7 +865,7 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 				      "min_busbw %.3f%s", coll_ops[cfg->op], hname, hi->busbw,
 				      cfg->min_busbw, strag);
 	if (cfg->min_line_rate > 0 && cfg->op != OP_BARRIER) {
-		const char *no = app_dev_find(ctx, &dv) < 0 ? "no ACTIVE port selected here" :
+		const char *no = !have_dev ? "no ACTIVE port selected here" :
 				 dv.rate_gbps <= 0 ? "port rate unknown" :
 				 rdma_soft_dev_name(dv.dev) ?
 				 "software device (rate fictitious)" : NULL;
@@ -684,6 +893,15 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 		if (short_bw)
 			rq_fact_add(row, "suspects", host_of(&co, hi->min_rank));
 	}
+	if (rdma && used.tcp && !used.rdma) {
+		char uw[400];
+
+		mpi_used_words(&used, uw, sizeof(uw));
+		rq_judge(row, false, "%s went over TCP, not RDMA (%s); say transport: tcp if that is "
+			 "meant", coll_ops[cfg->op], uw);
+	}
+	if (rdma && co.have_own)
+		judge_counters(row, cfg, &co.own, nd.n, ppn, &used);
 	if (co.have_own && !co.own.ended)
 		rq_judge(row, false, "%s: the benchmark stopped after %s: %s", argv[0], hname, words);
 	else if (co.have_own)
@@ -703,7 +921,8 @@ out:
 	free(co.row);
 	proc_result_release(&r);
 	strv_free(argv);
-	free(env);
+	strv_free(env);
+	mpi_used_release(&used);
 	app_nodes_release(&nd);
 }
 

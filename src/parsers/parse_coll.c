@@ -138,6 +138,29 @@ static int read_wrong(struct coll_report *r, const char *s, unsigned no, char *e
 	return 0;
 }
 
+static int read_counters(struct coll_report *r, const char *s, unsigned no, char *err,
+			 size_t errsz)
+{
+	struct coll_counter c = { 0 };
+	char unit[16];
+	int n = 0;
+
+	if (sscanf(s, "host %63s none%n", c.host, &n) == 1 && n && !s[n]) {
+		/* a node without an RDMA port */
+	} else if (n = 0, sscanf(s, "host %63s port %79s unit %15s xmit %llu rcv %llu%n", c.host,
+				 c.port, unit, &c.xmit, &c.rcv, &n) == 5 && !s[n] &&
+		   (!strcmp(unit, "words") || !strcmp(unit, "pkts"))) {
+		c.words = !strcmp(unit, "words");
+	} else {
+		return rq_parse_error(err, errsz, no, "expected '# counters host H port DEV/PORT unit "
+				      "words|pkts xmit N rcv N' or '# counters host H none', got "
+				      "'%s'", s);
+	}
+	r->counter = xrealloc(r->counter, (r->ncounters + 1) * sizeof(*r->counter));
+	r->counter[r->ncounters++] = c;
+	return 0;
+}
+
 int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, size_t errsz)
 {
 	struct rq_lines l;
@@ -193,6 +216,8 @@ int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, s
 				w->has_aggregate = true;
 		} else if (str_starts(t, "wrong ")) {
 			ret = read_wrong(r, t + 6, l.no, err, errsz);
+		} else if (str_starts(t, "counters ")) {
+			ret = read_counters(r, t + 9, l.no, err, errsz);
 		} else if (str_starts(t, "end wrong ")) {
 			if (sscanf(t, "end wrong %llu", &r->total_wrong) != 1)
 				ret = rq_parse_error(err, errsz, l.no, "expected '# end wrong N'");
@@ -217,6 +242,7 @@ void coll_release(struct coll_report *r)
 	}
 	free(r->row);
 	free(r->wrong);
+	free(r->counter);
 	free(r->host);
 	free(r->pid);
 	memset(r, 0, sizeof(*r));
@@ -283,6 +309,21 @@ static int coll_adapter(const char *text, size_t len, json_t **out, char *err, s
 						    "got", (json_int_t)w->got,
 						    "expected", (json_int_t)w->expected));
 	}
+	json_t *cn = json_array();
+
+	for (size_t i = 0; i < r.ncounters; i++) {
+		const struct coll_counter *c = &r.counter[i];
+
+		json_array_append_new(cn, c->port[0] ?
+				      json_pack("{s:o,s:o,s:s,s:I,s:I}", "host",
+						rq_json_text(c->host), "port", rq_json_text(c->port),
+						"unit", c->words ? "words" : "pkts",
+						"xmit", (json_int_t)c->xmit, "rcv",
+						(json_int_t)c->rcv) :
+				      json_pack("{s:o,s:n}", "host", rq_json_text(c->host),
+						"port"));
+	}
+	json_object_set_new(o, "counters", cn);
 	json_object_set_new(o, "ranks", ranks);
 	json_object_set_new(o, "rows", rows);
 	json_object_set_new(o, "wrong", wr);
@@ -299,6 +340,7 @@ const struct rq_parser rq_parser_rdmaqual_coll = {
 	.help = "rdmaqual's own MPI benchmark (mpi/rdmaqual-coll.c): op, ranks and hosts, per "
 		"size time avg/min/max (us), algbw and busbw (GB/s), #wrong, the ranks of the "
 		"least and most time, per-rank times, ring/bisection links and aggregate, "
-		"the first wrong element of each rank",
+		"the first wrong element of each rank, what each node's RDMA ports carried "
+		"(words or packets)",
 	.parse = coll_adapter,
 };

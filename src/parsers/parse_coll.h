@@ -12,6 +12,8 @@
  *   # aggregate 8: 0.04
  *   # wrong 8: rank 2 host vm2 elements 1 first 1 got 5 expected 10
  *   # end wrong 0
+ *   # counters host vm1 port rxe0/1 unit pkts xmit 318 rcv 301
+ *   # counters host vm2 none
  *
  * Times in microseconds, bandwidths in GB/s (10^9 B/s).  A run that died
  * half-way has the rows it printed and no "end" line (ended false).
@@ -46,6 +48,14 @@ struct coll_wrong {
 	long long got, expected;
 };
 
+/* What one node's RDMA port carried during the run (grown by, not totals). */
+struct coll_counter {
+	char host[64];
+	char port[80];		/* dev/port; empty when the node had none */
+	bool words;		/* data counters in 4-byte words; else packets */
+	unsigned long long xmit, rcv;
+};
+
 struct coll_report {
 	char op[24];
 	int nranks;
@@ -59,6 +69,8 @@ struct coll_report {
 	size_t nwrong;
 	bool ended;		/* "# end wrong N" seen */
 	unsigned long long total_wrong;
+	struct coll_counter *counter;
+	size_t ncounters;
 };
 
 int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, size_t errsz);

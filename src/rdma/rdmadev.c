@@ -601,6 +601,25 @@ int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *net
 	return ret;
 }
 
+int rdma_link_local_gid(struct rq_ctx *ctx, const char *dev, int port)
+{
+	char path[PATH_MAX], g[64], type[32];
+	size_t n;
+	long *idx;
+	int ret = -ENOENT;
+
+	rpath(ctx, path, sizeof(path), IB_CLASS "/%s/ports/%d/gids", dev, port);
+	idx = list_nums(path, &n);
+	for (size_t i = 0; i < n && ret < 0; i++)
+		if (!rd(ctx, g, sizeof(g), IB_CLASS "/%s/ports/%d/gids/%ld", dev, port, idx[i]) &&
+		    str_starts(g, "fe80:0000:0000:0000:") &&
+		    !rd(ctx, type, sizeof(type), IB_CLASS "/%s/ports/%d/gid_attrs/types/%ld", dev,
+			port, idx[i]) && !strcmp(type, "RoCE v2"))
+			ret = (int)idx[i];
+	free(idx);
+	return ret;
+}
+
 bool rdma_soft_dev_name(const char *dev)
 {
 	return dev && (!strncmp(dev, "rxe", 3) || !strncmp(dev, "siw", 3));

@@ -97,6 +97,9 @@ int parse_state(const char *s, int *num, char *name, size_t namesz);
 int rdma_pick_gid(struct rq_ctx *ctx, const char *dev, int port, const char *netdev,
 		  char *gid, size_t gidsz);
 
+/* The index of the port's link-local (fe80::/64) RoCE v2 GID, or -ENOENT. */
+int rdma_link_local_gid(struct rq_ctx *ctx, const char *dev, int port);
+
 /* Is there any PCI function with vendor 0x15b3 under root (bound or not)? */
 bool rdma_have_mlx_pci(const char *root);
 /*

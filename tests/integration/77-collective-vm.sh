@@ -2,8 +2,9 @@
 # MPI across N rxe guests: `--vm-topology vm4` boots four guests on one
 # bridge, sshd in each with keys made for the boot.  A user's own MPI
 # program runs from vm0 as a plain command case (mpirun --hostfile
-# {hostfile} -np {np}), rdmaqual-coll's allreduce and bisection pass across
-# the four guests with every result checked, and with vm3's sshd stopped a
+# {hostfile} -np {np}), rdmaqual-coll's allreduce, alltoall and bisection
+# pass across the four guests over RDMA (UCX on rc_verbs, every guest's rxe
+# counters grown) with every result checked, and with vm3's sshd stopped a
 # collective is an ERROR in mpirun's and ssh's own words.  Afterwards no
 # QEMU, namespace or run dir of the test is left.  Boots guests: run it
 # under flock /work/vm.lock (or /tmp/rq-vm.lock) on a shared host.
@@ -32,6 +33,13 @@ expect_eq "a user's own MPI program across the four guests" PASS "$(verdict vmmp
 expect_eq "allreduce across four guests" PASS "$(verdict vmmpi.allreduce)"
 expect_eq "... four ranks on vm0..vm3" "vm0,vm1,vm2,vm3" "$(fact vmmpi.allreduce nodes)"
 expect_true "... a busbw figure at 32 KiB, its largest size" [ -n "$(fig vmmpi.allreduce busbw_32KiB)" ]
+expect_eq "alltoall across four guests" PASS "$(verdict vmmpi.alltoall)"
+for c in allreduce alltoall bisection; do
+	expect_eq "... $c over RDMA: UCX on rc_verbs over rxe0" "ucx rc_verbs/rxe0:1 rdma" \
+		"$(fact vmmpi.$c mpi_pml) $(fact vmmpi.$c ucx_transports) $(fact vmmpi.$c transport_used)"
+	expect_true "... $c: every guest's rxe port counted packets" sh -c \
+		"echo '$(fact vmmpi.$c rdma_counters)' | grep -Eq '^vm0: [1-9][0-9]* packets.*; vm1: [1-9][0-9]* packets.*; vm2: [1-9][0-9]* packets.*; vm3: [1-9][0-9]* packets'"
+done
 expect_eq "bisection across four guests" PASS "$(verdict vmmpi.bisection)"
 expect_true "... a link figure vm0->vm2" [ -n "$(fig vmmpi.bisection link_vm0_vm2)" ]
 expect_eq "vm3 unreachable at launch: ERROR" ERROR "$(verdict vmmpi.unreachable)"
