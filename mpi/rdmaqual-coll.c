@@ -58,6 +58,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <dirent.h>
+#include <sys/resource.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -155,6 +156,35 @@ static size_t read_ports(struct port_count *pc)
 	}
 	closedir(d);
 	return n;
+}
+
+/* This node's busy and softirq seconds from /proc/stat's "cpu" line. */
+static bool node_cpu(double *busy, double *softirq)
+{
+	unsigned long long user, nice, sys, idle, iowait, irq, sirq;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+		    &iowait, &irq, &sirq) == 7 && hz > 0;
+	fclose(f);
+	if (ok) {
+		*busy = (double)(user + nice + sys + irq + sirq) / (double)hz;
+		*softirq = (double)sirq / (double)hz;
+	}
+	return ok;
+}
+
+static void self_cpu(double *user, double *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 /* What the ports grew by since `before`, as this node's counters lines. */
@@ -535,9 +565,15 @@ int main(int argc, char **argv)
 
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
 	MPI_Comm_rank(node, &node_rank);
+	double u0 = 0, s0 = 0, busy0 = 0, sirq0 = 0;
+	bool have_node_cpu = false;
+
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (!node_rank)
+	if (!node_rank) {
 		nbefore = read_ports(before);
+		have_node_cpu = node_cpu(&busy0, &sirq0);
+	}
+	self_cpu(&u0, &s0);
 
 	size_t prev = SIZE_MAX;
 
@@ -609,6 +645,9 @@ int main(int argc, char **argv)
 	}
 	if (!rank)
 		printf("# end wrong %llu\n", total_wrong);
+	double u1, s1, busy1 = 0, sirq1 = 0;
+
+	self_cpu(&u1, &s1);
 	MPI_Barrier(MPI_COMM_WORLD);
 
 	char *mine = calloc(1, COUNTERS_LINE), *all = NULL;
@@ -616,7 +655,14 @@ int main(int argc, char **argv)
 	if (!mine)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (!node_rank)
-		port_lines(host, before, nbefore, mine, COUNTERS_LINE);
+		port_lines(host, before, nbefore, mine, COUNTERS_LINE - 256);
+	size_t ml = strlen(mine);
+
+	ml += (size_t)snprintf(mine + ml, COUNTERS_LINE - ml, "# cpu rank %d host %s user_s %.3f "
+			       "sys_s %.3f\n", rank, host, u1 - u0, s1 - s0);
+	if (have_node_cpu && node_cpu(&busy1, &sirq1))
+		snprintf(mine + ml, COUNTERS_LINE - ml, "# node host %s busy_s %.3f softirq_s %.3f\n",
+			 host, busy1 - busy0, sirq1 - sirq0);
 	if (!rank && !(all = calloc((size_t)nranks, COUNTERS_LINE)))
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Gather(mine, COUNTERS_LINE, MPI_CHAR, all, COUNTERS_LINE, MPI_CHAR, 0, MPI_COMM_WORLD);

@@ -53,6 +53,8 @@ enum coll_launcher { L_AUTO, L_MPIRUN, L_SRUN };
 static const char *const coll_launchers[] = { "auto", "mpirun", "srun", NULL };
 enum coll_transport { T_AUTO, T_RDMA, T_TCP, T_ANY };
 static const char *const coll_transports[] = { "auto", "rdma", "tcp", "any", NULL };
+enum coll_versus { V_NONE, V_TCP };
+static const char *const coll_versus[] = { "none", "tcp", NULL };
 
 /* the binaries of the other suites, by op (NULL: the suite has none with sizes) */
 static const char *const osu_bins[] = { "osu_allreduce", "osu_allgather", "osu_reduce_scatter",
@@ -62,12 +64,12 @@ static const char *const nccl_bins[] = { "all_reduce_perf", "all_gather_perf",
 					 NULL, NULL, NULL };
 
 struct coll_cfg {
-	int op, tool, launcher, transport;
+	int op, tool, launcher, transport, versus;
 	char *program;
 	uint64_t min_size, max_size;
 	long long factor, iters, warmup, ranks_per_node;
 	struct rq_list mpi_args, env, args;
-	double min_busbw, min_line_rate, max_latency_us, min_link_fraction;
+	double min_busbw, min_line_rate, max_latency_us, min_link_fraction, max_cpu_s_per_gb;
 };
 
 static const struct key_def coll_keys[] = {
@@ -92,6 +94,14 @@ static const struct key_def coll_keys[] = {
 		  "RDMA ports, proven by their counters: a fallback to TCP FAILs), tcp (ob1 over "
 		  "TCP), any (not judged); auto: rdma where this node has an ACTIVE RDMA port, "
 		  "else any" },
+	{ .name = "versus", .type = KEY_ENUM, .choices = coll_versus, .def = "none",
+	  .offset = offsetof(struct coll_cfg, versus),
+	  .help = "tcp: run the same collective again over TCP, side by side: its busbw and CPU "
+		  "per GB as tcp_* figures, and the ratios (the RDMA run's over TCP's)" },
+	{ .name = "max_cpu_s_per_gb", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 1e9,
+	  .offset = offsetof(struct coll_cfg, max_cpu_s_per_gb),
+	  .help = "fail when the CPU seconds per GB moved (the ranks' user and system time and the "
+		  "nodes' softirq time over the bus bytes) are above this (0: not judged)" },
 	{ .name = "min_size", .type = KEY_SIZE, .def = "8", .min = 0, .max = 1LL << 32,
 	  .offset = offsetof(struct coll_cfg, min_size),
 	  .help = "the smallest size, bytes per rank as nccl-tests counts them" },
@@ -151,6 +161,11 @@ static int coll_validate(const struct rq_case *c, char *err, size_t errsz)
 	if (cfg->tool == TOOL_NCCL && !nccl_bins[cfg->op]) {
 		snprintf(err, errsz, "op %s: nccl-tests has no such test; use tool rdmaqual-coll",
 			 coll_ops[cfg->op]);
+		return -1;
+	}
+	if (cfg->versus == V_TCP && (cfg->transport == T_TCP || cfg->tool != TOOL_OWN)) {
+		snprintf(err, errsz, "versus: tcp runs rdmaqual-coll again over TCP beside a run over "
+			 "another transport: it needs tool rdmaqual-coll and a transport other than tcp");
 		return -1;
 	}
 	for (size_t i = 0; i < cfg->env.n; i++)
@@ -427,7 +442,7 @@ static char **launch_argv(const struct coll_cfg *cfg, const struct app_nodes *nd
  * The selection is made verbose so that the run itself says what was
  * used: Open MPI's pml and btl lines, UCX's endpoint configurations.
  */
-static char **rank_env(struct rq_ctx *ctx, const struct coll_cfg *cfg, bool rdma,
+static char **rank_env(struct rq_ctx *ctx, const struct coll_cfg *cfg, int transport, bool rdma,
 		       const struct app_dev *dv, size_t nranks)
 {
 	char **e = xcalloc(16 + cfg->env.n, sizeof(*e));
@@ -438,7 +453,7 @@ static char **rank_env(struct rq_ctx *ctx, const struct coll_cfg *cfg, bool rdma
 	if (nranks <= 64)
 		e[n++] = xstrdup("OMPI_MCA_btl_base_verbose=10");
 	e[n++] = xstrdup("UCX_LOG_LEVEL=info");
-	if (cfg->transport == T_TCP) {
+	if (transport == T_TCP) {
 		e[n++] = xstrdup("OMPI_MCA_pml=ob1");
 		e[n++] = xstrdup("OMPI_MCA_btl=tcp,self,vader");
 	} else if (rdma) {
@@ -699,6 +714,113 @@ static void judge_links(struct rq_ctx *ctx, const struct coll_cfg *cfg, const st
 	free(slow_of);
 }
 
+/*
+ * The CPU the collective cost per GB it moved.  rdmaqual-coll gives each
+ * rank's user and system time and each node's busy and softirq time over
+ * the sweep (warm-up and check included); the bytes are the bus bytes of
+ * every operation it ran, every rank's (size x nccl-tests' factor x
+ * (warm-up + iterations + the check)).  cpu_s_per_GB is the ranks' time
+ * and the nodes' softirq over those GB: on an HCA the offload shows as a
+ * small figure, on rxe it is the kernel's software transport that pays.
+ * node_cpu_s_per_GB counts everything the nodes were busy with (the
+ * kernel's work items too: rxe on 6.12 runs in a workqueue).
+ */
+static double cpu_figures(struct rq_result *row, const struct coll_cfg *cfg,
+			  const struct coll_report *own, const char *prefix)
+{
+	double ranks = 0, sirq = 0, busy = 0, bytes = 0, n = own->nranks;
+	bool have = false;
+	char name[64];
+
+	for (int k = 0; k < own->nranks; k++)
+		if (!isnan(own->user_s[k])) {
+			ranks += own->user_s[k] + own->sys_s[k];
+			have = true;
+		}
+	for (size_t i = 0; i < own->nnodes; i++) {
+		sirq += own->node[i].softirq_s;
+		busy += own->node[i].busy_s;
+	}
+	for (size_t i = 0; i < own->nrows; i++)
+		bytes += (double)own->row[i].size * bus_factor(cfg->op, n) * n *
+			 (double)(own->warmup + own->iters + (own->check ? 1 : 0));
+	if (!have || bytes <= 0)
+		return NAN;
+	double gb = bytes / 1e9, per = (ranks + sirq) / gb;
+
+	snprintf(name, sizeof(name), "%sbus_GB", prefix);
+	rq_figure_add(row, name, gb, "GB");
+	snprintf(name, sizeof(name), "%scpu_ranks_s", prefix);
+	rq_figure_add(row, name, ranks, "s");
+	if (own->nnodes) {
+		snprintf(name, sizeof(name), "%ssoftirq_s", prefix);
+		rq_figure_add(row, name, sirq, "s");
+		snprintf(name, sizeof(name), "%snode_cpu_s_per_GB", prefix);
+		rq_figure_add(row, name, busy / gb, "s/GB");
+	}
+	snprintf(name, sizeof(name), "%scpu_s_per_GB", prefix);
+	rq_figure_add(row, name, per, "s/GB");
+	return per;
+}
+
+/*
+ * versus: tcp.  The same benchmark again, over ob1's tcp btl, and its
+ * figures beside the first run's: busbw and CPU per GB as tcp_*, and
+ * the ratios.  Only the first run is judged; this one is a reference.
+ */
+static void run_versus(struct rq_ctx *ctx, const struct coll_cfg *cfg, struct rq_result *row,
+		       const struct app_nodes *nd, int ppn, const char *prog, size_t nranks,
+		       double busbw, double per)
+{
+	struct app_dev none = { 0 };
+	char **env = rank_env(ctx, cfg, T_TCP, false, &none, nranks);
+	char **argv = launch_argv(cfg, nd, ppn, prog, env);
+	const char *const *saved_env = ctx->tool_env;
+	struct proc_result r;
+	struct coll_out co = { 0 };
+	struct mpi_used used = MPI_USED_INIT;
+	char err[512] = "", uw[400];
+	int64_t left = rq_ctx_left_ms(ctx), grace = left / 4 < 5000 ? left / 4 : 5000;
+
+	proc_result_init(&r);
+	ctx->tool_env = (const char *const *)env;
+	ctx->tool_term_grace_ms = grace;
+	int ret = rq_tool(ctx, (const char *const *)argv, (int64_t)((left - grace) / rq_timeout_mul),
+			  &r);
+
+	ctx->tool_term_grace_ms = 0;
+	ctx->tool_env = saved_env;
+	mpi_used_scan(&used, r.out.buf, r.out.len);
+	mpi_used_scan(&used, r.err.buf, r.err.len);
+	mpi_used_words(&used, uw, sizeof(uw));
+	rq_fact_add(row, "versus_transport_used", uw);
+	if (ret || r.exec_failed || r.timed_out || r.exit_code ||
+	    parse_out(cfg, &r, nranks, &co, err, sizeof(err)) < 0 || !co.n || !co.have_own) {
+		char how[160];
+
+		proc_describe(&r, argv[0], how, sizeof(how));
+		rq_fact_add(row, "versus", err[0] ? err : how);
+		goto out;
+	}
+	const struct crow *hi = &co.row[co.n - 1];
+	double tper = cpu_figures(row, cfg, &co.own, "tcp_");
+
+	rq_figure_add(row, "tcp_busbw", hi->busbw, "GB/s");
+	if (hi->busbw > 0)
+		rq_figure_add(row, "busbw_ratio", busbw / hi->busbw, "x");
+	if (!isnan(per) && !isnan(tper) && tper > 0)
+		rq_figure_add(row, "cpu_per_GB_ratio", per / tper, "x");
+	rq_fact_add(row, "versus", "tcp: the same benchmark over ob1's tcp btl, not judged");
+out:
+	if (co.have_own)
+		coll_release(&co.own);
+	free(co.row);
+	mpi_used_release(&used);
+	proc_result_release(&r);
+	strv_free(argv);
+	strv_free(env);
+}
+
 static void coll_run(struct rq_ctx *ctx, const void *p)
 {
 	const struct coll_cfg *cfg = p;
@@ -754,7 +876,7 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 		    rdma ? (cfg->transport == T_RDMA ? "rdma (asked)" :
 			    "rdma (auto: an ACTIVE RDMA port here)") :
 		    cfg->transport == T_ANY ? "any (asked)" : "any (auto: no ACTIVE RDMA port here)");
-	env = rank_env(ctx, cfg, rdma, &dv, nranks);
+	env = rank_env(ctx, cfg, cfg->transport, rdma, &dv, nranks);
 	argv = launch_argv(cfg, &nd, ppn, prog, env);
 	const char *const *saved_env = ctx->tool_env;
 
@@ -902,6 +1024,14 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 	}
 	if (rdma && co.have_own)
 		judge_counters(row, cfg, &co.own, nd.n, ppn, &used);
+	double per = co.have_own ? cpu_figures(row, cfg, &co.own, "") : NAN;
+
+	if (cfg->max_cpu_s_per_gb > 0 && !isnan(per))
+		rq_judge(row, per <= cfg->max_cpu_s_per_gb, "%s: %.3f CPU s per GB moved, above "
+			 "max_cpu_s_per_gb %.3f (%s)", coll_ops[cfg->op], per, cfg->max_cpu_s_per_gb,
+			 used.rdma ? "over RDMA" : used.tcp ? "over TCP" : "transport unknown");
+	else if (cfg->max_cpu_s_per_gb > 0)
+		rq_fact_add(row, "max_cpu_s_per_gb", "not judged: the benchmark printed no CPU times");
 	if (co.have_own && !co.own.ended)
 		rq_judge(row, false, "%s: the benchmark stopped after %s: %s", argv[0], hname, words);
 	else if (co.have_own)
@@ -915,6 +1045,8 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 		proc_describe(&r, argv[0], how, sizeof(how));
 		rq_result_set(row, RQ_ERROR, "%s: %s", how, words);
 	}
+	if (cfg->versus == V_TCP && !r.exit_code && co.have_own)
+		run_versus(ctx, cfg, row, &nd, ppn, prog, nranks, hi->busbw, per);
 out:
 	if (co.have_own)
 		coll_release(&co.own);

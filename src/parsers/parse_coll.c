@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,10 @@ static int read_header(struct coll_report *r, const char *s, unsigned no, char *
 	r->check = check;
 	r->host = xcalloc((size_t)r->nranks, sizeof(*r->host));
 	r->pid = xcalloc((size_t)r->nranks, sizeof(*r->pid));
+	r->user_s = xcalloc((size_t)r->nranks, sizeof(*r->user_s));
+	r->sys_s = xcalloc((size_t)r->nranks, sizeof(*r->sys_s));
+	for (int k = 0; k < r->nranks; k++)
+		r->user_s[k] = r->sys_s[k] = NAN;
 	return 0;
 }
 
@@ -161,6 +166,35 @@ static int read_counters(struct coll_report *r, const char *s, unsigned no, char
 	return 0;
 }
 
+static int read_cpu(struct coll_report *r, const char *s, unsigned no, char *err, size_t errsz)
+{
+	int k, n = 0;
+	char host[64];
+	double u, sy;
+
+	if (sscanf(s, "rank %d host %63s user_s %lf sys_s %lf%n", &k, host, &u, &sy, &n) != 4 ||
+	    s[n] || k < 0 || k >= r->nranks || !(u >= 0) || !(sy >= 0))
+		return rq_parse_error(err, errsz, no, "expected '# cpu rank R host H user_s S sys_s "
+				      "S' with R below %d, got '%s'", r->nranks, s);
+	r->user_s[k] = u;
+	r->sys_s[k] = sy;
+	return 0;
+}
+
+static int read_node(struct coll_report *r, const char *s, unsigned no, char *err, size_t errsz)
+{
+	struct coll_node_cpu c = { 0 };
+	int n = 0;
+
+	if (sscanf(s, "host %63s busy_s %lf softirq_s %lf%n", c.host, &c.busy_s, &c.softirq_s,
+		   &n) != 3 || s[n] || !(c.busy_s >= 0) || !(c.softirq_s >= 0))
+		return rq_parse_error(err, errsz, no, "expected '# node host H busy_s S softirq_s S', "
+				      "got '%s'", s);
+	r->node = xrealloc(r->node, (r->nnodes + 1) * sizeof(*r->node));
+	r->node[r->nnodes++] = c;
+	return 0;
+}
+
 int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, size_t errsz)
 {
 	struct rq_lines l;
@@ -216,6 +250,10 @@ int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, s
 				w->has_aggregate = true;
 		} else if (str_starts(t, "wrong ")) {
 			ret = read_wrong(r, t + 6, l.no, err, errsz);
+		} else if (str_starts(t, "cpu ")) {
+			ret = read_cpu(r, t + 4, l.no, err, errsz);
+		} else if (str_starts(t, "node ")) {
+			ret = read_node(r, t + 5, l.no, err, errsz);
 		} else if (str_starts(t, "counters ")) {
 			ret = read_counters(r, t + 9, l.no, err, errsz);
 		} else if (str_starts(t, "end wrong ")) {
@@ -243,6 +281,9 @@ void coll_release(struct coll_report *r)
 	free(r->row);
 	free(r->wrong);
 	free(r->counter);
+	free(r->user_s);
+	free(r->sys_s);
+	free(r->node);
 	free(r->host);
 	free(r->pid);
 	memset(r, 0, sizeof(*r));
@@ -324,6 +365,20 @@ static int coll_adapter(const char *text, size_t len, json_t **out, char *err, s
 						"port"));
 	}
 	json_object_set_new(o, "counters", cn);
+	json_t *cpu = json_array(), *nodes = json_array();
+
+	for (int k = 0; k < r.nranks; k++)
+		if (!isnan(r.user_s[k]))
+			json_array_append_new(cpu, json_pack("{s:i,s:o,s:o}", "rank", k, "user_s",
+							     rq_json_num(r.user_s[k]), "sys_s",
+							     rq_json_num(r.sys_s[k])));
+	for (size_t i = 0; i < r.nnodes; i++)
+		json_array_append_new(nodes, json_pack("{s:o,s:o,s:o}", "host",
+						       rq_json_text(r.node[i].host), "busy_s",
+						       rq_json_num(r.node[i].busy_s), "softirq_s",
+						       rq_json_num(r.node[i].softirq_s)));
+	json_object_set_new(o, "cpu", cpu);
+	json_object_set_new(o, "node_cpu", nodes);
 	json_object_set_new(o, "ranks", ranks);
 	json_object_set_new(o, "rows", rows);
 	json_object_set_new(o, "wrong", wr);
@@ -341,6 +396,7 @@ const struct rq_parser rq_parser_rdmaqual_coll = {
 		"size time avg/min/max (us), algbw and busbw (GB/s), #wrong, the ranks of the "
 		"least and most time, per-rank times, ring/bisection links and aggregate, "
 		"the first wrong element of each rank, what each node's RDMA ports carried "
-		"(words or packets)",
+		"(words or packets), each rank's user and system seconds and each node's busy "
+		"and softirq seconds",
 	.parse = coll_adapter,
 };

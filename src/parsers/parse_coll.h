@@ -14,6 +14,8 @@
  *   # end wrong 0
  *   # counters host vm1 port rxe0/1 unit pkts xmit 318 rcv 301
  *   # counters host vm2 none
+ *   # cpu rank 0 host vm0 user_s 0.412 sys_s 0.108
+ *   # node host vm0 busy_s 1.930 softirq_s 0.210
  *
  * Times in microseconds, bandwidths in GB/s (10^9 B/s).  A run that died
  * half-way has the rows it printed and no "end" line (ended false).
@@ -56,6 +58,12 @@ struct coll_counter {
 	unsigned long long xmit, rcv;
 };
 
+/* One node's CPU over the run, from /proc/stat: busy (all but idle), softirq. */
+struct coll_node_cpu {
+	char host[64];
+	double busy_s, softirq_s;
+};
+
 struct coll_report {
 	char op[24];
 	int nranks;
@@ -71,6 +79,9 @@ struct coll_report {
 	unsigned long long total_wrong;
 	struct coll_counter *counter;
 	size_t ncounters;
+	double *user_s, *sys_s;		/* per rank, NAN where no "# cpu" line */
+	struct coll_node_cpu *node;
+	size_t nnodes;
 };
 
 int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, size_t errsz);

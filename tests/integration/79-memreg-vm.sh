@@ -63,15 +63,15 @@ expect_true "... and not 16 MiB" no_fig "$c" reg_us_4k_16MiB
 expect_eq "... saying what was left out and why" \
 	"from 16MiB up: above the memlock limit (sizes: names them, to see its ERROR)" "$(fact "$c" sizes_left_out)"
 
-d='mreg.d_memlock_stops[rxe0]'
+stops='mreg.d_memlock_stops[rxe0]'
 expect_grep "memlock 64 KiB stops 1 MiB with an ERROR, not a crash" '^ERROR +mreg\.d_memlock_stops\[rxe0\]' "$T/run.out"
-why=$(reason "$d")
+why=$(reason "$stops")
 expect_true "... naming the call and the size ($why)" contains "$why" "ibv_reg_mr of 1 MiB (4 KiB pages) on rxe0 failed"
 expect_true "... the limit and what it needed" contains "$why" "RLIMIT_MEMLOCK is 64 KiB and the registration pins 1 MiB"
 expect_true "... and the fix (limits.d, LimitMEMLOCK)" contains "$why" \
-	"/etc/security/limits.d/" "memlock unlimited" "LimitMEMLOCK=infinity"
-expect_true "... after measuring what fits (4 KiB)" has_fig "$d" reg_us_4k_4KiB
-expect_eq "... with the lowered limit as a fact" "64 KiB" "$(fact "$d" memlock_limit)"
+	"memlock unlimited" "/etc/security/limits.d/" "LimitMEMLOCK=infinity"
+expect_true "... after measuring what fits (4 KiB)" has_fig "$stops" reg_us_4k_4KiB
+expect_eq "... with the lowered limit as a fact" "64 KiB" "$(fact "$stops" memlock_limit)"
 expect_grep "... and CAP_IPC_LOCK dropped, in its log" 'CAP_IPC_LOCK dropped' "$T/rep/latest/logs/mreg.d_memlock_stops_rxe0_.log"
 
 e='mreg.e_thresholds[rxe0]'
