@@ -140,6 +140,8 @@ START_TEST(direction)
 	ck_assert_int_eq(cmp_direction("msg_rate", "msg/s"), CMP_HIGHER);
 	ck_assert_int_eq(cmp_direction("pcie_speed", "GT/s"), CMP_HIGHER);
 	ck_assert_int_eq(cmp_direction("x", "Gbps"), CMP_HIGHER);
+	ck_assert_int_eq(cmp_direction("cpu_s_per_GB", "s/GB"), CMP_LOWER);
+	ck_assert_int_eq(cmp_direction("tcp_cpu_s_per_GB", "s/GB"), CMP_LOWER);
 	ck_assert_int_eq(cmp_direction("lat_p99", "us"), CMP_LOWER);
 	ck_assert_int_eq(cmp_direction("x", "ns"), CMP_LOWER);
 	ck_assert_int_eq(cmp_direction("connect_ms", "ms"), CMP_LOWER);

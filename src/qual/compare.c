@@ -114,11 +114,16 @@ double cmp_tolerance_for(const struct cmp_opts *o, const char *figure)
 	return o->tol_pct;
 }
 
-/* Units: a rate (anything per second) is better higher, a time lower. */
+/*
+ * Units: a rate (anything per second) is better higher, a time lower, and
+ * so is a cost per amount moved (CPU seconds per GB: an upgrade that
+ * makes the transport burn twice the CPU is a regression).
+ */
 static enum cmp_dir unit_direction(const char *unit)
 {
 	static const char *const higher[] = { "Gbps", "Mbps", "Kbps", "bps", "pps", "Mpps", "iops", "IOPS" };
-	static const char *const lower[] = { "ns", "us", "usec", "\xc2\xb5s", "ms", "msec", "cycles" };
+	static const char *const lower[] = { "ns", "us", "usec", "\xc2\xb5s", "ms", "msec", "cycles",
+					     "s/GB" };
 
 	if (!unit || !*unit)
 		return CMP_DIR_UNKNOWN;

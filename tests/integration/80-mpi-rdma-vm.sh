@@ -18,6 +18,11 @@ if [ "$(id -u)" -ne 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v mpirun >/dev/
 fi
 vm_test_setup mpirdma
 C=tests/integration/collective-cases/rdma.yaml
+# versus: tcp beside a run that is already TCP is a case-file error
+printf 'cases:\n  - name: v\n    kind: collective\n    transport: tcp\n    versus: tcp\n' >"$T/versus.yaml"
+"$RQ" lint "$T/versus.yaml" >"$T/lint.out" 2>&1
+expect_eq "versus: tcp with transport: tcp does not lint" 2 "$?"
+expect_grep "... saying why" "versus: tcp runs rdmaqual-coll again over TCP beside a run over another transport" "$T/lint.out"
 for kernel in bookworm bookworm-backports; do
 	rep=$T/rep-$kernel
 	"$RQ" run --target rxe-vm --vm-topology vm2 --kernel "debian:$kernel" \
@@ -39,6 +44,17 @@ for kernel in bookworm bookworm-backports; do
 		expect_true "[$kernel] ... both guests' rxe ports counted packets" sh -c \
 			"echo '$(fact "rdmampi.$c" rdma_counters)' | grep -Eq '^vm0: [1-9][0-9]* packets .*; vm1: [1-9][0-9]* packets'"
 	done
+	fig() { jq -r --arg n "$1" --arg f "$2" '.results[] | select(.case == $n) | .figures[] | select(.name == $f) | .value' "$R"; }
+	v=rdmampi.cpu_versus_tcp
+	expect_eq "[$kernel] the allreduce over RDMA and over TCP, side by side" PASS "$(verdict $v)"
+	expect_eq "[$kernel] ... the first over RDMA, the second over ob1's tcp" "rdma / pml ob1, btl tcp" \
+		"$(fact $v transport_used) / $(fact $v versus_transport_used)"
+	for f in cpu_s_per_GB tcp_cpu_s_per_GB cpu_ranks_s tcp_cpu_ranks_s busbw tcp_busbw; do
+		expect_true "[$kernel] ... $f above 0 ($(fig $v $f))" awk -v x="$(fig $v $f)" 'BEGIN { exit !(x + 0 > 0) }'
+	done
+	expect_true "[$kernel] ... the CPU-per-GB ratio is theirs ($(fig $v cpu_per_GB_ratio))" awk \
+		-v r="$(fig $v cpu_per_GB_ratio)" -v a="$(fig $v cpu_s_per_GB)" -v b="$(fig $v tcp_cpu_s_per_GB)" \
+		'BEGIN { exit !(r > 0 && (r - a / b) < 1e-6 && (a / b - r) < 1e-6) }'
 	expect_eq "[$kernel] transport: tcp passes" PASS "$(verdict rdmampi.tcp_asked)"
 	expect_eq "[$kernel] ... over ob1's tcp btl" "ob1 tcp tcp" \
 		"$(fact rdmampi.tcp_asked mpi_pml) $(fact rdmampi.tcp_asked mpi_btl) $(fact rdmampi.tcp_asked transport_used)"
