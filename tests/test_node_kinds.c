@@ -126,6 +126,8 @@ static const struct expect table[] = {
 	{ "cx6dx-roce-mtu4180", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
 	{ "cx7-ndr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
+	/* irqbalance landed two of mlx5_0's vectors on one CPU inside its 0-7 masks: its choice, not a fault */
+	{ "cx7-ndr-ib-stacked", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx6dx-roce-2numa", "link-health", RQ_SKIP, NULL, 0, "a replay has one reading", 6 },
 
 	{ "cx6dx-roce-lossless", "roce-lossless", RQ_PASS, NULL, 0, NULL, 2 },
@@ -2072,6 +2074,104 @@ START_TEST(irq_requested_vs_effective)
 }
 END_TEST
 
+/* Write "LIST\n" into /proc/irq/IRQ/FILE of tree. */
+static void irq_write(const char *tree, int irq, const char *file, const char *list)
+{
+	char path[4400], v[64];
+
+	snprintf(path, sizeof(path), "%s/proc/irq/%d/%s", tree, irq, file);
+	snprintf(v, sizeof(v), "%s\n", list);
+	ck_assert_int_eq(write_file_atomic(path, v, strlen(v)), 0);
+}
+
+/*
+ * Under irqbalance (requested masks wider than one CPU) where a vector
+ * lands is irqbalance's choice: irq-affinity judges the masks for
+ * locality and records the landing.  The real ARM GIC sample (mask 0-3,
+ * effective 0) on every vector of mlx5_0: four vectors on CPU 0 while
+ * local CPUs are free FAILed "share CPU 0" before.  Pinned one-CPU masks
+ * on one CPU, and irqbalance masks with no local CPU, still FAIL.
+ */
+START_TEST(irq_balanced_placement)
+{
+	char tmp[] = "/tmp/rq-irqbal-XXXXXX", want[64] = "0-3", eff[64] = "0";
+	struct sb s = SB_INIT;
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "irq-affinity", "cx7-ndr-ib-stacked", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irq_effective_sharing"), "IRQs 98 (mlx5_comp1@pci:0000:18:00.0) and 99 "
+			 "(mlx5_comp2@pci:0000:18:00.0) both land on CPU 1 while local CPU 2 has none: irqbalance's "
+			 "placement (masks 0-7 and 0-7), not judged");
+	ck_assert_str_eq(nc_fact(r, "irq_requested"), "97->0-7 98->0-7 99->0-7 100->0-7");
+	ck_assert_str_eq(nc_fact(r, "irq_layout"), "97->0 98->1 99->1 100->3");
+	nc_release(&nc);
+
+	copy_tree("cx7-ndr-ib-stacked", tmp);
+	if (real_sample("irq-affinity/proc-irq-35-smp-affinity-0-3-effective-0-arm-gic-blog.txt", &s)) {
+		ck_assert(sample_cat(s.buf, "smp_affinity_list", want, sizeof(want)));
+		ck_assert(sample_cat(s.buf, "effective_affinity_list", eff, sizeof(eff)));
+	}
+	for (int irq = 97; irq <= 100; irq++) {
+		irq_write(tmp, irq, "smp_affinity_list", want);
+		irq_write(tmp, irq, "effective_affinity_list", eff);
+	}
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "irq_effective_sharing"), "both land on CPU 0 while local CPU 1 has "
+				     "none: irqbalance's placement (masks 0-3 and 0-3)"));
+	nc_release(&nc);
+
+	/* a tuning script's one-CPU masks on one CPU: a configuration, judged */
+	irq_write(tmp, 98, "smp_affinity_list", "1");
+	irq_write(tmp, 98, "effective_affinity_list", "1");
+	irq_write(tmp, 99, "smp_affinity_list", "1");
+	irq_write(tmp, 99, "effective_affinity_list", "1");
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "mlx5_0: completion IRQs 98 (mlx5_comp1@pci:0000:18:00.0) and 99 "
+			 "(mlx5_comp2@pci:0000:18:00.0) share CPU 1 while local CPU 2 has none");
+	nc_release(&nc);
+
+	/* irqbalance's masks on the far node: the mask is judged for locality, and fails */
+	for (int irq = 97; irq <= 100; irq++) {
+		char c[8];
+
+		snprintf(c, sizeof(c), "%d", 8 + irq - 97);
+		irq_write(tmp, irq, "smp_affinity_list", "8-15");
+		irq_write(tmp, irq, "effective_affinity_list", c);
+	}
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_msg(str_starts(r->reason, "mlx5_0 (NUMA node 0, local CPUs 0-7): completion IRQ 97 "
+				 "(mlx5_comp0@pci:0000:18:00.0) is asked for CPUs 8-15 (smp_affinity_list), none of "
+				 "them local; 4 of 4 vectors off-node"), "%s", r->reason);
+	nc_release(&nc);
+
+	/* a mask with local CPUs that landed far: recorded, not failed */
+	for (int irq = 97; irq <= 100; irq++)
+		irq_write(tmp, irq, "smp_affinity_list", "0-15");
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irq_effective_note"), "4 of 4 vectors asked for masks with local CPUs land "
+			 "off-node (effective_affinity_list): irqbalance's placement, not judged");
+	nc_release(&nc);
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 /*
  * mokutil alone decides where no kernel log and no EFI variable is there:
  * the real samples (enabled; disabled; enabled with shim's validation off)
@@ -2211,6 +2311,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, driver_stack_nvidia);
 	tcase_add_test(tc, node_tuning_facts);
 	tcase_add_test(tc, irq_requested_vs_effective);
+	tcase_add_test(tc, irq_balanced_placement);
 	tcase_add_test(tc, secure_boot_mokutil_samples);
 	tcase_add_test(tc, max_payload_path);
 }

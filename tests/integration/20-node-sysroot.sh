@@ -23,7 +23,7 @@ run_on() {	# run_on TREE OUT -> exit status in $rc
 }
 
 for n in cx5-edr-ib cx6-hdr-ib cx6dx-roce-2numa cx7-ndr-ib rxe-vm1 cx7-ndr200-gen4slot cx9-xdr-ib \
-	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag cx6-hdr-ib-sd; do
+	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag cx6-hdr-ib-sd cx7-ndr-ib-stacked; do
 	run_on "$F/$n" "$T/$n.out"
 	expect_eq "healthy $n: exit 0" 0 $rc
 	expect_nogrep "healthy $n: no FAIL or ERROR row" '^(FAIL|ERROR) ' "$T/$n.out"
