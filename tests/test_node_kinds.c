@@ -126,6 +126,8 @@ static const struct expect table[] = {
 	{ "cx6dx-roce-mtu4180", "irq-affinity", RQ_PASS, NULL, 0, NULL, 3 },
 	{ "cx7-ndr-ib", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx7-ndr-ib-raildown", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
+	/* irqbalance landed two of mlx5_0's vectors on one CPU inside its 0-7 masks: its choice, not a fault */
+	{ "cx7-ndr-ib-stacked", "irq-affinity", RQ_PASS, NULL, 0, NULL, 8 },
 	{ "cx6dx-roce-2numa", "link-health", RQ_SKIP, NULL, 0, "a replay has one reading", 6 },
 
 	{ "cx6dx-roce-lossless", "roce-lossless", RQ_PASS, NULL, 0, NULL, 2 },
@@ -209,6 +211,26 @@ static const struct expect table[] = {
 	{ "ofed-node-unsigned", "driver-stack", RQ_FAIL, "mlx5_ib", 0,
 	  "mlx5_ib: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/updates/dkms/mlx5_ib.ko "
 	  "is unsigned (no signer): it will be refused at the next load", 10, NULL, 9 },
+	/*
+	 * The NVIDIA driver beside MLNX_OFED: DKMS for both (healthy); the
+	 * kernel update after which DKMS built only OFED; NVIDIA's .run
+	 * installer's unsigned modules under kernel/drivers/video/ on a Secure
+	 * Boot node; nvidia_peermem built against MLNX_OFED's ib_core with the
+	 * kernel's own loaded.
+	 */
+	{ "gpu-node", "driver-stack", RQ_PASS, NULL, 0, NULL, 15 },
+	{ "gpu-node-kernelupdate", "driver-stack", RQ_FAIL, "nvidia", 0,
+	  "nvidia: the NVIDIA driver is not loaded and there is no nvidia.ko for the running kernel 6.8.0-51-generic "
+	  "(modinfo nvidia failed (exit 1): modinfo: ERROR: Module nvidia not found.); DKMS built it only for "
+	  "6.8.0-48-generic (nvidia 550.127.05) (kernel headers /lib/modules/6.8.0-51-generic/build present)", 11 },
+	{ "gpu-node-runfile", "driver-stack", RQ_FAIL, "nvidia", 0,
+	  "nvidia: Secure Boot enforces module signatures and /lib/modules/6.8.0-48-generic/kernel/drivers/video/"
+	  "nvidia.ko is unsigned (no signer): the kernel refuses to load it", 11 },
+	{ "gpu-node-peermem", "driver-stack", RQ_FAIL, "nvidia_peermem", 0,
+	  "nvidia_peermem: the kernel refused its symbols against the loaded ib_core (/lib/modules/6.8.0-51-generic/"
+	  "kernel/drivers/infiniband/core/ib_core.ko.zst, the kernel's own): \"nvidia_peermem: Unknown symbol "
+	  "ib_register_peer_memory_client (err -2)\": it was built against MLNX_OFED's ib_core (it imports "
+	  "ib_register_peer_memory_client)", 14, NULL, 9 },
 	/* node tuning: MaxReadReq, the governor and C-states of the IRQ CPUs, irqbalance vs pinned IRQs */
 	{ "hgx-h100", "node-tuning", RQ_PASS, NULL, 0, NULL, 11 },
 	{ "hgx-h100-mrrs", "node-tuning", RQ_FAIL, "mlx5_5", 0,
@@ -1580,6 +1602,216 @@ START_TEST(gpudirect_keys)
 }
 END_TEST
 
+/* Replace the first FROM in TREE/REL by TO (to "" deletes it). */
+static void edit_tree_file(const char *tree, const char *rel, const char *from, const char *to)
+{
+	char path[4400], *p;
+	struct sb t = SB_INIT, o = SB_INIT;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	ck_assert_int_eq(read_file(path, &t, 0), 0);
+	ck_assert_msg((p = strstr(t.buf, from)) != NULL, "%s lacks %s", rel, from);
+	sb_add(&o, t.buf, (size_t)(p - t.buf));
+	sb_adds(&o, to);
+	sb_adds(&o, p + strlen(from));
+	ck_assert_int_eq(write_file_atomic(path, o.buf ? o.buf : "", o.len), 0);
+	sb_release(&t);
+	sb_release(&o);
+}
+
+#define PEER_DUMP "capture/tools/modprobe_--dump-modversions__lib_modules_6.8.0-48-generic_updates_dkms_nvidia-peermem.ko.out"
+#define IB_EXPORTS "capture/tools/modprobe_--show-exports__lib_modules_6.8.0-48-generic_updates_dkms_ib_core.ko.out"
+
+/*
+ * The NVIDIA driver's modules judged as OFED's: origin, vermagic against
+ * the running kernel, missing for it; nvidia_peermem against the loaded
+ * ib_core by the kernel's log, the CRCs and modinfo's depends.
+ */
+START_TEST(driver_stack_nvidia)
+{
+	struct nodecase nc;
+	struct rq_result *r;
+	struct sb t = SB_INIT;
+
+	nc_init(&nc, "driver-stack", "gpu-node", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "nvidia", 0);
+	ck_assert_str_eq(nc_fact(r, "origin"), "dkms");
+	ck_assert_str_eq(nc_fact(r, "signer_trusted"), "yes (a kernel keyring in /proc/keys)");
+	r = nc_row(&nc, "nvidia_peermem", 0);
+	ck_assert_int_eq(r->verdict, RQ_PASS);
+	ck_assert_str_eq(nc_fact(r, "peer_memory_api"), "imports ib_register_peer_memory_client (built against "
+			 "MLNX_OFED's ib_core)");
+	ck_assert_str_eq(nc_fact(r, "peer_memory_api_from"), "modprobe --dump-modversions");
+	ck_assert_str_eq(nc_fact(r, "ib_core_loaded"), "/lib/modules/6.8.0-48-generic/updates/dkms/ib_core.ko, "
+			 "MLNX_OFED's 23.10-1.1.9)");
+	nc_release(&nc);
+
+	/* .run installer: under kernel/ but not intree, so out of tree (the kernel's own before) */
+	nc_init(&nc, "driver-stack", "gpu-node-runfile", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "nvidia", 0);
+	ck_assert_str_eq(nc_fact(r, "origin"), "nvidia-installer");
+	ck_assert_str_eq(nc_fact(r, "loaded"), "no");
+	nc_release(&nc);
+
+	{
+		char tmp[] = "/tmp/rq-nv-XXXXXX", path[4400];
+
+		/* nvidia.ko of another kernel where modinfo finds it: FAIL naming both kernels */
+		copy_tree("gpu-node", tmp);
+		edit_tree_file(tmp, "capture/tools/modinfo_nvidia.out", "vermagic:       6.8.0-48-generic",
+			       "vermagic:       6.8.0-45-generic");
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "nvidia: /lib/modules/6.8.0-48-generic/updates/dkms/nvidia.ko was built for "
+				 "kernel 6.8.0-45-generic, the running kernel is 6.8.0-48-generic (rebuild it for "
+				 "6.8.0-48-generic: dkms autoinstall -k 6.8.0-48-generic)");
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+		nc_release(&nc);
+		edit_tree_file(tmp, "capture/tools/modinfo_nvidia.out", "vermagic:       6.8.0-45-generic",
+			       "vermagic:       6.8.0-48-generic");
+
+		/* the loaded ib_core exports another CRC: the kernel would refuse it */
+		edit_tree_file(tmp, IB_EXPORTS, "0x5a3e7c21\tib_register_peer_memory_client",
+			       "0x77e1c0d4\tib_register_peer_memory_client");
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia_peermem", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "nvidia_peermem: /lib/modules/6.8.0-48-generic/updates/dkms/nvidia-peermem.ko "
+				 "was built against another ib_core: its ib_register_peer_memory_client has CRC "
+				 "0x5a3e7c21, the loaded ib_core (/lib/modules/6.8.0-48-generic/updates/dkms/ib_core.ko, "
+				 "MLNX_OFED's 23.10-1.1.9) exports 0x77e1c0d4; the kernel will refuse it (\"disagrees about "
+				 "version of symbol ib_register_peer_memory_client\"); rebuild it against the loaded "
+				 "ib_core (dkms install)");
+		ck_assert_uint_eq(nc_count(&nc, RQ_FAIL), 1);
+		nc_release(&nc);
+
+		/* ... and once modprobe was refused, not loaded: the kernel's own line decides */
+		snprintf(path, sizeof(path), "%s/sys/module/nvidia_peermem", tmp);
+		ck_assert_int_eq(rm_rf(path), 0);
+		snprintf(path, sizeof(path), "%s/capture/tools/dmesg.out", tmp);
+		ck_assert_int_eq(read_file(path, &t, 0), 0);
+		sb_adds(&t, "[   15.002117] nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client\n"
+			"[   15.002201] nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -22)\n");
+		ck_assert_int_eq(write_file_atomic(path, t.buf, t.len), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia_peermem", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_msg(str_starts(r->reason, "nvidia_peermem: the kernel refused its symbols against the loaded "
+					 "ib_core (/lib/modules/6.8.0-48-generic/updates/dkms/ib_core.ko, MLNX_OFED's "
+					 "23.10-1.1.9): \"nvidia_peermem: disagrees about version of symbol "
+					 "ib_register_peer_memory_client\""), "%s", r->reason);
+		ck_assert_str_eq(nc_fact(r, "loaded"), "no");
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+
+		/* the reverse: built without MLNX_OFED's peer-memory API, MLNX_OFED's ib_core loaded */
+		strcpy(tmp, "/tmp/rq-nv-XXXXXX");
+		copy_tree("gpu-node", tmp);
+		edit_tree_file(tmp, PEER_DUMP, "0x5a3e7c21\tib_register_peer_memory_client\n", "");
+		edit_tree_file(tmp, PEER_DUMP, "0xd0b46f18\tib_unregister_peer_memory_client\n", "");
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia_peermem", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_msg(str_starts(r->reason, "nvidia_peermem: /lib/modules/6.8.0-48-generic/updates/dkms/"
+					 "nvidia-peermem.ko was built without MLNX_OFED's peer-memory API (no "
+					 "ib_register_peer_memory_client in its modversions), but the loaded ib_core "
+					 "(/lib/modules/6.8.0-48-generic/updates/dkms/ib_core.ko, MLNX_OFED's 23.10-1.1.9) "
+					 "is MLNX_OFED's"), "%s", r->reason);
+		nc_release(&nc);
+		/* without the CRC dump, modinfo's depends (no ib_core) says the same */
+		snprintf(path, sizeof(path), "%s/" PEER_DUMP, tmp);
+		ck_assert_int_eq(unlink(path), 0);
+		edit_tree_file(tmp, "capture/tools/modinfo_nvidia_peermem.out", "depends:        ib_core,nvidia",
+			       "depends:        nvidia");
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia_peermem", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_ptr_nonnull(strstr(r->reason, "(modinfo depends: no ib_core)"));
+		ck_assert_str_eq(nc_fact(r, "peer_memory_api_from"), "modinfo depends");
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+
+		/* built against MLNX_OFED, the kernel's own ib_core loaded, no log: the exports decide, then depends */
+		strcpy(tmp, "/tmp/rq-nv-XXXXXX");
+		copy_tree("gpu-node-peermem", tmp);
+		edit_tree_file(tmp, "capture/tools/dmesg.out",
+			       "[   14.203311] nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -2)\n", "");
+		edit_tree_file(tmp, "capture/tools/dmesg.out",
+			       "[   14.203420] nvidia_peermem: Unknown symbol ib_unregister_peer_memory_client (err -2)\n", "");
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia_peermem", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_str_eq(r->reason, "nvidia_peermem: /lib/modules/6.8.0-51-generic/updates/dkms/nvidia-peermem.ko "
+				 "needs ib_register_peer_memory_client, which the loaded ib_core (/lib/modules/"
+				 "6.8.0-51-generic/kernel/drivers/infiniband/core/ib_core.ko.zst, the kernel's own) does not "
+				 "export: it was built against MLNX_OFED's ib_core (the only one with the peer-memory API); "
+				 "it will not load (\"Unknown symbol ib_register_peer_memory_client\"); install MLNX_OFED's "
+				 "kernel modules for this kernel, or rebuild it");
+		nc_release(&nc);
+		snprintf(path, sizeof(path), "%s/capture/tools/modprobe_--show-exports__lib_modules_6.8.0-51-generic_"
+			 "kernel_drivers_infiniband_core_ib_core.ko.zst.out", tmp);
+		ck_assert_int_eq(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/capture/tools/modprobe_--dump-modversions__lib_modules_6.8.0-51-generic_"
+			 "updates_dkms_nvidia-peermem.ko.out", tmp);
+		ck_assert_int_eq(unlink(path), 0);
+		nc_init(&nc, "driver-stack", tmp, NULL);
+		nc_run(&nc);
+		r = nc_row(&nc, "nvidia_peermem", 0);
+		ck_assert_int_eq(r->verdict, RQ_FAIL);
+		ck_assert_msg(str_starts(r->reason, "nvidia_peermem: /lib/modules/6.8.0-51-generic/updates/dkms/"
+					 "nvidia-peermem.ko was built against MLNX_OFED's ib_core (modinfo depends: "
+					 "ib_core), but the loaded ib_core (/lib/modules/6.8.0-51-generic/kernel/drivers/"
+					 "infiniband/core/ib_core.ko.zst, the kernel's own) has no peer-memory API"),
+			      "%s", r->reason);
+		nc_release(&nc);
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
+	sb_release(&t);
+
+	/* the real modinfo samples: in-tree (intree: Y) is the kernel's own, updates/dkms is DKMS's */
+	{
+		static const struct { const char *sample, *origin; } smp[] = {
+			{ "driver-stack/modinfo-mlx5_core-inbox-signed-debian-secure-boot-ca-6.1.0-31-skyao.txt", "kernel" },
+			{ "driver-stack/modinfo-mlx5_core-mlnx-ofed-24.10-dkms-signed-mok-6.1.0-31-skyao.txt", "dkms" },
+		};
+		char tmp[] = "/tmp/rq-nvs-XXXXXX", path[4400];
+
+		copy_tree("ofed-node", tmp);
+		snprintf(path, sizeof(path), "%s/proc/sys/kernel/osrelease", tmp);
+		ck_assert_int_eq(write_file_atomic(path, "6.1.0-31-amd64\n", 15), 0);
+		for (size_t i = 0; i < ARRAY_SIZE(smp); i++) {
+			struct sb m = SB_INIT;
+
+			if (!real_sample(smp[i].sample, &m)) {
+				sb_release(&m);
+				continue;
+			}
+			snprintf(path, sizeof(path), "%s/capture/tools/modinfo_mlx5_core.out", tmp);
+			ck_assert_int_eq(write_file_atomic(path, m.buf, m.len), 0);
+			nc_init(&nc, "driver-stack", tmp, NULL);
+			nc_run(&nc);
+			r = nc_row(&nc, "mlx5_core", 0);
+			ck_assert_str_eq(nc_fact(r, "origin"), smp[i].origin);
+			ck_assert_str_eq(nc_fact(r, "vermagic"), "6.1.0-31-amd64 SMP preempt mod_unload modversions");
+			/* the running kernel's: no vermagic complaint whatever else fails */
+			ck_assert_ptr_null(strstr(r->reason ? r->reason : "", "was built for kernel"));
+			nc_release(&nc);
+			sb_release(&m);
+		}
+		ck_assert_int_eq(rm_rf(tmp), 0);
+	}
+}
+END_TEST
+
 /* driver-stack: what modinfo says, the Secure Boot facts, the keys that judge them */
 START_TEST(driver_stack_facts)
 {
@@ -1842,6 +2074,104 @@ START_TEST(irq_requested_vs_effective)
 }
 END_TEST
 
+/* Write "LIST\n" into /proc/irq/IRQ/FILE of tree. */
+static void irq_write(const char *tree, int irq, const char *file, const char *list)
+{
+	char path[4400], v[64];
+
+	snprintf(path, sizeof(path), "%s/proc/irq/%d/%s", tree, irq, file);
+	snprintf(v, sizeof(v), "%s\n", list);
+	ck_assert_int_eq(write_file_atomic(path, v, strlen(v)), 0);
+}
+
+/*
+ * Under irqbalance (requested masks wider than one CPU) where a vector
+ * lands is irqbalance's choice: irq-affinity judges the masks for
+ * locality and records the landing.  The real ARM GIC sample (mask 0-3,
+ * effective 0) on every vector of mlx5_0: four vectors on CPU 0 while
+ * local CPUs are free FAILed "share CPU 0" before.  Pinned one-CPU masks
+ * on one CPU, and irqbalance masks with no local CPU, still FAIL.
+ */
+START_TEST(irq_balanced_placement)
+{
+	char tmp[] = "/tmp/rq-irqbal-XXXXXX", want[64] = "0-3", eff[64] = "0";
+	struct sb s = SB_INIT;
+	struct nodecase nc;
+	struct rq_result *r;
+
+	nc_init(&nc, "irq-affinity", "cx7-ndr-ib-stacked", NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irq_effective_sharing"), "IRQs 98 (mlx5_comp1@pci:0000:18:00.0) and 99 "
+			 "(mlx5_comp2@pci:0000:18:00.0) both land on CPU 1 while local CPU 2 has none: irqbalance's "
+			 "placement (masks 0-7 and 0-7), not judged");
+	ck_assert_str_eq(nc_fact(r, "irq_requested"), "97->0-7 98->0-7 99->0-7 100->0-7");
+	ck_assert_str_eq(nc_fact(r, "irq_layout"), "97->0 98->1 99->1 100->3");
+	nc_release(&nc);
+
+	copy_tree("cx7-ndr-ib-stacked", tmp);
+	if (real_sample("irq-affinity/proc-irq-35-smp-affinity-0-3-effective-0-arm-gic-blog.txt", &s)) {
+		ck_assert(sample_cat(s.buf, "smp_affinity_list", want, sizeof(want)));
+		ck_assert(sample_cat(s.buf, "effective_affinity_list", eff, sizeof(eff)));
+	}
+	for (int irq = 97; irq <= 100; irq++) {
+		irq_write(tmp, irq, "smp_affinity_list", want);
+		irq_write(tmp, irq, "effective_affinity_list", eff);
+	}
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_ptr_nonnull(strstr(nc_fact(r, "irq_effective_sharing"), "both land on CPU 0 while local CPU 1 has "
+				     "none: irqbalance's placement (masks 0-3 and 0-3)"));
+	nc_release(&nc);
+
+	/* a tuning script's one-CPU masks on one CPU: a configuration, judged */
+	irq_write(tmp, 98, "smp_affinity_list", "1");
+	irq_write(tmp, 98, "effective_affinity_list", "1");
+	irq_write(tmp, 99, "smp_affinity_list", "1");
+	irq_write(tmp, 99, "effective_affinity_list", "1");
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "mlx5_0: completion IRQs 98 (mlx5_comp1@pci:0000:18:00.0) and 99 "
+			 "(mlx5_comp2@pci:0000:18:00.0) share CPU 1 while local CPU 2 has none");
+	nc_release(&nc);
+
+	/* irqbalance's masks on the far node: the mask is judged for locality, and fails */
+	for (int irq = 97; irq <= 100; irq++) {
+		char c[8];
+
+		snprintf(c, sizeof(c), "%d", 8 + irq - 97);
+		irq_write(tmp, irq, "smp_affinity_list", "8-15");
+		irq_write(tmp, irq, "effective_affinity_list", c);
+	}
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_msg(str_starts(r->reason, "mlx5_0 (NUMA node 0, local CPUs 0-7): completion IRQ 97 "
+				 "(mlx5_comp0@pci:0000:18:00.0) is asked for CPUs 8-15 (smp_affinity_list), none of "
+				 "them local; 4 of 4 vectors off-node"), "%s", r->reason);
+	nc_release(&nc);
+
+	/* a mask with local CPUs that landed far: recorded, not failed */
+	for (int irq = 97; irq <= 100; irq++)
+		irq_write(tmp, irq, "smp_affinity_list", "0-15");
+	nc_init(&nc, "irq-affinity", tmp, NULL);
+	nc_run(&nc);
+	r = nc_row(&nc, "mlx5_0", 0);
+	ck_assert_msg(r->verdict == RQ_PASS, "%s", r->reason);
+	ck_assert_str_eq(nc_fact(r, "irq_effective_note"), "4 of 4 vectors asked for masks with local CPUs land "
+			 "off-node (effective_affinity_list): irqbalance's placement, not judged");
+	nc_release(&nc);
+	sb_release(&s);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
 /*
  * mokutil alone decides where no kernel log and no EFI variable is there:
  * the real samples (enabled; disabled; enabled with shim's validation off)
@@ -1978,8 +2308,10 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, roce_vlan);
 	tcase_add_test(tc, gpudirect_keys);
 	tcase_add_test(tc, driver_stack_facts);
+	tcase_add_test(tc, driver_stack_nvidia);
 	tcase_add_test(tc, node_tuning_facts);
 	tcase_add_test(tc, irq_requested_vs_effective);
+	tcase_add_test(tc, irq_balanced_placement);
 	tcase_add_test(tc, secure_boot_mokutil_samples);
 	tcase_add_test(tc, max_payload_path);
 }

@@ -18,7 +18,10 @@
  * and srcversion against what is loaded (/sys/module/NAME/version,
  * srcversion) and against `ofed_info -s`, its vermagic against the running
  * kernel, the kernel headers DKMS needs (/lib/modules/KVER/build), and its
- * signer against the keys the kernel trusts (struct trust).  A node row `secure-boot`: Secure Boot as the kernel runs it
+ * signer against the keys the kernel trusts (struct trust).  The NVIDIA
+ * driver's modules the same way, and on a GPU node the driver even when
+ * not loaded (missing for the running kernel); nvidia_peermem against the
+ * loaded ib_core (judge_peermem()).  A node row `secure-boot`: Secure Boot as the kernel runs it
  * (its log line, else the EFI SecureBoot, SetupMode and shim's MokSBStateRT
  * variables as the EFI stub reads them, else `mokutil --sb-state`; see
  * secure_boot()), the kernel lockdown (/sys/kernel/security/lockdown, the
@@ -49,7 +52,7 @@ struct ds_cfg {
 
 static const struct key_def ds_keys[] = {
 	{ .name = "modules", .type = KEY_LIST, .elem = KEY_STR,
-	  .def = "[mlx_compat, mlx5_core, mlx5_ib, ib_core, ib_uverbs, ib_umad, rdma_cm, rdma_ucm, ib_ipoib, nvidia_peermem]",
+	  .def = "[mlx_compat, mlx5_core, mlx5_ib, ib_core, ib_uverbs, ib_umad, rdma_cm, rdma_ucm, ib_ipoib, nvidia, nvidia_uvm, nvidia_modeset, nvidia_drm, nvidia_peermem]",
 	  .offset = offsetof(struct ds_cfg, modules),
 	  .help = "the stack's modules to judge where loaded (a row each)" },
 	{ .name = "ofed_match", .type = KEY_BOOL, .def = "true",
@@ -71,6 +74,7 @@ struct modinfo {
 	char srcversion[64];
 	char vermagic[128];
 	char signer[128];
+	char depends[256];
 	bool intree;
 	bool found;
 };
@@ -83,12 +87,13 @@ static void mi_field(struct modinfo *m, const char *k, const char *v)
 	MI("srcversion", m->srcversion);
 	MI("vermagic", m->vermagic);
 	MI("signer", m->signer);
+	MI("depends", m->depends);
 #undef MI
 	if (!strcmp(k, "intree"))
 		m->intree = !strcmp(v, "Y");
 }
 
-/* 0, or -ENOENT (no such module / no modinfo) with why. */
+/* 0; -ENOENT: modinfo ran and found no such module; -ENOEXEC: no modinfo (or none captured); with why. */
 static int read_modinfo(struct rq_ctx *ctx, const char *name, struct modinfo *m, char *why, size_t whysz)
 {
 	const char *argv[] = { "modinfo", name, NULL };
@@ -98,10 +103,11 @@ static int read_modinfo(struct rq_ctx *ctx, const char *name, struct modinfo *m,
 
 	memset(m, 0, sizeof(*m));
 	proc_result_init(&r);
-	if (rq_tool(ctx, argv, 10000, &r) < 0 || r.exec_failed)
+	if (rq_tool(ctx, argv, 10000, &r) < 0 || r.exec_failed) {
 		snprintf(why, whysz, "%s", ctx->replay ? "the capture holds no modinfo output" :
 			 "modinfo (kmod) is not installed");
-	else if (r.timed_out || r.exit_code != 0)
+		ret = -ENOEXEC;
+	} else if (r.timed_out || r.exit_code != 0)
 		snprintf(why, whysz, "modinfo %s failed (exit %d): %.120s", name, r.exit_code,
 			 r.err.buf ? strtrim(r.err.buf) : "");
 	else
@@ -122,15 +128,23 @@ static int read_modinfo(struct rq_ctx *ctx, const char *name, struct modinfo *m,
 	m->found = ret == 0 && m->filename[0];
 	if (ret == 0 && !m->found) {
 		snprintf(why, whysz, "modinfo %s printed no filename", name);
-		ret = -ENOENT;
+		ret = -EIO;
 	}
 	proc_result_release(&r);
 	return ret;
 }
 
-/* Where a module file comes from, by its path under /lib/modules/KVER/. */
+/*
+ * Where a module file comes from, by its path under /lib/modules/KVER/.
+ * The kernel's own are the ones modpost marked intree: a file under
+ * kernel/ without that mark was put there by an installer: NVIDIA's .run
+ * installer writes nvidia*.ko to kernel/drivers/video/, Ubuntu's
+ * precompiled linux-modules-nvidia-NNN packages to kernel/nvidia-NNN/.
+ */
 static const char *origin(const struct modinfo *m)
 {
+	if (!strcmp(m->filename, "(builtin)"))
+		return "built-in";
 	if (strstr(m->filename, "/updates/dkms/"))
 		return "dkms";
 	/*
@@ -142,10 +156,12 @@ static const char *origin(const struct modinfo *m)
 		return "weak-updates";
 	if (strstr(m->filename, "/extra/mlnx-ofa_kernel/") || strstr(m->filename, "/updates/mlnx-ofa_kernel/"))
 		return "mlnx-ofa_kernel";
-	if (m->intree || strstr(m->filename, "/kernel/"))
+	if (m->intree)
 		return "kernel";
-	if (!strcmp(m->filename, "(builtin)"))
-		return "built-in";
+	if (strstr(m->filename, "/kernel/drivers/video/"))
+		return "nvidia-installer";
+	if (strstr(m->filename, "/kernel/nvidia-"))
+		return "precompiled";
 	return "out-of-tree";
 }
 
@@ -167,29 +183,90 @@ static bool version_of_release(const char *modver, const char *rel)
 	return n && !strncmp(modver, rel, n) && (rel[n] == '\0' || rel[n] == '.');
 }
 
-/* The kernel builds MLNX_OFED's DKMS package has (/var/lib/dkms/mlnx-ofed-kernel/VER/KVER). */
-static void dkms_builds(struct rq_ctx *ctx, char *out, size_t size)
+/*
+ * The kernels a DKMS package has builds for: DKMS keeps each build as
+ * /var/lib/dkms/PKG/VER/KVER/ARCH/ (and kernel-KVER-ARCH links beside the
+ * versions, whose entries are not kernels).  "KVER" or "KVER (VER)" each.
+ */
+static void dkms_builds_of(struct rq_ctx *ctx, const char *pkg, bool with_ver, char *out, size_t size)
 {
 	char path[PATH_MAX];
 	struct dirent *v, *k;
 	DIR *dv, *dk;
 
-	out[0] = '\0';
-	rq_path(ctx, path, sizeof(path), "/var/lib/dkms/mlnx-ofed-kernel");
+	rq_path(ctx, path, sizeof(path), "/var/lib/dkms/%s", pkg);
 	if (!(dv = opendir(path)))
 		return;
 	while ((v = readdir(dv))) {
 		if (v->d_name[0] == '.' || !strcmp(v->d_name, "original_module"))
 			continue;
-		rq_path(ctx, path, sizeof(path), "/var/lib/dkms/mlnx-ofed-kernel/%.200s", v->d_name);
+		rq_path(ctx, path, sizeof(path), "/var/lib/dkms/%s/%.200s", pkg, v->d_name);
 		if (!(dk = opendir(path)))
 			continue;
 		while ((k = readdir(dk)))
 			if (k->d_name[0] >= '0' && k->d_name[0] <= '9')
-				snprintf(out + strlen(out), size - strlen(out), "%s%.64s", out[0] ? ", " : "", k->d_name);
+				snprintf(out + strlen(out), size - strlen(out), with_ver ? "%s%.64s (%s %.64s)" :
+					 "%s%.64s", out[0] ? ", " : "", k->d_name, pkg, v->d_name);
 		closedir(dk);
 	}
 	closedir(dv);
+}
+
+/* The kernel builds MLNX_OFED's DKMS package has (/var/lib/dkms/mlnx-ofed-kernel/VER/KVER). */
+static void dkms_builds(struct rq_ctx *ctx, char *out, size_t size)
+{
+	out[0] = '\0';
+	dkms_builds_of(ctx, "mlnx-ofed-kernel", false, out, size);
+}
+
+/*
+ * The NVIDIA driver's: DKMS calls it "nvidia" (NVIDIA's and Ubuntu's
+ * nvidia-dkms-NNN packages, proprietary or open) or "nvidia-open"
+ * (NVIDIA's kmod-nvidia-open-dkms).
+ */
+static void nvidia_dkms_builds(struct rq_ctx *ctx, char *out, size_t size)
+{
+	out[0] = '\0';
+	dkms_builds_of(ctx, "nvidia", true, out, size);
+	dkms_builds_of(ctx, "nvidia-open", true, out, size);
+}
+
+/* The NVIDIA GPU driver's modules (nvidia_peermem among them) and MLNX_OFED's legacy nv_peer_mem. */
+static bool nvidia_module(const char *name)
+{
+	return str_starts(name, "nvidia") || !strcmp(name, "nv_peer_mem");
+}
+
+static bool peermem_module(const char *name)
+{
+	return !strcmp(name, "nvidia_peermem") || !strcmp(name, "nv_peer_mem");
+}
+
+/* An NVIDIA GPU on the bus: vendor 0x10de, class VGA (0x0300) or 3D controller (0x0302). */
+static bool nvidia_gpu_present(struct rq_ctx *ctx)
+{
+	char path[PATH_MAX], v[32];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices");
+	if (!(d = opendir(path)))
+		return false;
+	while (!found && (e = readdir(d))) {
+		unsigned long cls;
+
+		if (e->d_name[0] == '.')
+			continue;
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", e->d_name);
+		if (read_line(path, v, sizeof(v)) || strtoul(v, NULL, 16) != 0x10de)
+			continue;
+		rq_path(ctx, path, sizeof(path), "/sys/bus/pci/devices/%s/class", e->d_name);
+		cls = read_line(path, v, sizeof(v)) ? 0 : strtoul(v, NULL, 16) >> 8;
+		found = cls == 0x0300 || cls == 0x0302;
+	}
+	closedir(d);
+	return found;
 }
 
 /*
@@ -348,25 +425,225 @@ static void judge_trust(struct rq_ctx *ctx, struct rq_result *row, const char *n
 		 m->signer);
 }
 
+/*
+ * The kernel's own words when it refuses a module's symbols, each line
+ * "NAME: ...": kernel/module/version.c check_version() prints "%s:
+ * disagrees about version of symbol %s" (the CRC the module was built
+ * with is not the one the loaded exporter has), then kernel/module/main.c
+ * simplify_symbols() "%s: Unknown symbol %s (err %d)" (-22 after a CRC
+ * mismatch, -2 when no loaded module exports it).  The first such line.
+ */
+static bool log_symbol_refusal(const char *log, const char *name, char *line, size_t size)
+{
+	static const char *const what[] = { ": disagrees about version of symbol ", ": Unknown symbol ", NULL };
+	size_t n = strlen(name);
+
+	for (const char *p = log; p && *p;) {
+		const char *nl = strchr(p, '\n'), *b = p;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		/* "[   14.203311] NAME: ..." (dmesg) or "NAME: ..." */
+		if (*b == '[' && memchr(b, ']', len))
+			b = (const char *)memchr(b, ']', len) + 1;
+		while (b < p + len && *b == ' ')
+			b++;
+		for (int i = 0; what[i]; i++)
+			if ((size_t)(p + len - b) > n + strlen(what[i]) && !strncmp(b, name, n) &&
+			    !strncmp(b + n, what[i], strlen(what[i]))) {
+				snprintf(line, size, "%.*s", (int)(p + len - b), b);
+				return true;
+			}
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* "0x1a2b3c4d\tSYMBOL" lines (kmod's modprobe --dump-modversions / --show-exports): SYMBOL's CRC, or -1. */
+static long long symbol_crc(const char *text, const char *sym)
+{
+	size_t n = strlen(sym);
+
+	for (const char *p = text; p && *p;) {
+		const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+
+		if (tab && (!nl || tab < nl) && !strncmp(tab + 1, sym, n) &&
+		    (tab[1 + n] == '\n' || tab[1 + n] == '\0' || tab[1 + n] == '\r'))
+			return strtoll(p, NULL, 16);
+		p = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
+static bool depends_on(const char *depends, const char *mod)
+{
+	size_t n = strlen(mod);
+
+	for (const char *p = depends; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, mod, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * nvidia_peermem (and the older nv_peer_mem) registers GPU memory with
+ * ib_core's peer-memory API, ib_register_peer_memory_client(), which only
+ * MLNX_OFED's ib_core has (the kernel's own never had it; upstream took
+ * DMA-BUF instead).  So it is built against one ib_core: MLNX_OFED's, whose
+ * symbol CRCs it records (modversions), or the kernel's, without the API
+ * (nvidia-peermem then has nothing to register with).  Against another
+ * ib_core than the loaded one it does not load, or does nothing.
+ *
+ * Judged from, in order of authority: the kernel log's refusal naming it;
+ * the CRCs it was built with (`modprobe --dump-modversions FILE`) against
+ * the ones the loaded ib_core's file exports (`modprobe --show-exports
+ * FILE`); and without those, modinfo's depends (modpost lists ib_core there
+ * exactly when the module imports an ib_core symbol, and nvidia_peermem's
+ * only ib_core symbols are the peer-memory API's) against the loaded
+ * ib_core's origin.
+ */
+static void judge_peermem(struct rq_ctx *ctx, struct rq_result *row, const char *name, const struct modinfo *m,
+			  const struct trust *t)
+{
+	static const char *const api[] = { "ib_register_peer_memory_client", "ib_unregister_peer_memory_client", NULL };
+	char why[256], line[256], ibdesc[PATH_MAX + 128], st[32];
+	struct modinfo ib;
+	struct sb dump = SB_INIT, exports = SB_INIT;
+	bool have_ib, have_dump = false, have_exports = false, ib_ofed, imports = false;
+	long long want = -1;
+	const char *ib_org;
+
+	have_ib = node_module_live(ctx, "ib_core", st, sizeof(st)) == 0 &&
+		  read_modinfo(ctx, "ib_core", &ib, why, sizeof(why)) == 0;
+	ib_org = have_ib ? origin(&ib) : "";
+	ib_ofed = have_ib && strcmp(ib_org, "kernel") && strcmp(ib_org, "built-in");
+	if (have_ib)
+		snprintf(ibdesc, sizeof(ibdesc), "the loaded ib_core (%s, %s%s%s)", ib.filename,
+			 ib_ofed ? "MLNX_OFED's" : "the kernel's own", ib.version[0] ? " " : "", ib.version);
+	else
+		snprintf(ibdesc, sizeof(ibdesc), "the loaded ib_core (%s)", node_module_live(ctx, "ib_core", st,
+			 sizeof(st)) ? "not loaded" : "modinfo unknown");
+	if (have_ib)
+		rq_fact_add(row, "ib_core_loaded", ibdesc + strlen("the loaded ib_core ("));
+	if (!m->found)
+		goto log;
+	if (m->depends[0])
+		rq_fact_add(row, "depends", m->depends);
+	{
+		const char *dargv[] = { "modprobe", "--dump-modversions", m->filename, NULL };
+
+		have_dump = tool_text(ctx, dargv, &dump) && dump.buf && strstr(dump.buf, "0x");
+	}
+	if (have_ib) {
+		const char *eargv[] = { "modprobe", "--show-exports", ib.filename, NULL };
+
+		have_exports = tool_text(ctx, eargv, &exports) && exports.buf && strstr(exports.buf, "0x");
+	}
+	if (have_dump) {
+		want = symbol_crc(dump.buf, api[0]);
+		imports = want >= 0;
+	} else {
+		imports = depends_on(m->depends, "ib_core");
+	}
+	snprintf(line, sizeof(line), imports ? "imports ib_register_peer_memory_client (built against MLNX_OFED's "
+		 "ib_core)" : "none: built without MLNX_OFED's peer-memory API (against the kernel's own ib_core)");
+	rq_fact_add(row, "peer_memory_api", line);
+	rq_fact_add(row, "peer_memory_api_from", have_dump ? "modprobe --dump-modversions" : "modinfo depends");
+log:
+	if (t->have_log && log_symbol_refusal(t->log.buf, name, line, sizeof(line)))
+		rq_judge(row, false, "%s: the kernel refused its symbols against %s: \"%s\": %s; rebuild it "
+			 "against the loaded ib_core (reinstall the NVIDIA driver's DKMS module after MLNX_OFED: dkms "
+			 "install), or load the ib_core it was built for", name, ibdesc, line,
+			 !m->found ? "it was built against another ib_core than the loaded one" : imports ?
+			 "it was built against MLNX_OFED's ib_core (it imports ib_register_peer_memory_client)" :
+			 "it was built without MLNX_OFED's peer-memory API");
+	if (!m->found || !have_ib || row->failed)
+		goto out;
+	if (imports && have_dump && have_exports) {
+		for (int i = 0; api[i]; i++) {
+			long long w = symbol_crc(dump.buf, api[i]), e = symbol_crc(exports.buf, api[i]);
+
+			if (w < 0)
+				continue;
+			if (e < 0)
+				rq_judge(row, false, "%s: %s needs %s, which %s does not export: it was built against "
+					 "MLNX_OFED's ib_core (the only one with the peer-memory API); it will not load "
+					 "(\"Unknown symbol %s\"); install MLNX_OFED's kernel modules for this kernel, or "
+					 "rebuild it", name, m->filename, api[i], ibdesc, api[i]);
+			else
+				rq_judge(row, w == e, "%s: %s was built against another ib_core: its %s has CRC 0x%08llx, "
+					 "%s exports 0x%08llx; the kernel will refuse it (\"disagrees about version of "
+					 "symbol %s\"); rebuild it against the loaded ib_core (dkms install)", name,
+					 m->filename, api[i], w, ibdesc, e, api[i]);
+			if (row->failed)
+				break;
+		}
+	} else if (imports && !ib_ofed) {
+		rq_judge(row, false, "%s: %s was built against MLNX_OFED's ib_core (%s), but %s has no peer-memory "
+			 "API: it will not load (\"Unknown symbol ib_register_peer_memory_client\"); install "
+			 "MLNX_OFED's kernel modules for this kernel, or rebuild it", name, m->filename,
+			 have_dump ? "it imports ib_register_peer_memory_client" : "modinfo depends: ib_core",
+			 ibdesc);
+	} else if (!imports && ib_ofed) {
+		rq_judge(row, false, "%s: %s was built without MLNX_OFED's peer-memory API (%s), but %s is "
+			 "MLNX_OFED's: it registers no GPU memory with it, GPUDirect RDMA through it cannot work; "
+			 "rebuild it with MLNX_OFED installed (reinstall the NVIDIA driver's DKMS module)", name,
+			 m->filename, have_dump ? "no ib_register_peer_memory_client in its modversions" :
+			 "modinfo depends: no ib_core", ibdesc);
+	}
+out:
+	sb_release(&dump);
+	sb_release(&exports);
+}
+
 static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq_result *row, const char *name,
-			 const char *kernel, const char *ofed, bool enforcing, const struct trust *t)
+			 const char *kernel, const char *ofed, bool enforcing, const struct trust *t, bool loaded)
 {
 	char path[PATH_MAX], why[256], loaded_sv[64] = "", loaded_ver[64] = "", vm[128], builds[256], hdr[PATH_MAX];
 	struct modinfo m;
 	struct stat st;
 	const char *org;
 	bool ofed_mod;
+	int mret;
 
 	rq_path(ctx, path, sizeof(path), "/sys/module/%s/srcversion", name);
 	read_line(path, loaded_sv, sizeof(loaded_sv));
 	rq_path(ctx, path, sizeof(path), "/sys/module/%s/version", name);
 	read_line(path, loaded_ver, sizeof(loaded_ver));
-	rq_fact_add(row, "loaded_version", loaded_ver[0] ? loaded_ver : "none (no MODULE_VERSION: the kernel's own)");
+	if (loaded)
+		rq_fact_add(row, "loaded_version", loaded_ver[0] ? loaded_ver :
+			    "none (no MODULE_VERSION: the kernel's own)");
+	else
+		rq_fact_add(row, "loaded", "no");
 	if (loaded_sv[0])
 		rq_fact_add(row, "loaded_srcversion", loaded_sv);
-	if (read_modinfo(ctx, name, &m, why, sizeof(why))) {
+	if ((mret = read_modinfo(ctx, name, &m, why, sizeof(why)))) {
 		rq_fact_add(row, "modinfo", why);
-		rq_result_set(row, RQ_SKIP, "%s: where it comes from is unknown: %s", name, why);
+		if (peermem_module(name))
+			judge_peermem(ctx, row, name, &m, t);
+		if (!strcmp(name, "nvidia") && !loaded && mret == -ENOENT) {
+			/*
+			 * A GPU node whose driver is not loaded and modinfo finds
+			 * no nvidia.ko for the running kernel (modinfo looks in
+			 * /lib/modules/`uname -r` only): the kernel update after
+			 * which DKMS did not build the NVIDIA driver.
+			 */
+			nvidia_dkms_builds(ctx, builds, sizeof(builds));
+			rq_path(ctx, hdr, sizeof(hdr), "/lib/modules/%s/build", kernel);
+			if (builds[0]) {
+				rq_fact_add(row, "dkms_built_for", builds);
+				rq_judge(row, false, "nvidia: the NVIDIA driver is not loaded and there is no nvidia.ko "
+					 "for the running kernel %s (%s); DKMS built it only for %s (kernel headers "
+					 "/lib/modules/%s/build %s); install the headers and rebuild it (dkms autoinstall "
+					 "-k %s)", kernel, why, builds, kernel, stat(hdr, &st) == 0 ? "present" : "missing",
+					 kernel);
+			} else {
+				/* no build anywhere: a GPU without the NVIDIA driver, not a stale one (gpudirect judges GPU nodes) */
+				rq_result_set(row, RQ_SKIP, "nvidia: an NVIDIA GPU without the NVIDIA driver: not loaded, no "
+					      "nvidia.ko for kernel %s (%s) and no DKMS build of it", kernel, why);
+			}
+		}
+		if (!row->judged)
+			rq_result_set(row, RQ_SKIP, "%s: where it comes from is unknown: %s", name, why);
 		return;
 	}
 	org = origin(&m);
@@ -408,7 +685,7 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 
 	/* a weak-updates module is a KMP's (MLNX_OFED ships its kernel half so on RHEL/SLES), never the kernel's */
 	ofed_mod = !strcmp(org, "dkms") || !strcmp(org, "mlnx-ofa_kernel") || !strcmp(org, "weak-updates");
-	if (ofed && cfg->ofed_match && strcmp(name, "nvidia_peermem")) {
+	if (ofed && cfg->ofed_match && !nvidia_module(name)) {
 		const char *rel = ofed_release(ofed);
 
 		if (!ofed_mod) {
@@ -432,11 +709,13 @@ static void judge_module(struct rq_ctx *ctx, const struct ds_cfg *cfg, struct rq
 	}
 	if (enforcing && cfg->signed_modules && strcmp(org, "kernel") && strcmp(org, "built-in"))
 		rq_judge(row, m.signer[0] != '\0', "%s: Secure Boot enforces module signatures and %s is unsigned "
-			 "(no signer): it will be refused at the next load (\"Key was rejected by service\"); sign it "
-			 "with a key enrolled in the MOK list (mokutil --import), as DKMS does with its "
-			 "/var/lib/dkms/mok.key", name, m.filename);
+			 "(no signer): %s (\"Key was rejected by service\"); sign it with a key enrolled in the MOK "
+			 "list (mokutil --import), as DKMS does with its /var/lib/dkms/mok.key", name, m.filename,
+			 loaded ? "it will be refused at the next load" : "the kernel refuses to load it");
 	if (cfg->signed_modules)
 		judge_trust(ctx, row, name, &m, org, enforcing, t);
+	if (peermem_module(name))
+		judge_peermem(ctx, row, name, &m, t);
 	if (!row->judged)
 		rq_judge(row, true, "%s: from %s, nothing to hold it to", name, org);
 }
@@ -643,7 +922,7 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 	char path[PATH_MAX], kernel[128] = "", ofed[128] = "", st[32], why[512];
 	struct trust trust;
 	struct proc_result r;
-	bool enforcing;
+	bool enforcing, gpu, nvidia_live;
 	int sb, nmods = 0;
 
 	rq_path(ctx, path, sizeof(path), "/proc/sys/kernel/osrelease");
@@ -678,15 +957,36 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 			 cfg->secure_boot == SB_ON ? "on" : "off",
 			 sb == SBS_SETUP ? " (Setup Mode: enroll a Platform Key, then the KEK, db and MOK keys)" : "");
 
+	gpu = nvidia_gpu_present(ctx);
+	nvidia_live = node_module_live(ctx, "nvidia", st, sizeof(st)) != -ENOENT;
 	for (size_t i = 0; i < cfg->modules.n; i++) {
 		const char *name = cfg->modules.str[i];
 		struct rq_result *row;
+		bool loaded = node_module_live(ctx, name, st, sizeof(st)) != -ENOENT;
+		char line[256];
 
-		if (node_module_live(ctx, name, st, sizeof(st)) == -ENOENT)
+		/*
+		 * Not loaded is judged for two: the GPU driver on a node with an
+		 * NVIDIA GPU (after a kernel update its module may not exist for
+		 * the new kernel), and a peer-memory module on a node whose GPU
+		 * driver runs, or which the kernel log says it refused.
+		 */
+		if (!loaded && !(!strcmp(name, "nvidia") && gpu) &&
+		    !(peermem_module(name) && (nvidia_live || (trust.have_log &&
+		      log_symbol_refusal(trust.log.buf, name, line, sizeof(line))))))
 			continue;
+		if (!loaded && peermem_module(name) && !(trust.have_log &&
+		    log_symbol_refusal(trust.log.buf, name, line, sizeof(line)))) {
+			/* nothing says it was tried: only a file beside the running driver is judged */
+			struct modinfo m;
+			char mwhy[256];
+
+			if (read_modinfo(ctx, name, &m, mwhy, sizeof(mwhy)))
+				continue;
+		}
 		row = rq_ctx_row(ctx, name, 0);
 		nmods++;
-		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing, &trust);
+		judge_module(ctx, cfg, row, name, kernel, ofed[0] ? ofed : NULL, enforcing, &trust, loaded);
 	}
 	trust_release(&trust);
 	if (!nmods)
@@ -706,7 +1006,12 @@ const struct rq_kind rq_kind_driver_stack = {
 	       "MokSBStateRT, else `mokutil --sb-state`; the source is named), lockdown, sig_enforce, taint; with "
 	       "signatures enforced an unsigned out-of-tree module FAILs before it fails to load; a signer "
 	       "the kernel does not trust (not in /proc/keys nor an enrolled MOK, or still queued in "
-	       "mokutil --list-new) and a module loaded unverified (taint E) FAIL naming it.",
+	       "mokutil --list-new) and a module loaded unverified (taint E) FAIL naming it.  The NVIDIA "
+	       "driver's modules (nvidia, nvidia_uvm, nvidia_modeset, nvidia_drm, nvidia_peermem) are judged "
+	       "alike; on a node with an NVIDIA GPU an nvidia.ko missing for the running kernel while DKMS "
+	       "built it for another FAILs naming both kernels; nvidia_peermem must fit the loaded ib_core "
+	       "(the kernel log's refusal, its modversions CRCs against ib_core's exports, modinfo depends "
+	       "against ib_core's origin).",
 	.keys = ds_keys,
 	.cfg_size = sizeof(struct ds_cfg),
 	.default_targets = "hca,sysroot",

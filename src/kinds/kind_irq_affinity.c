@@ -17,6 +17,14 @@
  *   local-spread  both (the default: mlx5's own layout)
  *   cpus          every vector inside the `cpus:` list
  *
+ * A vector whose requested mask (smp_affinity_list) is wider than one CPU
+ * was placed by irqbalance (or left to the kernel): where it lands inside
+ * the mask is irqbalance's choice, which it revisits as load changes, not
+ * a configuration.  Such a vector is judged by its mask (off-node only
+ * when the mask holds no local CPU) and never for sharing; where it
+ * landed is recorded (irq_effective_note).  One-CPU masks are someone's
+ * pinning, judged where they land.
+ *
  * irqbalance is reported (it rewrites affinities every 10 s), or forbidden.
  * `set: local-spread` writes mlx5's layout (journalled first) and restores
  * the previous affinities in cleanup().  rxe has no interrupts: SKIP, never
@@ -128,6 +136,8 @@ struct vec {
 	struct cpuset eff;	/* where it can land: the effective list, else the requested mask */
 	bool masked;		/* eff is the requested mask (no effective list to read) */
 	bool known;		/* it lands on cpu (not "somewhere in a wide mask") */
+	struct cpuset req;	/* the requested mask, smp_affinity_list */
+	int nreq;		/* its CPUs; > 1: irqbalance's (or the kernel's) placement, not a pinning */
 };
 
 static int irq_validate(const struct rq_case *c, char *err, size_t errsz)
@@ -254,7 +264,12 @@ static void read_affinity(struct rq_ctx *ctx, struct vec *v)
 
 	v->cpu = -1;
 	v->masked = false;
+	v->nreq = 0;
 	memset(&v->eff, 0, sizeof(v->eff));
+	memset(&v->req, 0, sizeof(v->req));
+	rq_path(ctx, path, sizeof(path), "/proc/irq/%d/smp_affinity_list", v->irq);
+	if (!read_line(path, list, sizeof(list)))
+		v->nreq = cpuset_parse(list, &v->req);
 	rq_path(ctx, path, sizeof(path), "/proc/irq/%d/effective_affinity_list", v->irq);
 	if (!read_line(path, list, sizeof(list)))
 		n = cpuset_parse(list, &v->eff);
@@ -268,6 +283,12 @@ static void read_affinity(struct rq_ctx *ctx, struct vec *v)
 		if (cpuset_has(&v->eff, c))
 			v->cpu = c;
 	v->known = !v->masked || n == 1;
+}
+
+/* Placed inside a mask of several CPUs (irqbalance's, or the kernel's default), not pinned to one. */
+static bool bal(const struct vec *v)
+{
+	return v->nreq > 1 && !v->masked;
 }
 
 static int cpu_node(struct rq_ctx *ctx, int cpu)
@@ -347,8 +368,8 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 {
 	struct cpuset local, online, used = { 0 }, pol;
 	struct vec *v = NULL;
-	int nv, nlocal, off = 0, first_off = -1, unknown = 0;
-	char ll[512], layout[2048] = "", how[256];
+	int nv, nlocal, off = 0, first_off = -1, unknown = 0, balanced = 0, eff_far = 0;
+	char ll[512], layout[2048] = "", reqs[2048] = "", how[256];
 
 	nv = find_vectors(ctx, d, in, &v, how, sizeof(how));
 	rq_figure_add(row, "comp_vectors", nv, "");
@@ -386,14 +407,32 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 				cpuset_add(&used, c);
 		}
 		unknown += !v[i].known;
+		balanced += bal(&v[i]);
 		/*
-		 * Off-node: it lands outside the local CPUs.  A wide mask with no
-		 * effective list is off-node only when none of it is local.
+		 * Off-node: it lands outside the local CPUs.  A wide mask (no
+		 * effective list, or irqbalance's: it lands where irqbalance and
+		 * the kernel pick inside it) is off-node only when none of it is
+		 * local; landing off-node inside such a mask is recorded only.
 		 */
-		if (v[i].known ? !cpuset_subset(&v[i].eff, &local) : !any_local) {
+		if (bal(&v[i])) {
+			bool req_local = false;
+
+			for (int c = 0; c < RQ_MAX_CPUS && !req_local; c++)
+				req_local = cpuset_has(&v[i].req, c) && cpuset_has(&local, c);
+			any_local = req_local;
+			eff_far += !cpuset_subset(&v[i].eff, &local);
+		}
+		if (v[i].known && !bal(&v[i]) ? !cpuset_subset(&v[i].eff, &local) : !any_local) {
 			off++;
 			if (first_off < 0)
 				first_off = i;
+		}
+		if (v[i].nreq > 0 && strlen(reqs) + 40 < sizeof(reqs)) {
+			char m[32];
+
+			cpuset_format(&v[i].req, m, sizeof(m));
+			snprintf(reqs + strlen(reqs), sizeof(reqs) - strlen(reqs), "%s%d->%s", reqs[0] ? " " : "",
+				 v[i].irq, m);
 		}
 		if (l + 32 < sizeof(layout)) {
 			if (v[i].known)
@@ -410,6 +449,8 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 		rq_fact_add(row, "irq_landing", note);
 	}
 	rq_fact_add(row, "irq_layout", layout);
+	if (reqs[0])
+		rq_fact_add(row, "irq_requested", reqs);
 	rq_figure_add(row, "vectors_off_node", off, "");
 	rq_figure_add(row, "distinct_cpus", cpuset_count(&used), "");
 
@@ -427,25 +468,60 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 
 	if (cfg->policy == POL_LOCAL || cfg->policy == POL_LOCAL_SPREAD) {
 		/* Off-node vectors are fine only once every local CPU has one. */
-		if (first_off >= 0)
+		if (first_off >= 0 && bal(&v[first_off])) {
+			char m[64];
+
+			cpuset_format(&v[first_off].req, m, sizeof(m));
+			rq_judge(row, nidle == 0,
+				 "%s (NUMA node %d, local CPUs %s): completion IRQ %d (%s) is asked for CPUs %s "
+				 "(smp_affinity_list), none of them local; %d of %d vectors off-node while %d local "
+				 "CPUs carry none", d->name, d->numa_node, ll, v[first_off].irq, v[first_off].name,
+				 m, off, nv, nidle);
+		} else if (first_off >= 0) {
 			rq_judge(row, nidle == 0,
 				 "%s (NUMA node %d, local CPUs %s): completion IRQ %d (%s) on CPU %d (node %d), "
 				 "%d of %d vectors off-node while %d local CPUs carry none",
 				 d->name, d->numa_node, ll, v[first_off].irq, v[first_off].name, v[first_off].cpu,
 				 cpu_node(ctx, v[first_off].cpu), off, nv, nidle);
-		else
+		} else {
 			rq_judge(row, true, "all vectors local");
+		}
+		if (eff_far) {
+			char note[160];
+
+			snprintf(note, sizeof(note), "%d of %d vectors asked for masks with local CPUs land off-node "
+				 "(effective_affinity_list): irqbalance's placement, not judged", eff_far, nv);
+			rq_fact_add(row, "irq_effective_note", note);
+		}
 	}
 	if (cfg->policy == POL_SPREAD || cfg->policy == POL_LOCAL_SPREAD) {
 		bool shared = false;
 
+		bool noted = false;
+
 		for (int i = 0; i < nv && !shared; i++)
-			for (int j = i + 1; j < nv && !shared; j++)
-				if (v[i].known && v[j].known && v[i].cpu == v[j].cpu && nidle > 0) {
-					shared = true;
-					rq_judge(row, false, "%s: completion IRQs %d (%s) and %d (%s) share CPU %d while local CPU %d has none",
-						 d->name, v[i].irq, v[i].name, v[j].irq, v[j].name, v[i].cpu, idle_cpu);
+			for (int j = i + 1; j < nv && !shared; j++) {
+				if (!(v[i].known && v[j].known && v[i].cpu == v[j].cpu && nidle > 0))
+					continue;
+				if (bal(&v[i]) || bal(&v[j])) {
+					/* irqbalance put them there; it moves them as load changes */
+					char note[320], mi[32], mj[32];
+
+					if (noted)
+						continue;
+					noted = true;
+					cpuset_format(&v[i].req, mi, sizeof(mi));
+					cpuset_format(&v[j].req, mj, sizeof(mj));
+					snprintf(note, sizeof(note), "IRQs %d (%s) and %d (%s) both land on CPU %d while "
+						 "local CPU %d has none: irqbalance's placement (masks %s and %s), not judged",
+						 v[i].irq, v[i].name, v[j].irq, v[j].name, v[i].cpu, idle_cpu, mi, mj);
+					rq_fact_add(row, "irq_effective_sharing", note);
+					continue;
 				}
+				shared = true;
+				rq_judge(row, false, "%s: completion IRQs %d (%s) and %d (%s) share CPU %d while local CPU %d has none",
+					 d->name, v[i].irq, v[i].name, v[j].irq, v[j].name, v[i].cpu, idle_cpu);
+			}
 		if (!shared)
 			rq_judge(row, true, "spread");
 	}
@@ -455,6 +531,8 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 				      d->name, v[i].irq, v[i].name, v[i].cpu, cfg->cpus))
 				break;
 	(void)nlocal;
+	if (balanced)
+		rq_figure_add(row, "vectors_balanced", balanced, "");
 out:
 	free(v);
 }
@@ -563,7 +641,9 @@ const struct rq_kind rq_kind_irq_affinity = {
 	       "msi_irqs/ and the mlx5_comp*@pci:<BDF> names in /proc/interrupts (layout of any "
 	       "kernel), each IRQ's effective affinity checked against the declared policy (local, "
 	       "spread, both, or an explicit CPU list), the IRQ->CPU layout recorded, irqbalance "
-	       "reported.  set: local-spread writes mlx5's layout (journalled first) and restores the "
+	       "reported.  A vector asked for several CPUs (irqbalance's mask) is judged by its mask "
+	       "(off-node when none of it is local); where irqbalance landed it, sharing included, is "
+	       "recorded, not failed.  set: local-spread writes mlx5's layout (journalled first) and restores the "
 	       "old affinities afterwards.  rxe has no interrupts: SKIP.",
 	.keys = irq_keys,
 	.cfg_size = sizeof(struct irq_cfg),

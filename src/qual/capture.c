@@ -42,8 +42,8 @@ static const char *const stack_modules[] = {
 	"mlx5_core", "mlx5_ib", "mlx4_core", "mlx4_ib", "ib_core", "ib_uverbs", "ib_umad", "ib_cm",
 	"iw_cm", "rdma_cm", "rdma_ucm", "ib_ipoib", "rdma_rxe", "siw", "udp_tunnel", "ip6_udp_tunnel",
 	"mlxfw", "crc32_generic",
-	/* GPUDirect RDMA: the GPU driver and its peer-memory client */
-	"nvidia", "nvidia_peermem", "nv_peer_mem",
+	/* GPUDirect RDMA: the GPU driver (its modules) and its peer-memory client */
+	"nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nv_peer_mem",
 	/* MLNX_OFED's compatibility layer (driver-stack: OFED's modules or the kernel's) */
 	"mlx_compat", NULL,
 };
@@ -79,6 +79,13 @@ static const char *const tools[][6] = {
 	{ "nvidia-smi", "topo", "-m" }, { "mokutil", "--sb-state" },
 	/* whom the kernel trusts to sign modules: the enrolled MOKs and the enrollments still queued */
 	{ "mokutil", "--list-enrolled" }, { "mokutil", "--list-new" },
+	/*
+	 * The kernel log: what the kernel said about Secure Boot, module
+	 * signatures and refused symbols (driver-stack).  util-linux dmesg
+	 * reads it without blocking; as non-root with kernel.dmesg_restrict it
+	 * fails and its exit status and error are what is kept.
+	 */
+	{ "dmesg" },
 };
 
 static const char *const watched_procs[] = { "irqbalance", "opensm", "ibacm", "rdma-ndd", NULL };
@@ -612,6 +619,9 @@ static void cp_misc(struct cap *c)
 			cp_entry(c, t, 0);
 	}
 	cp_entry(c, "/var/lib/dkms/mlnx-ofed-kernel", 2);
+	/* the NVIDIA driver's DKMS builds (its DKMS names: nvidia, nvidia-open) */
+	cp_entry(c, "/var/lib/dkms/nvidia", 2);
+	cp_entry(c, "/var/lib/dkms/nvidia-open", 2);
 	/* node-tuning: each CPU's governor and idle states, THP, the memlock limits */
 	spath(c, "/sys/devices/system/cpu", s, sizeof(s));
 	n = scandir(s, &ents, NULL, alphasort);
@@ -641,8 +651,8 @@ static void cp_misc(struct cap *c)
 	cp_entry(c, "/etc/security/limits.d", 1);
 }
 
-/* Run (or, from a tree, replay) one tool and store what it printed. */
-static void run_tool(struct cap *c, struct rq_ctx *ctx, const char *const *argv)
+/* Run (or, from a tree, replay) one tool and store what it printed (a copy in keep, when given and it ran). */
+static void run_tool_keep(struct cap *c, struct rq_ctx *ctx, const char *const *argv, struct sb *keep)
 {
 	char name[256], rel[PATH_MAX], d[PATH_MAX];
 	struct proc_result r;
@@ -682,7 +692,53 @@ static void run_tool(struct cap *c, struct rq_ctx *ctx, const char *const *argv)
 		sb_addf(&c->manifest, "\t%s", argv[k]);
 	sb_addc(&c->manifest, '\n');
 	c->st->tools++;
+	if (keep && r.exit_code == 0 && r.out.buf)
+		sb_adds(keep, r.out.buf);
 	proc_result_release(&r);
+}
+
+static void run_tool(struct cap *c, struct rq_ctx *ctx, const char *const *argv)
+{
+	run_tool_keep(c, ctx, argv, NULL);
+}
+
+/* An NVIDIA GPU on the bus (vendor 0x10de, class VGA or 3D controller): its driver is judged even unloaded. */
+static bool gpu_present(struct cap *c)
+{
+	struct dirent **ents = NULL;
+	char s[PATH_MAX];
+	bool found = false;
+	int n;
+
+	spath(c, "/sys/bus/pci/devices", s, sizeof(s));
+	n = scandir(s, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 300], v[32];
+
+		snprintf(p, sizeof(p), "%s/%s/vendor", s, ents[i]->d_name);
+		if (!found && ents[i]->d_name[0] != '.' && !read_line(p, v, sizeof(v)) && strtoul(v, NULL, 16) == 0x10de) {
+			snprintf(p, sizeof(p), "%s/%s/class", s, ents[i]->d_name);
+			found = !read_line(p, v, sizeof(v)) &&
+				((strtoul(v, NULL, 16) >> 8) == 0x0300 || (strtoul(v, NULL, 16) >> 8) == 0x0302);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return found;
+}
+
+/* modinfo's "filename:" field. */
+static bool modinfo_filename(const char *text, char *out, size_t size)
+{
+	const char *p = text && str_starts(text, "filename:") ? text : text ? strstr(text, "\nfilename:") : NULL;
+
+	if (!p)
+		return false;
+	p = strchr(p, ':') + 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	snprintf(out, size, "%.*s", (int)strcspn(p, "\n"), p);
+	return out[0] == '/';
 }
 
 static void run_tools(struct cap *c)
@@ -690,6 +746,7 @@ static void run_tools(struct cap *c)
 	struct rq_ctx ctx = { .root = c->src, .replay = true, .log_fd = -1 };
 	struct dirent **ents = NULL;
 	char s[PATH_MAX];
+	bool gpu;
 	int n;
 
 	ctx.tool = rq_tool_replay;
@@ -700,16 +757,32 @@ static void run_tools(struct cap *c)
 			argv[k] = tools[i][k];
 		run_tool(c, &ctx, argv);
 	}
-	/* where each loaded stack module comes from (driver-stack) */
+	/*
+	 * Where each loaded stack module comes from (driver-stack); on a GPU
+	 * node the NVIDIA driver's and its peer-memory module's even unloaded
+	 * (after a kernel update they may not exist for it, or not load).  And
+	 * the symbol CRCs that decide whether a peer-memory module fits the
+	 * loaded ib_core: those it was built with, those ib_core's file exports.
+	 */
+	gpu = gpu_present(c);
 	for (size_t i = 0; stack_modules[i]; i++) {
-		char p[PATH_MAX];
+		const char *name = stack_modules[i];
+		char p[PATH_MAX], file[PATH_MAX];
 		struct stat st;
-		const char *mi[] = { "modinfo", stack_modules[i], NULL };
+		struct sb out = SB_INIT;
+		const char *mi[] = { "modinfo", name, NULL };
+		bool peer = !strcmp(name, "nvidia_peermem") || !strcmp(name, "nv_peer_mem");
 
-		snprintf(p, sizeof(p), "/sys/module/%s", stack_modules[i]);
+		snprintf(p, sizeof(p), "/sys/module/%s", name);
 		spath(c, p, s, sizeof(s));
-		if (stat(s, &st) == 0)
-			run_tool(c, &ctx, mi);
+		if (stat(s, &st) == 0 || (gpu && (!strcmp(name, "nvidia") || peer)))
+			run_tool_keep(c, &ctx, mi, &out);
+		if (out.buf && (peer || !strcmp(name, "ib_core")) && modinfo_filename(out.buf, file, sizeof(file))) {
+			const char *mv[] = { "modprobe", peer ? "--dump-modversions" : "--show-exports", file, NULL };
+
+			run_tool(c, &ctx, mv);
+		}
+		sb_release(&out);
 	}
 	/* firmware as the flash tool sees it (flashed vs running image, PSID) */
 	spath(c, "/sys/class/infiniband", s, sizeof(s));

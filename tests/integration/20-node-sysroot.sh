@@ -23,7 +23,7 @@ run_on() {	# run_on TREE OUT -> exit status in $rc
 }
 
 for n in cx5-edr-ib cx6-hdr-ib cx6dx-roce-2numa cx7-ndr-ib rxe-vm1 cx7-ndr200-gen4slot cx9-xdr-ib \
-	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag cx6-hdr-ib-sd; do
+	 cx6dx-roce-vfs bf3-host cx6dx-roce-lag cx6-hdr-ib-sd cx7-ndr-ib-stacked; do
 	run_on "$F/$n" "$T/$n.out"
 	expect_eq "healthy $n: exit 0" 0 $rc
 	expect_nogrep "healthy $n: no FAIL or ERROR row" '^(FAIL|ERROR) ' "$T/$n.out"
@@ -141,11 +141,32 @@ expect_grep "ofed node: Secure Boot recorded" '^PASS +driver\.modules\[secure-bo
 # a signer is not trust: the DKMS key queued in MokNew, never confirmed; the capture keeps the MOK lists,
 # /proc/keys and each module's taint
 "$RQ" capture "$T/cap-mokpending" --root "$F/ofed-node-mokpending" >/dev/null 2>&1
-"$RQ" run --target "sysroot:$T/cap-mokpending" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/ofed-mok.out" 2>&1
+"$RQ" run --target "sysroot:$T/cap-mokpending" --report-dir "$T/rep-mok" cases/driver/modules.yaml >"$T/ofed-mok.out" 2>&1
 expect_eq "queued MOK enrollment (captured): exit 1" 1 $?
 expect_grep "queued MOK enrollment named" \
 	'^FAIL +driver\.modules\[mlx5_core\] .*signed by "DKMS module signing key", whose enrollment is queued \(mokutil --list-new\) but was never confirmed' \
 	"$T/ofed-mok.out"
+# the kernel log is captured (dmesg.out) and replayed: its verification failure is mlx_compat's FAIL
+expect_true "capture stored the kernel log" test -s "$T/cap-mokpending/capture/tools/dmesg.out"
+expect_eq "the captured kernel log decides Secure Boot" "Secure boot disabled" \
+	"$(jq -r '[.. | objects | select(.facts? and (.facts | type) == "object" and .facts.kernel_log?)][0].facts.kernel_log' \
+	   "$T/rep-mok/latest/results.json" 2>/dev/null)"
+# the NVIDIA driver judged as OFED's: missing for the running kernel after an update; nvidia_peermem
+# built against MLNX_OFED's ib_core with the kernel's own loaded, from the redacted capture's kernel log
+"$RQ" capture "$T/cap-nvku" --root "$F/gpu-node-kernelupdate" >/dev/null 2>&1
+"$RQ" run --target "sysroot:$T/cap-nvku" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/nvku.out" 2>&1
+expect_eq "gpu-node-kernelupdate (captured): exit 1" 1 $?
+expect_grep "no nvidia.ko for the new kernel, DKMS built it for the old one" \
+	'^FAIL +driver\.modules\[nvidia\] .*no nvidia\.ko for the running kernel 6\.8\.0-51-generic .*DKMS built it only for 6\.8\.0-48-generic' \
+	"$T/nvku.out"
+"$RQ" capture "$T/cap-peermem" --redact --root "$F/gpu-node-peermem" >/dev/null 2>&1
+expect_true "redacted capture stored the kernel log" test -s "$T/cap-peermem/capture/tools/dmesg.out"
+expect_nogrep "redacted kernel log: no host name" 'ofed-node03' "$T/cap-peermem/capture/tools/dmesg.out"
+"$RQ" run --target "sysroot:$T/cap-peermem" --report-dir "$T/rep" cases/driver/modules.yaml >"$T/peermem.out" 2>&1
+expect_eq "gpu-node-peermem (captured, redacted): exit 1" 1 $?
+expect_grep "nvidia_peermem refused against the kernel's own ib_core, the kernel's line quoted" \
+	'^FAIL +driver\.modules\[nvidia_peermem\] .*ib_core\.ko\.zst, the kernel.s own\): "nvidia_peermem: Unknown symbol ib_register_peer_memory_client \(err -2\)"' \
+	"$T/peermem.out"
 # shim's validation off: the capture keeps MokSBStateRT, the kernel's state is off
 "$RQ" capture "$T/cap-shimoff" --root "$F/ofed-node-shimoff" >/dev/null 2>&1
 expect_true "capture stored shim's MokSBStateRT" \
