@@ -420,9 +420,20 @@ static void judge_trust(struct rq_ctx *ctx, struct rq_result *row, const char *n
 	rq_path(ctx, path, sizeof(path), "/sys/module/%s/taint", name);
 	if (!read_line(path, taint, sizeof(taint)) && taint[0])
 		rq_fact_add(row, "taint", taint);
-	rq_judge(row, !strchr(taint, 'E'), "%s: loaded with taint E (/sys/module/%s/taint %s): the kernel could "
-		 "not verify its signature%s%s", name, name, taint, m->signer[0] ? ", signer " : " (unsigned)",
-		 m->signer);
+	/*
+	 * Taint E where signatures are not enforced (Secure Boot off, no
+	 * sig_enforce) is how every unsigned DKMS build loads, an NVIDIA
+	 * driver on most GPU nodes among them: the kernel allowed it, so it
+	 * is recorded, not failed.  Under enforcement it cannot happen
+	 * unless something is wrong.
+	 */
+	if (strchr(taint, 'E') && !enforcing)
+		rq_fact_add(row, "unverified", "loaded with taint E: allowed, module signatures are not "
+			    "enforced here");
+	else
+		rq_judge(row, !strchr(taint, 'E'), "%s: loaded with taint E (/sys/module/%s/taint %s) "
+			 "although signatures are enforced: the kernel could not verify its signature%s%s",
+			 name, name, taint, m->signer[0] ? ", signer " : " (unsigned)", m->signer);
 }
 
 /*
