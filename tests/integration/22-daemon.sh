@@ -35,7 +35,7 @@ command -v perl >/dev/null && HAVE_PERL=1
 		echo "  - name: daemon.perl"
 		echo "    kind: command"
 		echo "    targets: [local, sysroot]"
-		echo "    argv: [perl, -MPOSIX, -e, 'pipe(R, W) or die; \$p = fork; (close(W), scalar(<R>), print(\"started\\n\"), exit(0)) if \$p; close R; POSIX::setsid(); exit 0 if fork; open STDIN, \"</dev/null\"; open STDOUT, \">/dev/null\"; open STDERR, \">/dev/null\"; close W; exec \"sleep\", \"$PL_S\"']"
+		printf '%s\n' "    argv: [perl, -MPOSIX, -e, 'pipe(R, W) or die; \$p = fork; (close(W), scalar(<R>), print(\"started\\n\"), exit(0)) if \$p; close R; POSIX::setsid(); exit 0 if fork; open STDIN, \"</dev/null\"; open STDOUT, \">/dev/null\"; open STDERR, \">/dev/null\"; close W; exec \"sleep\", \"$PL_S\"']"
 		echo "    stdout_contains: started"
 	fi
 } >"$T/d.yaml"
