@@ -727,22 +727,11 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 	read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
 	snprintf(path, sizeof(path), "%s/answer.json", w->dir);
 	payload = (w->timed_out || w->cancelled) ? NULL : json_load_file(path, 0, &jerr);
-	if (!strcmp(w->op, "run") && (w->timed_out || w->cancelled)) {
-		/* The kind never got to its cleanup: run it now, bounded. */
-		pid_t c = fork_worker(ag, worker_cleanup, w->req, w->dir, w->cg);
-		int st;
-
-		if (c > 0 && proc_wait_deadline(c, now_ms() + (int64_t)(30000 * w->mul), &st) != 1)
-			proc_kill_group(c, 0);
-		sb_reset(&log);
-		snprintf(path, sizeof(path), "%s/log", w->dir);
-		read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
-	}
-	bool stopped = !payload || w->timed_out || w->cancelled;
 	/*
 	 * The worker is gone: what is left in its cgroup (a worker killed at
 	 * its deadline could not sweep; a daemon racing its sweep) is killed
-	 * now, before the answer lets the node run anything else.  Without a
+	 * now, before a stopped run's cleanup and before the answer lets the
+	 * node run anything else.  Without a
 	 * cgroup, the orphans of a killed worker are this subreaper's
 	 * children: every child that is not a live worker (another killed
 	 * worker's, not yet finished, may be counted here).
@@ -763,11 +752,27 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 				live[nl++] = ag->w[i].pid;
 		nk = rq_contain_sweep(-1, true, live, nl, kdl, &killed, &still);
 	}
+	if (!strcmp(w->op, "run") && (w->timed_out || w->cancelled)) {
+		/* The kind never got to its cleanup: run it now, bounded. */
+		pid_t c = fork_worker(ag, worker_cleanup, w->req, w->dir, w->cg);
+		int st;
+
+		if (c > 0 && proc_wait_deadline(c, now_ms() + (int64_t)(30000 * w->mul), &st) != 1)
+			proc_kill_group(c, 0);
+		sb_reset(&log);
+		snprintf(path, sizeof(path), "%s/log", w->dir);
+		read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
+	}
+	bool stopped = !payload || w->timed_out || w->cancelled;
+
 	if (nk > 0)
 		sb_addf(&log, "# %d process%s of the case left after its worker, killed: %s\n", nk,
 			nk == 1 ? "" : "es", killed.buf);
-	if (rq_contain_remove(ag->cg_parent, w->cg_name, w->cg) && w->cg_name[0])
-		sb_addf(&log, "# its cgroup %s could not be removed: %s\n", w->cg_name, strerror(errno));
+	/* the cleanup worker ran in the same cgroup: empty now, or it is named */
+	int rmrc = rq_contain_remove(ag->cg_parent, w->cg_name, w->cg);
+
+	if (rmrc && w->cg_name[0])
+		sb_addf(&log, "# its cgroup %s could not be removed: %s\n", w->cg_name, strerror(-rmrc));
 	w->cg = -1;
 
 	if (stopped) {
