@@ -560,6 +560,10 @@ static pid_t fork_worker(struct agent *ag, int (*fn)(json_t *, const char *), js
 	 * a daemon of the case (fork, setsid, fork) is re-parented to this
 	 * worker, not to init, and is found at the case's end (contain.h).
 	 */
+	/* other cases' cgroups: their locks are their workers' to hold, not ours */
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (ag->w[i].pid && ag->w[i].cg >= 0 && ag->w[i].cg != cg)
+			close(ag->w[i].cg);
 	if (cg >= 0 && rq_contain_enter(cg) == 0)
 		worker_cg = cg;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -1044,7 +1048,8 @@ int rq_agent_sweep_stale(struct sb *msgs)
 	const char *tmp = getenv("TMPDIR");
 	char real[PATH_MAX];
 	struct stat st;
-	int done = sweep_dir("/tmp", msgs);
+	/* and the cgroups of their cases, with what still runs in them */
+	int done = rq_contain_sweep_stale(msgs) + sweep_dir("/tmp", msgs);
 
 	if (!tmp || tmp[0] != '/' || strlen(tmp) > 250 || !realpath(tmp, real) || !strcmp(real, "/tmp") ||
 	    stat(real, &st) || !S_ISDIR(st.st_mode))

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -156,6 +157,18 @@ int rq_contain_create(int parent, const char *tag, char *name, size_t size)
 		int e = errno;
 
 		unlinkat(parent, name, AT_REMOVEDIR);
+		return -e;
+	}
+	/*
+	 * Held while the agent or the worker (which inherits this fd, its
+	 * tools do not: O_CLOEXEC) lives: rq_contain_sweep_stale tells a
+	 * live case's cgroup from a dead agent's by it, across PID
+	 * namespaces.  Taken already: a sweep holds it, the dir is going.
+	 */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(fd);
 		return -e;
 	}
 	return fd;
@@ -380,4 +393,46 @@ int rq_contain_sweep(int cg, bool children, const pid_t *skip, size_t n_skip,
 		sb_addf(names, "; and %d more", found - NAMED_MAX);
 	free(seen.v);
 	return found;
+}
+
+int rq_contain_sweep_stale(struct sb *msgs)
+{
+	char why[256];
+	int parent = rq_contain_parent(why, sizeof(why)), done = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (parent < 0)
+		return 0;
+	d = fdopendir(dup(parent));
+	while (d && (e = readdir(d))) {
+		int cg;
+
+		if (strncmp(e->d_name, "rdmaqual-case-", 14))
+			continue;
+		cg = openat(parent, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cg < 0)
+			continue;
+		/* its agent or worker holds the lock: a live case */
+		if (flock(cg, LOCK_EX | LOCK_NB)) {
+			close(cg);
+			continue;
+		}
+		struct sb names = SB_INIT;
+		int n = rq_contain_sweep(cg, false, NULL, 0, now_ms() + 5000, &names, NULL);
+		int rc = rq_contain_remove(parent, e->d_name, cg);
+
+		if (msgs && n > 0)
+			sb_addf(msgs, "killed in cgroup %s, whose agent is gone: %s\n", e->d_name, names.buf);
+		if (msgs && rc && rc != -ENOENT)
+			sb_addf(msgs, "cgroup %s could not be removed: %s\n", e->d_name, strerror(-rc));
+		else if (msgs && !rc)
+			sb_addf(msgs, "removed cgroup %s\n", e->d_name);
+		done += !rc;
+		sb_release(&names);
+	}
+	if (d)
+		closedir(d);
+	close(parent);
+	return done;
 }

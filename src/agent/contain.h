@@ -59,6 +59,16 @@ int rq_contain_enter(int cg);
 int rq_contain_sweep(int cg, bool children, const pid_t *skip, size_t n_skip,
 		     int64_t deadline, struct sb *names, bool *left);
 
+/*
+ * rdmaqual cleanup: the case cgroups under ours whose agent is gone (an
+ * agent SIGKILLed with its run: its workers die of PDEATHSIG, a daemon of
+ * a case lives on in the cgroup): their processes are named, killed and
+ * the cgroups removed.  A live case's cgroup is flocked by its agent and
+ * its worker (rq_contain_create), and left alone.  Returns how many were
+ * removed; msgs (may be NULL) gets a line for each.
+ */
+int rq_contain_sweep_stale(struct sb *msgs);
+
 /* Remove the (empty) cgroup name under parent and close cg.  0 or -errno. */
 int rq_contain_remove(int parent, const char *name, int cg);
 

@@ -17,7 +17,7 @@ T=$(mktemp -d /tmp/rq-it-daemon.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
 M=$(( $$ % 90000 + 10000 ))
-SH_S="3$M.11" PL_S="3$M.22" OK_S="3$M.33" HANG_S="3$M.44"
+SH_S="3$M.11" PL_S="3$M.22" OK_S="3$M.33" HANG_S="3$M.44" KILL_S="3$M.55"
 # ours PATTERN: pids of this test's sleeps (exact argv)
 ours() { pgrep -x -f -- "sleep $1" | tr '\n' ' '; }
 HAVE_PERL=
@@ -56,6 +56,14 @@ cases:
     targets: [local]
     timeout: 2s
     argv: [sh, -c, 'setsid sh -c "sleep $HANG_S </dev/null >/dev/null 2>&1 &"; exec sleep $HANG_S']
+YAML
+
+cat >"$T/killed.yaml" <<YAML
+cases:
+  - name: daemon.killed
+    kind: command
+    targets: [local]
+    argv: [sh, -c, 'setsid sh -c "sleep $KILL_S </dev/null >/dev/null 2>&1 &"; exec sleep $KILL_S']
 YAML
 
 # Does this host give root a cgroup2 dir of its own to make children in?
@@ -150,6 +158,22 @@ for mode in cgroup fallback; do
 done
 unset RQ_NO_CGROUP
 
+if [ -n "$CG_OK" ]; then
+	echo "-- the runner SIGKILLed mid-case: its agent and worker die, the daemon lives on in the case's cgroup; cleanup kills it"
+	"$RQ" run --report-dir "$T/k" "$T/killed.yaml" >"$T/k.out" 2>&1 &
+	rp=$!
+	wait_for "the case's daemon runs" 20 sh -c "[ \$(pgrep -x -f -- 'sleep $KILL_S' | wc -l) -ge 2 ]"
+	kill -9 "$rp"
+	wait "$rp" 2>/dev/null
+	wait_for "the tool dies with the runner (PDEATHSIG), the daemon stays" 10 sh -c \
+		"[ \$(pgrep -x -f -- 'sleep $KILL_S' | wc -l) -eq 1 ]"
+	"$RQ" cleanup >"$T/cleanup.out" 2>&1
+	expect_eq "cleanup exits 0" 0 $?
+	expect_grep "cleanup names what it killed" "killed in cgroup rdmaqual-case-[0-9]+-[0-9]+, whose agent is gone: pid [0-9]+ sleep \\(sleep\\)" "$T/cleanup.out"
+	expect_grep "and removes the cgroup" "removed cgroup rdmaqual-case-" "$T/cleanup.out"
+	expect_eq "no sleep of the killed run is left" "" "$(ours "$KILL_S")"
+fi
+
 echo "-- lint refuses an empty reason"
 printf 'cases:\n  - {name: x, kind: command, argv: [true], daemon_allowed: ""}\n' >"$T/bad.yaml"
 "$RQ" lint "$T/bad.yaml" >"$T/lint.out" 2>&1
@@ -157,7 +181,7 @@ expect_eq "lint exits 2 (a case file error)" 2 $?
 expect_grep "and says why" 'daemon_allowed: empty' "$T/lint.out"
 
 # whatever a failed check left: this test's sleeps only
-for s in "$SH_S" "$PL_S" "$OK_S" "$HANG_S"; do
+for s in "$SH_S" "$PL_S" "$OK_S" "$HANG_S" "$KILL_S"; do
 	for p in $(ours "$s"); do kill "$p" 2>/dev/null; done
 done
 finish
