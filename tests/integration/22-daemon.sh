@@ -31,11 +31,12 @@ command -v perl >/dev/null && HAVE_PERL=1
 	echo "    argv: [sh, -c, 'setsid sh -c \"sleep $SH_S </dev/null >/dev/null 2>&1 &\"; echo started']"
 	echo "    stdout_contains: started"
 	if [ -n "$HAVE_PERL" ]; then
-		# the parent waits for the grandchild (a pipe it closes), as a daemon's starter does
+		# the parent waits for the grandchild (a pipe that its exec of sleep
+		# closes: perl opens it close-on-exec), as a daemon's starter does
 		echo "  - name: daemon.perl"
 		echo "    kind: command"
 		echo "    targets: [local, sysroot]"
-		printf '%s\n' "    argv: [perl, -MPOSIX, -e, 'pipe(R, W) or die; \$p = fork; (close(W), scalar(<R>), print(\"started\\n\"), exit(0)) if \$p; close R; POSIX::setsid(); exit 0 if fork; open STDIN, \"</dev/null\"; open STDOUT, \">/dev/null\"; open STDERR, \">/dev/null\"; close W; exec \"sleep\", \"$PL_S\"']"
+		printf '%s\n' "    argv: [perl, -MPOSIX, -e, 'pipe(R, W) or die; \$p = fork; (close(W), scalar(<R>), print(\"started\\n\"), exit(0)) if \$p; close R; POSIX::setsid(); exit 0 if fork; open STDIN, \"</dev/null\"; open STDOUT, \">/dev/null\"; open STDERR, \">/dev/null\"; exec \"sleep\", \"$PL_S\"']"
 		echo "    stdout_contains: started"
 	fi
 } >"$T/d.yaml"
@@ -159,13 +160,21 @@ done
 unset RQ_NO_CGROUP
 
 if [ -n "$CG_OK" ]; then
-	echo "-- the runner SIGKILLed mid-case: its agent and worker die, the daemon lives on in the case's cgroup; cleanup kills it"
+	# The agent itself, not the runner: a runner's SIGKILL closes the
+	# agent's stdin before its PDEATHSIG lands, and an agent that sees EOF
+	# first kills what its cases run on its way out (either is fine; this
+	# row wants the agent gone without a word, as an OOM kill does).
+	echo "-- the agent SIGKILLed mid-case: its worker and tool die, the daemon lives on in the case's cgroup; cleanup kills it"
 	"$RQ" run --report-dir "$T/k" "$T/killed.yaml" >"$T/k.out" 2>&1 &
 	rp=$!
 	wait_for "the case's daemon runs" 20 sh -c "[ \$(pgrep -x -f -- 'sleep $KILL_S' | wc -l) -ge 2 ]"
-	kill -9 "$rp"
+	ap=$(pgrep -P "$rp" -f 'agent --stdio')
+	expect_true "the run's agent is found (pid ${ap:-none})" test -n "$ap"
+	[ -n "$ap" ] && kill -9 "$ap"
+	wait_for "the run ends" 20 sh -c "! kill -0 $rp 2>/dev/null"
 	wait "$rp" 2>/dev/null
-	wait_for "the tool dies with the runner (PDEATHSIG), the daemon stays" 10 sh -c \
+	expect_grep "its row is an ERROR naming the dead agent" "ERROR +daemon.killed" "$T/k.out"
+	wait_for "the tool dies with its worker (PDEATHSIG), the daemon stays" 10 sh -c \
 		"[ \$(pgrep -x -f -- 'sleep $KILL_S' | wc -l) -eq 1 ]"
 	"$RQ" cleanup >"$T/cleanup.out" 2>&1
 	expect_eq "cleanup exits 0" 0 $?
