@@ -822,6 +822,26 @@ static int load_wire(const char *text)
 	return r;
 }
 
+/* daemon_allowed: the reason a leftover process is a fact, not a FAIL; it travels to the agent */
+START_TEST(daemon_allowed_key)
+{
+	char *t;
+
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: d.one, kind: command, argv: [x], daemon_allowed: \"keeps its SM\"}\n"
+			      "  - {name: d.two, kind: command, argv: [x]}\n"), 0);
+	ck_assert_str_eq(case_named("d.one")->daemon_allowed, "keeps its SM");
+	ck_assert_ptr_null(case_named("d.two")->daemon_allowed);
+	t = wire_text(case_named("d.one"));
+	ck_assert_int_eq(load_wire(t), 0);
+	ck_assert_str_eq(case_named("d.one")->daemon_allowed, "keeps its SM");
+	free(t);
+	/* a reason is what the key is for */
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: command, argv: [y], daemon_allowed: \" \"}\n"), 1);
+	expect_exact(2, 57, "daemon_allowed: empty (say why a process of the case may outlive it)");
+}
+END_TEST
+
 START_TEST(case_wire_errors)
 {
 	char *t;
@@ -1100,6 +1120,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
 	tcase_add_test(tc, modules_and_fresh_guest);
+	tcase_add_test(tc, daemon_allowed_key);
 	tcase_add_test(tc, judge_key);
 	/* Its own 10 s bound (the scan took minutes for this many). */
 	TCase *big = tcase_create("many cases");

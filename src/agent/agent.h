@@ -21,8 +21,11 @@
  *   {"op":"exec","argv":[..],"timeout_ms":N}      -> {"exit":N,"out":"..","err":".."}
  *   {"op":"cancel","target_id":N}                -> {} (the run answers with an error)
  *       A run stopped (cancelled, timed out) or whose worker died answers
- *       once the agent killed every process group it started and waited
- *       for them: "reaped":true, or "leftover":"why" when one stayed.
+ *       once the agent killed every process group it started and its
+ *       cgroup's processes (contain.h) and waited for them: "reaped":true,
+ *       or "leftover":"why" when one stayed.  What any run left running
+ *       is killed before its answer and named in its rows
+ *       (leftover_processes).
  *   {"op":"shutdown"}                            -> {} then the agent exits
  * Every answer carries the request's "id", "v":1 and "ok"; when ok is
  * false, "error" says why in one line.  Answers may come out of order:

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
+#include "agent/contain.h"
 #include "agent/request.h"
 #include "core/json_text.h"
 #include "core/kind.h"
@@ -71,6 +72,8 @@ struct worker {
 	bool cancelled, timed_out;
 	double mul;		/* the request's timeout_mul: this worker's pace */
 	json_t *req;		/* kept for cleanup after a kill */
+	int cg;			/* its cgroup's dir fd (contain.h), -1: none */
+	char cg_name[96];
 };
 
 struct agent {
@@ -80,6 +83,7 @@ struct agent {
 	struct sb in;
 	bool discarding;	/* inside an oversized line */
 	bool stop;
+	int cg_parent;		/* the agent's own cgroup, where cases get theirs; -1: none */
 };
 
 /* Send one answer; takes ownership of payload.  id NULL: the request had none. */
@@ -304,6 +308,57 @@ static void ctx_of(struct rq_ctx *ctx, const struct rq_request *rq, int logfd,
 		ctx->tool = replay_tool ? replay_tool : no_replay;
 }
 
+/* In a worker: its cgroup (contain.h) once it is inside, else -1. */
+static int worker_cg = -1;
+
+/* How long the processes left at a case's end get to be gone after their SIGKILL. */
+#define LEFTOVER_MS 5000
+
+/*
+ * In the worker, once the kind is done (cleanup included): what the case
+ * left running, a daemon, is named and killed; each row it reports gets
+ * the fact leftover_processes, and a PASS or SKIP becomes a FAIL unless
+ * the case says why one may outlive it (daemon_allowed).
+ */
+static void judge_leftovers(const struct rq_case *c, struct rq_results *rows, int logfd)
+{
+	struct sb names = SB_INIT;
+	bool stuck;
+	int n = rq_contain_sweep(worker_cg, true, NULL, 0, now_ms() + scaled_ms(LEFTOVER_MS), &names,
+				 &stuck);
+
+	if (n <= 0) {
+		sb_release(&names);
+		return;
+	}
+	if (stuck)
+		sb_addf(&names, " (some still there %.1f s after the kill)", scaled_ms(LEFTOVER_MS) / 1000.0);
+	if (logfd >= 0)
+		dprintf(logfd, "# %d process%s of the case left running at its end, killed: %s%s%s\n", n,
+			n == 1 ? "" : "es", names.buf, c->daemon_allowed ? "; allowed: " : "",
+			c->daemon_allowed ? c->daemon_allowed : "");
+	for (size_t i = 0; i < rows->n; i++) {
+		struct rq_result *r = rows->v[i];
+
+		rq_fact_add(r, "leftover_processes", names.buf);
+		if (c->daemon_allowed) {
+			rq_fact_add(r, "daemon_allowed", c->daemon_allowed);
+			continue;
+		}
+		if (r->verdict != RQ_PASS && r->verdict != RQ_SKIP)
+			continue;
+		/* past a sticky PASS: the case left something running on the node */
+		sb_addf(&r->log, "verdict FAIL: %s was %s, and the case left %d process%s running\n",
+			r->id, rq_verdict_name(r->verdict), n, n == 1 ? "" : "es");
+		r->verdict = RQ_FAIL;
+		free(r->reason);
+		r->reason = xasprintf("left %d process%s running at its end (killed): %s; a case whose "
+				      "daemon may outlive it says why in daemon_allowed", n,
+				      n == 1 ? "" : "es", names.buf);
+	}
+	sb_release(&names);
+}
+
 /* In the worker: run one case (one role of it) and write the answer. */
 static int worker_run(json_t *req, const char *dir)
 {
@@ -358,6 +413,8 @@ static int worker_run(json_t *req, const char *dir)
 	 * The main row stands for the case only when the kind added no rows of
 	 * its own, or when it recorded something itself.
 	 */
+	struct rq_results shown = { 0 };
+
 	for (size_t i = 0; i < rows.n; i++) {
 		struct rq_result *r = rows.v[i];
 
@@ -365,8 +422,12 @@ static int worker_run(json_t *req, const char *dir)
 		    !r->nfigs)
 			continue;
 		rq_result_finish(r);
-		json_array_append_new(jrows, rq_result_to_json(r, false));
+		rq_results_add(&shown, r);
 	}
+	judge_leftovers(c, &shown, logfd);
+	for (size_t i = 0; i < shown.n; i++)
+		json_array_append_new(jrows, rq_result_to_json(shown.v[i], false));
+	free(shown.v);
 	rq_results_release(&rows);
 	free(ctx.state);
 out:
@@ -463,7 +524,7 @@ static void note_group(pid_t pgid, bool started)
 }
 
 static pid_t fork_worker(struct agent *ag, int (*fn)(json_t *, const char *), json_t *req,
-			 const char *dir)
+			 const char *dir, int cg)
 {
 	pid_t pid = fork();
 	char path[600];
@@ -494,7 +555,25 @@ static pid_t fork_worker(struct agent *ag, int (*fn)(json_t *, const char *), js
 	close(ag->in_fd);
 	if (ag->out_fd != ag->in_fd)
 		close(ag->out_fd);
-	_exit(fn(req, dir));
+	/*
+	 * Before anything runs: the case's cgroup, and a subreaper, so that
+	 * a daemon of the case (fork, setsid, fork) is re-parented to this
+	 * worker, not to init, and is found at the case's end (contain.h).
+	 */
+	/* other cases' cgroups: their locks are their workers' to hold, not ours */
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (ag->w[i].pid && ag->w[i].cg >= 0 && ag->w[i].cg != cg)
+			close(ag->w[i].cg);
+	if (cg >= 0 && rq_contain_enter(cg) == 0)
+		worker_cg = cg;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	int rc = fn(req, dir);
+	struct sb names = SB_INIT;
+
+	/* exec and cleanup have no rows to judge: what they left is only killed */
+	rq_contain_sweep(worker_cg, true, NULL, 0, now_ms() + scaled_ms(LEFTOVER_MS), &names, NULL);
+	sb_release(&names);
+	_exit(rc);
 }
 
 static struct worker *free_slot(struct agent *ag)
@@ -522,6 +601,7 @@ static void start_worker(struct agent *ag, json_t *id, const char *op, json_t *r
 		return;
 	}
 	memset(w, 0, sizeof(*w));
+	w->cg = -1;
 	w->id = (uint64_t)json_integer_value(id);
 	snprintf(w->op, sizeof(w->op), "%s", op);
 	snprintf(w->dir, sizeof(w->dir), "%s/%llu", ag->base, (unsigned long long)w->id);
@@ -536,10 +616,21 @@ static void start_worker(struct agent *ag, json_t *id, const char *op, json_t *r
 		 json_number_value(mul) <= 100 ? json_number_value(mul) : 1;
 	/* Grace beyond the kind's own deadline so it can end cleanly first. */
 	w->kill_at = now_ms() + timeout + (int64_t)(2000 * w->mul);
-	w->pid = fork_worker(ag, !strcmp(op, "run") ? worker_run : worker_exec, req, w->dir);
+	/* Its cgroup, where the agent has one to make it in (else its worker's children). */
+	w->cg = -1;
+	if (ag->cg_parent >= 0) {
+		char tag[32];
+
+		snprintf(tag, sizeof(tag), "%llu", (unsigned long long)w->id);
+		w->cg = rq_contain_create(ag->cg_parent, tag, w->cg_name, sizeof(w->cg_name));
+		if (w->cg < 0)
+			w->cg_name[0] = '\0';
+	}
+	w->pid = fork_worker(ag, !strcmp(op, "run") ? worker_run : worker_exec, req, w->dir, w->cg);
 	if (w->pid < 0) {
 		answer_err(ag, id, "fork: %s", strerror(errno));
 		w->pid = 0;
+		rq_contain_remove(ag->cg_parent, w->cg_name, w->cg);
 		return;
 	}
 	w->req = json_incref(req);
@@ -640,9 +731,34 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 	read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
 	snprintf(path, sizeof(path), "%s/answer.json", w->dir);
 	payload = (w->timed_out || w->cancelled) ? NULL : json_load_file(path, 0, &jerr);
+	/*
+	 * The worker is gone: what is left in its cgroup (a worker killed at
+	 * its deadline could not sweep; a daemon racing its sweep) is killed
+	 * now, before a stopped run's cleanup and before the answer lets the
+	 * node run anything else.  Without a
+	 * cgroup, the orphans of a killed worker are this subreaper's
+	 * children: every child that is not a live worker (another killed
+	 * worker's, not yet finished, may be counted here).
+	 */
+	struct sb killed = SB_INIT;
+	bool still = false;
+	int64_t kdl = now_ms() + (int64_t)(REAP_GROUPS_MS * w->mul);
+	int nk;
+
+	if (w->cg >= 0) {
+		nk = rq_contain_sweep(w->cg, false, NULL, 0, kdl, &killed, &still);
+	} else {
+		pid_t live[MAX_WORKERS];
+		size_t nl = 0;
+
+		for (int i = 0; i < MAX_WORKERS; i++)
+			if (ag->w[i].pid && &ag->w[i] != w)
+				live[nl++] = ag->w[i].pid;
+		nk = rq_contain_sweep(-1, true, live, nl, kdl, &killed, &still);
+	}
 	if (!strcmp(w->op, "run") && (w->timed_out || w->cancelled)) {
 		/* The kind never got to its cleanup: run it now, bounded. */
-		pid_t c = fork_worker(ag, worker_cleanup, w->req, w->dir);
+		pid_t c = fork_worker(ag, worker_cleanup, w->req, w->dir, w->cg);
 		int st;
 
 		if (c > 0 && proc_wait_deadline(c, now_ms() + (int64_t)(30000 * w->mul), &st) != 1)
@@ -652,6 +768,16 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 		read_file_ends(path, &log, LOG_HEAD, LOG_TAIL, &cut);
 	}
 	bool stopped = !payload || w->timed_out || w->cancelled;
+
+	if (nk > 0)
+		sb_addf(&log, "# %d process%s of the case left after its worker, killed: %s\n", nk,
+			nk == 1 ? "" : "es", killed.buf);
+	/* the cleanup worker ran in the same cgroup: empty now, or it is named */
+	int rmrc = rq_contain_remove(ag->cg_parent, w->cg_name, w->cg);
+
+	if (rmrc && w->cg_name[0])
+		sb_addf(&log, "# its cgroup %s could not be removed: %s\n", w->cg_name, strerror(-rmrc));
+	w->cg = -1;
 
 	if (stopped) {
 		/*
@@ -663,6 +789,12 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 		char why[256], how[128];
 		bool gone = reap_groups(w->dir, now_ms() + (int64_t)(REAP_GROUPS_MS * w->mul), why,
 					sizeof(why));
+
+		if (gone && still) {
+			snprintf(why, sizeof(why), "processes of the stopped case are still there %.1f s "
+				 "after their kill: %s", REAP_GROUPS_MS / 1000.0, killed.buf);
+			gone = false;
+		}
 		json_t *p = gone ? json_pack("{s:b}", "reaped", 1) : json_pack("{s:s}", "leftover", why);
 
 		describe_status(status, how, sizeof(how));
@@ -686,6 +818,7 @@ static void finish_worker(struct agent *ag, struct worker *w, int status)
 	json_decref(id);
 	json_decref(w->req);
 	sb_release(&log);
+	sb_release(&killed);
 	rm_rf(w->dir);
 	memset(w, 0, sizeof(*w));
 }
@@ -915,7 +1048,8 @@ int rq_agent_sweep_stale(struct sb *msgs)
 	const char *tmp = getenv("TMPDIR");
 	char real[PATH_MAX];
 	struct stat st;
-	int done = sweep_dir("/tmp", msgs);
+	/* and the cgroups of their cases, with what still runs in them */
+	int done = rq_contain_sweep_stale(msgs) + sweep_dir("/tmp", msgs);
 
 	if (!tmp || tmp[0] != '/' || strlen(tmp) > 250 || !realpath(tmp, real) || !strcmp(real, "/tmp") ||
 	    stat(real, &st) || !S_ISDIR(st.st_mode))
@@ -925,7 +1059,8 @@ int rq_agent_sweep_stale(struct sb *msgs)
 
 int rq_agent_serve(int in_fd, int out_fd)
 {
-	struct agent ag = { .in_fd = in_fd, .out_fd = out_fd, .in = SB_INIT };
+	struct agent ag = { .in_fd = in_fd, .out_fd = out_fd, .in = SB_INIT, .cg_parent = -1 };
+	char cgwhy[256];
 	const char *tmp = getenv("TMPDIR");
 	sigset_t mask;
 	int sfd;
@@ -965,6 +1100,8 @@ int rq_agent_serve(int in_fd, int out_fd)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* where each case gets a cgroup of its own; without one, its worker's children (contain.h) */
+	ag.cg_parent = rq_contain_parent(cgwhy, sizeof(cgwhy));
 
 	while (!ag.stop) {
 		struct pollfd p[2] = {
@@ -1005,8 +1142,28 @@ int rq_agent_serve(int in_fd, int out_fd)
 	for (int i = 0; i < MAX_WORKERS; i++)
 		if (ag.w[i].pid)
 			kill_worker(&ag.w[i]);
+	/* the agent ends: what its cases still run goes with it, cgroups and all */
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		struct sb n = SB_INIT;
+
+		if (ag.w[i].pid && ag.w[i].cg >= 0)
+			rq_contain_sweep(ag.w[i].cg, false, NULL, 0, now_ms() + REAP_GROUPS_MS, &n, NULL);
+		sb_release(&n);
+	}
+	{
+		/* and without cgroups: every child left, killed workers' orphans included */
+		struct sb n = SB_INIT;
+
+		rq_contain_sweep(-1, true, NULL, 0, now_ms() + REAP_GROUPS_MS, &n, NULL);
+		sb_release(&n);
+	}
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (ag.w[i].pid)
+			rq_contain_remove(ag.cg_parent, ag.w[i].cg_name, ag.w[i].cg);
+	if (ag.cg_parent >= 0)
+		close(ag.cg_parent);
 	for (int i = 0; i < MAX_WORKERS; i++)
 		json_decref(ag.w[i].req);
 	rm_rf(ag.base);

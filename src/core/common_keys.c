@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The keys every case has (name, kind, summary, tags, targets, needs,
- * timeout, devices, port, gid_index): their table and the checks beyond
+ * timeout, devices, port, gid_index, ...): their table and the checks beyond
  * their type (valid names, known targets, the needs: syntax, device lists).
  */
 #include <stdio.h>
@@ -65,6 +65,8 @@ const struct key_def rq_common_keys[] = {
 		.help = "fabric kinds only; ibsim target: a partitions.conf for the target's opensm (-P), relative to the case file; fabric-health checks every CA port's P_Key table against it" },
 	[CK_JUDGE] = { .name = "judge", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(judge),
 		.help = "the figures (names or globs: lat_p99, bw_*) that qualify, compare, run --baseline and a lab run's pair matrix judge against other runs; default: the kind's key figures (rdmaqual help KIND)" },
+	[CK_DAEMON_ALLOWED] = { .name = "daemon_allowed", .type = KEY_STR, .offset = CO(daemon_allowed),
+		.help = "why a process the case starts may outlive it (a daemon); it is still killed and named at the case's end, as the fact leftover_processes; unset: a leftover process FAILs the case" },
 	KEY_END,
 };
 #undef CO
@@ -312,6 +314,15 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 		check = check_judge;
 		dedup = true;
 		break;
+	case CK_DAEMON_ALLOWED:
+		/* a reason is what the key is for: an empty one says nothing */
+		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
+			return false;
+		if (!*strtrim(cc->daemon_allowed)) {
+			lerr(ld, NPOS(e->v), "daemon_allowed: empty (say why a process of the case may outlive it)");
+			return false;
+		}
+		return true;
 	case CK_VM_MEMORY:
 		/* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
 		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))

@@ -158,6 +158,7 @@ static void case_free(struct rq_case *c)
 		free(c->modules[i]);
 	free(c->modules);
 	free(c->judge);
+	free(c->daemon_allowed);
 	if (c->kind && c->cfg)
 		rq_cfg_release(c->kind->keys, c->cfg);
 	free(c->cfg);
@@ -446,6 +447,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->nmodules = cc.modules.n;
 	free(cc.modules.num);
 	c->fresh_guest = cc.fresh_guest;
+	c->daemon_allowed = cc.daemon_allowed;
 	if (cc.judge.n) {
 		struct sb j = SB_INIT;
 
