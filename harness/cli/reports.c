@@ -89,17 +89,13 @@ static bool is_report_dir(int dfd, const char *name, struct timespec *mtime, boo
 		mtime->tv_sec = t;
 		mtime->tv_nsec = 0;
 	}
+	/* a run's dir (results.json) or a qualify's (qualify.json); another user's is counted, kept */
 	snprintf(p, sizeof(p), "%s/results.json", name);
-	if (!fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode)) {
-		*others += !ours;
-		return ours;
+	if (fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+		snprintf(p, sizeof(p), "%s/qualify.json", name);
+		if (fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			return false;
 	}
-	snprintf(p, sizeof(p), "%s/results.json", name);
-	if (!fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
-		return true;
-	snprintf(p, sizeof(p), "%s/qualify.json", name);
-	if (fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-		return false;
 	*others += !ours;
 	return ours;
 }
