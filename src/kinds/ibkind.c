@@ -222,8 +222,9 @@ int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn rea
 
 	ibkind_param(ctx, &p);
 	/*
-	 * ibsim's opensm sweeps every 5 s (target_ibsim.c): two sweeps and a
-	 * margin; a real SM's sweep is opensm's sweep_interval, 10 s by default.
+	 * ibsim's opensm sweeps every second (target_ibsim.c): a sweep that
+	 * changes something and one that does not, with room for a loaded
+	 * host; a real SM sweeps every sweep_interval, 10 s by default.
 	 */
 	deadline = start + scaled_ms(p.sim ? 13000 : 25000);
 	if (ctx->deadline_ms && deadline > ctx->deadline_ms - 2000)
@@ -238,10 +239,12 @@ int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn rea
 		unsigned k = 0;		/* our sminfo queries since c0, one answer each */
 		bool swept;
 
-		do {
-			if (now_ms() + step > deadline)
+		/* no nap before the first look: a sweep may have passed while the tables were read */
+		for (bool first = true;; first = false) {
+			if (now_ms() + (first ? 0 : step) > deadline)
 				goto timeout;
-			nap_ms(step);
+			if (!first)
+				nap_ms(step);
 			c = act_count(ctx);
 			k++;
 			/*
@@ -249,7 +252,9 @@ int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn rea
 			 * qp0_mads_sent): any SMP beyond those is the SM at work, a sweep
 			 */
 			swept = c0 < 0 || c < 0 ? now_ms() - start >= (p.sim ? 300 : 2000) : c - c0 > (long long)k;
-		} while (!swept);
+			if (swept)
+				break;
+		}
 		sb_reset(&next);
 		if (!read(ctx, arg, &next, why, whysz)) {
 			ret = -2;
