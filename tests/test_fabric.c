@@ -886,8 +886,9 @@ START_TEST(settled_reads)
 	/* read 1 and 2 differ, 2 and 3 differ, 3 and 4 agree: judged on the fourth */
 	ck_assert_int_eq(reads, 4);
 	ck_assert_str_eq(out.buf, "SL2VL: 3\n");
-	ck_assert_uint_eq(ctx.main->nfigs, 1);
-	ck_assert_str_eq(ctx.main->figs[0].name, "settle_sl2vl_ms");
+	ck_assert_uint_eq(ctx.main->nfacts, 1);
+	ck_assert_str_eq(ctx.main->facts[0].key, "settle_sl2vl");
+	ck_assert_msg(strstr(ctx.main->facts[0].value, " ms"), "%s", ctx.main->facts[0].value);
 	ck_assert_int_eq(ctx.main->verdict, RQ_NONE);
 	rq_result_free(ctx.main);
 

@@ -88,8 +88,8 @@ void ibkind_problem(struct sb *msg, unsigned *n, const char *fmt, ...)
  * light or heavy, moves it by more than the answers to our own sminfo
  * queries.  Where no SM answers sminfo, a short interval stands for the
  * sweep.  read() fills out (the raw text) or says why not.  Returns the
- * milliseconds settling took (0: the first two reads agreed), recorded as
- * figure settle_<table>_ms on ctx->main; -1 when the reads never agreed
+ * milliseconds settling took, from the first read to the agreeing one,
+ * recorded as fact settle_<table> ("1441 ms") on ctx->main; -1 when the reads never agreed
  * before the deadline (ERROR naming the table set on ctx->main), -2 when a
  * read failed (why in why).
  */
