@@ -15,6 +15,9 @@
 #include "parsers/ibnet.h"
 #include "parsers/parse_fabric.h"
 #include "rdma/routing.h"
+#include "kinds/ibkind.h"
+#include "core/ctx.h"
+#include "core/result.h"
 #include "core/util.h"
 #include "real_outputs.h"
 #include "check_main.h"
@@ -834,8 +837,78 @@ START_TEST(routing_refuses_no_lids)
 }
 END_TEST
 
+/*
+ * Item 9: an SM-written table is judged only once two reads a sweep apart
+ * agree.  The fake SM answers sminfo with an ActCount that moves by ten
+ * between answers (a sweep each time); the table changes on its first two
+ * reads (the SM folding it onto new OperVLs), then stays.  A table that
+ * changes on every read is an ERROR naming it.
+ */
+static long long fake_act;
+
+static int fake_sminfo(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms, struct proc_result *r)
+{
+	(void)ctx;
+	(void)timeout_ms;
+	ck_assert_str_eq(argv[0], "sminfo");
+	fake_act += 10;
+	sb_addf(&r->out, "sminfo: sm lid 1 sm guid 0x2c90300000011, activity count %lld priority 0 state 3 SMINFO_MASTER\n",
+		fake_act);
+	r->exit_code = 0;
+	return 0;
+}
+
+static int reads;
+
+static bool table_settles(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, size_t whysz)
+{
+	(void)ctx;
+	(void)why;
+	(void)whysz;
+	reads++;
+	sb_addf(out, "SL2VL: %d\n", *(bool *)arg ? (reads < 3 ? reads : 3) : reads);
+	return true;
+}
+
+START_TEST(settled_reads)
+{
+	struct rq_ctx ctx = { .log_fd = -1, .tool = fake_sminfo };
+	struct sb out = SB_INIT;
+	char why[128] = "";
+	bool settles = true;
+	int64_t ms;
+
+	ctx.main = rq_result_new("q", NULL, 0);
+	ctx.deadline_ms = now_ms() + 4000;
+	reads = 0;
+	ms = ibkind_settled(&ctx, "sl2vl", table_settles, &settles, &out, why, sizeof(why));
+	ck_assert_int_ge(ms, 0);
+	/* read 1 and 2 differ, 2 and 3 differ, 3 and 4 agree: judged on the fourth */
+	ck_assert_int_eq(reads, 4);
+	ck_assert_str_eq(out.buf, "SL2VL: 3\n");
+	ck_assert_uint_eq(ctx.main->nfacts, 1);
+	ck_assert_str_eq(ctx.main->facts[0].key, "settle_sl2vl");
+	ck_assert_msg(strstr(ctx.main->facts[0].value, " ms"), "%s", ctx.main->facts[0].value);
+	ck_assert_int_eq(ctx.main->verdict, RQ_NONE);
+	rq_result_free(ctx.main);
+
+	ctx.main = rq_result_new("q", NULL, 0);
+	ctx.deadline_ms = now_ms() + 3500;
+	settles = false;
+	reads = 0;
+	ms = ibkind_settled(&ctx, "vlarb", table_settles, &settles, &out, why, sizeof(why));
+	ck_assert_int_eq(ms, -1);
+	ck_assert_int_eq(ctx.main->verdict, RQ_ERROR);
+	ck_assert_msg(strstr(ctx.main->reason, "the vlarb never settled: it changed between every two reads a sweep apart"),
+		      "%s", ctx.main->reason);
+	rq_result_free(ctx.main);
+	sb_release(&out);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
+	tcase_add_test(tc, settled_reads);
 	tcase_add_test(tc, lfts_real_and_own);
 	tcase_add_test(tc, sl2vl_vlarb_real_and_own);
 	tcase_add_test(tc, ibqueryerrors_and_saquery_own);

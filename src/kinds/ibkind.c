@@ -5,12 +5,15 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 
 #include "kinds/ibkind.h"
 #include "core/paths.h"
 #include "core/util.h"
+#include "core/proc.h"
+#include "parsers/parse_ibdiag.h"
 
 void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
 {
@@ -180,4 +183,102 @@ unsigned ibkind_log_lines(const char *log, const char *needle, struct sb *out, u
 	}
 	sb_release(&text);
 	return n;
+}
+
+static void nap_ms(int64_t ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* SMInfo's ActCount, or -1 when no SM answers. */
+static long long act_count(struct rq_ctx *ctx)
+{
+	static const char *const argv[] = { "sminfo", NULL };
+	struct proc_result r;
+	struct ib_sminfo si;
+	char err[128];
+	long long v = -1;
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 10000, &r) == 0 && !r.exec_failed && !r.timed_out && r.exit_code == 0 &&
+	    sminfo_parse(r.out.buf, r.out.len, &si, err, sizeof(err)) == 0 && !rq_missing_has(&si.missing, "activity"))
+		v = (long long)si.activity;
+	proc_result_release(&r);
+	return v;
+}
+
+int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn read, void *arg, struct sb *out,
+		       char *why, size_t whysz)
+{
+	struct ibkind_param p;
+	int64_t start = now_ms(), deadline, step;
+	struct sb next = SB_INIT;
+	char name[96], val[32];
+	long long c0;
+	int64_t ret = -1;
+
+	ibkind_param(ctx, &p);
+	/*
+	 * ibsim's opensm sweeps every second (target_ibsim.c): a sweep that
+	 * changes something and one that does not, with room for a loaded
+	 * host; a real SM sweeps every sweep_interval, 10 s by default.
+	 */
+	deadline = start + scaled_ms(p.sim ? 13000 : 25000);
+	if (ctx->deadline_ms && deadline > ctx->deadline_ms - 2000)
+		deadline = ctx->deadline_ms - 2000;
+	step = p.sim ? 250 : 500;
+	sb_reset(out);
+	c0 = act_count(ctx);
+	if (!read(ctx, arg, out, why, whysz))
+		return -2;
+	for (;;) {
+		long long c;
+		unsigned k = 0;		/* our sminfo queries since c0, one answer each */
+		bool swept;
+
+		/* no nap before the first look: a sweep may have passed while the tables were read */
+		for (bool first = true;; first = false) {
+			if (now_ms() + (first ? 0 : step) > deadline)
+				goto timeout;
+			if (!first)
+				nap_ms(step);
+			c = act_count(ctx);
+			k++;
+			/*
+			 * each of our sminfo queries is answered with one SMP (counted in
+			 * qp0_mads_sent): any SMP beyond those is the SM at work, a sweep
+			 */
+			swept = c0 < 0 || c < 0 ? now_ms() - start >= (p.sim ? 300 : 2000) : c - c0 > (long long)k;
+			if (swept)
+				break;
+		}
+		sb_reset(&next);
+		if (!read(ctx, arg, &next, why, whysz)) {
+			ret = -2;
+			goto done;
+		}
+		if (next.len == out->len && !memcmp(next.buf, out->buf, out->len)) {
+			ret = now_ms() - start;
+			break;
+		}
+		rq_log(ctx, "# %s changed between two reads (the SM was still programming it); reading again", table);
+		sb_reset(out);
+		sb_add(out, next.buf, next.len);
+		c0 = c;
+	}
+	/* a fact, not a figure: how busy the SM and the host were, no property to compare runs by */
+	snprintf(name, sizeof(name), "settle_%s", table);
+	snprintf(val, sizeof(val), "%lld ms", (long long)ret);
+	rq_fact_add(ctx->main, name, val);
+	rq_log(ctx, "# %s: two reads a sweep apart agreed after %lld ms", table, (long long)ret);
+	goto done;
+timeout:
+	rq_result_set(ctx->main, RQ_ERROR, "the %s never settled: it changed between every two reads a sweep apart "
+		      "for %lld ms (the SM keeps reprogramming it)", table, (long long)(now_ms() - start));
+done:
+	sb_release(&next);
+	return ret;
 }

@@ -79,4 +79,22 @@ unsigned ibkind_log_lines(const char *log, const char *needle, struct sb *out, u
 void ibkind_problem(struct sb *msg, unsigned *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Read an SM-written table (SL2VL, VLArb, LFT, MFT, P_Keys) only once the
+ * SM has settled: read, wait until a sweep has passed, read again, and
+ * take the table once two reads agree.  A sweep is seen in SMInfo's
+ * ActCount, which opensm sets to the number of MADs it has sent
+ * (osm_sminfo_rcv.c, osm_state_mgr.c: stats.qp0_mads_sent), so a sweep,
+ * light or heavy, moves it by more than the answers to our own sminfo
+ * queries.  Where no SM answers sminfo, a short interval stands for the
+ * sweep.  read() fills out (the raw text) or says why not.  Returns the
+ * milliseconds settling took, from the first read to the agreeing one,
+ * recorded as fact settle_<table> ("1441 ms") on ctx->main; -1 when the reads never agreed
+ * before the deadline (ERROR naming the table set on ctx->main), -2 when a
+ * read failed (why in why).
+ */
+typedef bool (*ibkind_read_fn)(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, size_t whysz);
+int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn read, void *arg, struct sb *out,
+		       char *why, size_t whysz);
+
 #endif

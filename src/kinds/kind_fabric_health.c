@@ -485,13 +485,51 @@ static uint64_t check_sm(struct rq_ctx *ctx, const struct fh_cfg *cfg)
  * (sm_partitions:), with opensm's Default partition (osm_prtn.c): entries
  * missing, with the other membership, or in no partition are named.
  */
+/*
+ * The P_Key table of every CA port with a LID, in the order check_pkeys
+ * walks them, each ended by a form feed ("\001" for a port that did not
+ * answer), for ibkind_settled.
+ */
+static bool read_ca_pkeys(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, size_t whysz)
+{
+	const struct ibnet *t = arg;
+
+	(void)why;
+	(void)whysz;
+	for (size_t i = 0; i < t->nlinks; i++) {
+		const struct ibnet_link *k = &t->links[i];
+
+		for (int end = 0; end < 2; end++) {
+			int n = end ? k->b : k->a, port = end ? k->bport : k->aport;
+			unsigned lid = end ? k->blid : k->alid;
+			char l[16], p[16];
+			const char *argv[] = { "smpquery", "pkeys", l, p, NULL };
+			struct proc_result r;
+
+			if (t->nodes[n].is_switch || !lid)
+				continue;
+			snprintf(l, sizeof(l), "%u", lid);
+			snprintf(p, sizeof(p), "%d", port);
+			proc_result_init(&r);
+			if (rq_tool(ctx, argv, 30000, &r) || r.exec_failed || r.timed_out || r.exit_code)
+				sb_adds(out, "\001");
+			else
+				sb_add(out, r.out.buf, r.out.len);
+			sb_adds(out, "\f");
+			proc_result_release(&r);
+		}
+	}
+	return true;
+}
+
 static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struct ibnet *t, uint64_t sm_guid)
 {
 	const json_t *j = ctx->param;
 	const char *sm_path = j ? json_string_value(json_object_get(j, "sm_partitions")) : NULL;
 	struct ibkind_param prm;
 	char path[1024], err[512];
-	struct sb text = SB_INIT, msg = SB_INIT;
+	struct sb text = SB_INIT, msg = SB_INIT, snap = SB_INIT;
+	const char *sp;
 	struct partitions parts = { 0 };
 	struct rq_result *row;
 	unsigned bad = 0, ports = 0;
@@ -550,6 +588,13 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 			       "the SA becomes unreachable (a limited member talks to full members only, so no other "
 			       "limited port's SA query, path record or multicast join reaches it)", path, sm_line, who);
 	}
+	/* the tables the SM writes: judged only once two reads a sweep apart agree */
+	if (ibkind_settled(ctx, "pkey_tables", read_ca_pkeys, (void *)t, &snap, err, sizeof(err)) < 0) {
+		rq_result_set(row, RQ_ERROR, "the CA ports' P_Key tables never settled: they changed between every two "
+			      "reads a sweep apart");
+		goto out;
+	}
+	sp = snap.buf;
 	for (size_t i = 0; i < t->nlinks; i++) {
 		const struct ibnet_link *k = &t->links[i];
 
@@ -558,11 +603,8 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 			unsigned lid = end ? k->blid : k->alid;
 			uint64_t pg = end ? k->bpguid : k->apguid;
 			uint16_t want[128], got[128];
-			const char *names[128];
+			const char *names[128], *tab, *e;
 			size_t nw, ng = 0;
-			char l[16], p[16];
-			const char *argv[] = { "smpquery", "pkeys", l, p, NULL };
-			struct proc_result r;
 
 			if (t->nodes[n].is_switch)
 				continue;
@@ -571,17 +613,16 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 				ibkind_problem(&msg, &bad, "%s port %d: no LID, not asked", t->nodes[n].desc, port);
 				continue;
 			}
-			snprintf(l, sizeof(l), "%u", lid);
-			snprintf(p, sizeof(p), "%d", port);
 			nw = partitions_port_pkeys(&parts, pg, pg && pg == sm_guid, want, names, ARRAY_SIZE(want));
-			proc_result_init(&r);
-			if (rq_tool(ctx, argv, 30000, &r) || r.exec_failed || r.timed_out || r.exit_code ||
-			    pkeys_parse(r.out.buf, r.out.len, got, ARRAY_SIZE(got), &ng, err, sizeof(err))) {
+			tab = sp;
+			e = strchr(sp, '\f');
+			if (!e)
+				continue;
+			sp = e + 1;
+			if (*tab == '\001' || pkeys_parse(tab, (size_t)(e - tab), got, ARRAY_SIZE(got), &ng, err, sizeof(err))) {
 				ibkind_problem(&msg, &bad, "%s port %d: no P_Key table", t->nodes[n].desc, port);
-				proc_result_release(&r);
 				continue;
 			}
-			proc_result_release(&r);
 			for (size_t w = 0; w < nw; w++) {
 				size_t g;
 
@@ -617,6 +658,7 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 out:
 	partitions_release(&parts);
 	sb_release(&text);
+	sb_release(&snap);
 	sb_release(&msg);
 }
 

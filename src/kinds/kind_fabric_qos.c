@@ -122,14 +122,74 @@ struct fq_state {
 	int min_opvls;		/* smallest OperVLs enumeration seen */
 };
 
+/* One cabled port to ask: CA ports by their own LID, switch ports by the switch's. */
+struct fq_port {
+	const char *who;
+	unsigned lid;
+	int port;
+	bool sw;
+};
+
+struct fq_ports {
+	struct fq_port *v;
+	size_t n;
+};
+
+/*
+ * The SM-written tables of every port, as one snapshot: each port's
+ * smpquery sl2vl then vlarb output, each ended by a form feed; a query
+ * that fails is "\001why" in its place, so a port that refuses the MADs
+ * (the no-sl2vl fault) is a table like any other, read the same each time.
+ */
+static bool read_tables(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, size_t whysz)
+{
+	const struct fq_ports *ps = arg;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct fq_port *q = &ps->v[i];
+		char l[16], p[16], w[256];
+		const char *sl[] = { "smpquery", "sl2vl", l, q->sw ? p : "0", NULL };
+		const char *va[] = { "smpquery", "vlarb", l, p, NULL };
+
+		snprintf(l, sizeof(l), "%u", q->lid);
+		snprintf(p, sizeof(p), "%d", q->port);
+		for (int k = 0; k < 2; k++) {
+			w[0] = '\0';
+			if (!tool(ctx, k ? va : sl, out, w, sizeof(w)))
+				sb_addf(out, "\001%s", w);
+			sb_adds(out, "\f");
+		}
+	}
+	(void)why;
+	(void)whysz;
+	return true;
+}
+
+/* The next '\f'-ended part of a snapshot; *failed when it is a query's failure. */
+static const char *part(const char **p, size_t *len, bool *failed)
+{
+	const char *s = *p, *e = s ? strchr(s, '\f') : NULL;
+
+	if (!e) {
+		*len = 0;
+		*failed = true;
+		return "";
+	}
+	*len = (size_t)(e - s);
+	*p = e + 1;
+	*failed = *s == '\001';
+	return *failed ? s + 1 : s;
+}
+
 static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_tables *want, const char *who,
-		       unsigned lid, int port, bool sw)
+		       unsigned lid, int port, bool sw, const char **snap)
 {
 	char l[16], p[16], why[256] = "";
 	const char *pi[] = { "smpquery", "portinfo", l, p, NULL };
-	const char *sl[] = { "smpquery", "sl2vl", l, sw ? p : "0", NULL };
-	const char *va[] = { "smpquery", "vlarb", l, p, NULL };
 	struct sb out = SB_INIT;
+	const char *slt, *vat;
+	size_t sll, val;
+	bool slf, vaf;
 	struct ib_kvs kv = { 0 };
 	struct ib_sl2vl t = { 0 };
 	struct ib_vlarb a;
@@ -139,6 +199,8 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 
 	snprintf(l, sizeof(l), "%u", lid);
 	snprintf(p, sizeof(p), "%d", port);
+	slt = part(snap, &sll, &slf);
+	vat = part(snap, &val, &vaf);
 	s->ports++;
 	if (!tool(ctx, pi, &out, why, sizeof(why)) || smpquery_parse(out.buf, out.len, &kv, err, sizeof(err))) {
 		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: no PortInfo (%s)", who, port, why);
@@ -161,9 +223,10 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 				ib_kvs_get(&kv, "OperVLs"), want->sl2vl[i] & mask);
 			break;
 		}
-	sb_reset(&out);
-	if (!tool(ctx, sl, &out, why, sizeof(why)) || sl2vl_parse(out.buf, out.len, &t, err, sizeof(err)) || !t.n) {
-		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: no SL2VL table (%s)", who, port, why[0] ? why : err);
+	err[0] = '\0';
+	if (slf || sl2vl_parse(slt, sll, &t, err, sizeof(err)) || !t.n) {
+		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: no SL2VL table (%.*s)", who, port,
+			       slf ? (int)sll - 1 : (int)strlen(err), slf ? slt : err);
 	} else {
 		bool named = false;	/* one problem a port: its first wrong row */
 
@@ -181,10 +244,11 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 		}
 	}
 	ib_sl2vl_release(&t);
-	sb_reset(&out);
 	memset(&a, 0, sizeof(a));
-	if (!tool(ctx, va, &out, why, sizeof(why)) || vlarb_parse(out.buf, out.len, &a, err, sizeof(err))) {
-		ibkind_problem(&s->arb_msg, &s->arb_bad, "%s port %d: no VLArb tables (%s)", who, port, why[0] ? why : err);
+	err[0] = '\0';
+	if (vaf || vlarb_parse(vat, val, &a, err, sizeof(err))) {
+		ibkind_problem(&s->arb_msg, &s->arb_bad, "%s port %d: no VLArb tables (%.*s)", who, port,
+			       vaf ? (int)val - 1 : (int)strlen(err), vaf ? vat : err);
 		goto out;
 	}
 	for (int h = 0; h < 2; h++) {
@@ -215,6 +279,9 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 	struct qos_tables want[2];	/* [0] CA ports, [1] switch ports */
 	struct fq_state s = { .sl_msg = SB_INIT, .arb_msg = SB_INIT };
 	struct ibnet t = { 0 };
+	struct fq_ports ps = { 0 };
+	struct sb snap = SB_INIT;
+	const char *sp;
 	char err[512], why[256];
 
 	if (conf_path && read_file(conf_path, &conf, 4u << 20) < 0) {
@@ -250,6 +317,7 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 		goto out;
 	}
 	/* every cabled port: a CA port by its own LID, a switch port by the switch's LID */
+	ps.v = xcalloc(t.nlinks * 2 + 1, sizeof(*ps.v));
 	for (size_t i = 0; i < t.nlinks; i++) {
 		const struct ibnet_link *k = &t.links[i];
 
@@ -262,9 +330,18 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 				ibkind_problem(&s.sl_msg, &s.sl_bad, "%s port %d: no LID, not asked", t.nodes[n].desc, port);
 				continue;
 			}
-			check_port(ctx, &s, &want[sw], t.nodes[n].desc, lid, port, sw);
+			ps.v[ps.n++] = (struct fq_port){ t.nodes[n].desc, lid, port, sw };
 		}
 	}
+	/*
+	 * opensm folds the tables onto the OperVLs it set on its next sweep:
+	 * judged only once two reads a sweep apart agree
+	 */
+	if (ibkind_settled(ctx, "sl2vl_vlarb_tables", read_tables, &ps, &snap, why, sizeof(why)) < 0)
+		goto out;
+	sp = snap.buf;
+	for (size_t i = 0; i < ps.n; i++)
+		check_port(ctx, &s, &want[ps.v[i].sw], ps.v[i].who, ps.v[i].lid, ps.v[i].port, ps.v[i].sw, &sp);
 	rq_figure_add(ctx->main, "ports", s.ports, "");
 	rq_judge(ctx->main, s.ports > 0, "%u ports asked for their SL2VL and VLArb tables; expected: %s, %s, %s",
 		 s.ports, want[0].src_sl2vl, want[0].src_high, want[0].src_low);
@@ -328,6 +405,8 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 		rq_judge(row, true, "%u ports, high and low tables as %s and %s ask", s.ports, want[0].src_high,
 			 want[0].src_low);
 out:
+	free(ps.v);
+	sb_release(&snap);
 	ibnet_release(&t);
 	sb_release(&conf);
 	sb_release(&text);

@@ -96,10 +96,20 @@ static void judge_engine(struct rq_ctx *ctx, const struct ibkind_param *p)
 	sb_release(&log);
 }
 
+/* Every switch's LFT (dump_fts), for ibkind_settled. */
+static bool read_lfts(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, size_t whysz)
+{
+	static const char *const fts[] = { "dump_fts", NULL };
+
+	(void)arg;
+	(void)why;
+	(void)whysz;
+	return tool_out(ctx, fts, out);	/* a failure is the main row's ERROR */
+}
+
 static void fr_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	static const char *const discover[] = { "ibnetdiscover", NULL };
-	static const char *const fts[] = { "dump_fts", NULL };
 	const struct fr_cfg *cfg = vcfg;
 	struct sb topo_text = SB_INIT, fts_text = SB_INIT;
 	struct ibnet topo = { 0 };
@@ -117,7 +127,9 @@ static void fr_run(struct rq_ctx *ctx, const void *vcfg)
 		rq_figure_add(ctx->main, "ibsim_start", (double)p.ibsim_ready_ms, "ms");
 	if (p.sm_settle_ms)
 		rq_figure_add(ctx->main, "sm_first_sweep", (double)p.sm_settle_ms, "ms");
-	if (!tool_out(ctx, discover, &topo_text) || !tool_out(ctx, fts, &fts_text))
+	/* the LFTs the SM writes: followed only once two reads a sweep apart agree */
+	if (!tool_out(ctx, discover, &topo_text) ||
+	    ibkind_settled(ctx, "lfts", read_lfts, NULL, &fts_text, err, sizeof(err)) < 0)
 		goto out;
 	if (ibnet_parse(topo_text.buf, topo_text.len, "ibnetdiscover", &topo, err, sizeof(err))) {
 		rq_result_set(ctx->main, RQ_ERROR, "ibnetdiscover output not understood: %s", err);

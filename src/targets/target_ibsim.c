@@ -362,8 +362,14 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 
 	if (start_sm) {
 		char *log = xasprintf("%s/opensm.log", ip->dir), *out = xasprintf("%s/opensm.out", ip->dir);
+		/*
+		 * A sweep a second: the fabric kinds judge an SM-written table only
+		 * once two reads a sweep apart agree (ibkind_settled), so the sweep
+		 * interval is what each such case waits; a light sweep of a
+		 * simulated pod is a few hundred SMPs.
+		 */
 		struct ibsm_opensm o = {
-			.priority = 0, .sweep_s = 5, .log_path = log, .out_path = out,
+			.priority = 0, .sweep_s = 1, .log_path = log, .out_path = out,
 			.env = (const char *const *)pl->env, .cwd = pl->tool_cwd,
 			.routing = c->routing_engine,
 			.config = sm_config, .qos = qos_policy != NULL, .qos_policy = qos_policy,

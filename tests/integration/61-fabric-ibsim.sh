@@ -8,7 +8,9 @@
 # an engine opensm fell back from FAILs saying so.  fabric-health: a
 # duplicated description and GUID named with both nodes (discovery started
 # at an HCA, a generated fault or GUIDs a .net file repeats), an SM not at its
-# planned priority FAILs.  A captured ibnetdiscover imported as an ibsim
+# planned priority FAILs.  fabric-consistency: both ends of every link agree,
+# each CA's P_Keys are on its switch port, the SM-written tables read once
+# two reads a sweep apart agree.  A captured ibnetdiscover imported as an ibsim
 # topology passes with minhop and ftree, compared with no regression; an
 # HDR/EDR lab of mlx5 ports keeps its widths, speeds and port GUIDs.  Nothing
 # of ours is left running (ibsim, opensm) and no scratch dir is left.
@@ -65,6 +67,19 @@ expect_true "... and its two switches" sh -c "echo '$(r 'health.dup_guid_file[gu
 expect_eq "dup-guid: the SM is not MASTER" FAIL "$(v 'health.dup_guid[sm]')"
 expect_true "dup-guid: LIDs missing, the first five named" sh -c "echo '$(r 'health.dup_guid[lids]')' | grep -q 'LID problem(s): .*; and 16 more'"
 expect_true "SM priority against the plan" sh -c "echo '$(r 'health.wrong_priority[sm]')' | grep -q 'runs at priority 0, planned 5'"
+
+"$RQ" run --state-dir "$T/state" --report-dir "$T/rc" tests/integration/fabric-cases/consistency.yaml >"$T/cout" 2>&1
+expect_eq "consistency run exit status" 0 $?
+R="$T/rc/latest/results.json"
+expect_eq "both ends of all 6 links agree" PASS "$(v 'cons.ok[links]')"
+expect_eq "... 6 links read at both ends" 6 "$(jq '.results[] | select(.id == "cons.ok[links]") | .figures[] | select(.name == "links") | .value' "$R")"
+expect_eq "each CA's P_Keys (storage included) on its switch port" PASS "$(v 'cons.ok[pkeys]')"
+expect_true "... with the P_Key 0x8002 opensm gave h01 read at both ends" grep -q '0xffff 0x8002' "$T"/rc/latest/logs/*
+expect_eq "... enforcement named as what ibsim cannot show" "not judged: ibsim keeps no PartitionEnforcement bits" "$(jq -r '.results[] | select(.id == "cons.ok[pkeys]") | .facts.pkey_enforcement' "$R")"
+expect_eq "broadcast group: nothing joins on ibsim, SKIP" SKIP "$(v 'cons.ok[mcast]')"
+expect_eq "firmware: ibsim answers no vendstat, SKIP" SKIP "$(v 'cons.ok[firmware]')"
+settle=$(jq -r '.results[] | select(.id == "cons.ok") | .facts.settle_pkey_mft_tables' "$R")
+expect_true "the tables were judged after two reads a sweep apart agreed ($settle)" sh -c "echo '$settle' | grep -Eq '^[1-9][0-9]* ms$'"
 
 # rehearsal: a captured ibnetdiscover as the lab, before (minhop) and after (ftree), compared
 "$RQ" fabric import fixtures/tool-output/ibsim/ibnetdiscover-ft4x2x4.txt -o "$T/lab.net" 2>"$T/import.err"

@@ -77,6 +77,8 @@ for row in qos.ok 'qos.ok[policy]' 'qos.ok[sl2vl]' 'qos.ok[vlarb]'; do
 	expect_eq "healthy: $row passes" PASS "$(v "$row")"
 done
 expect_eq "healthy: 12 ports judged (4 HCA, 8 switch)" 12 "$(fig qos.ok ports)"
+settle=$(jq -r '.results[] | select(.id == "qos.ok") | .facts.settle_sl2vl_vlarb_tables' "$R")
+expect_true "healthy: the tables judged once two reads a sweep apart agreed ($settle)" sh -c "echo '$settle' | grep -Eq '^[1-9][0-9]* ms$'"
 expect_eq "planned other SL2VL: FAIL" FAIL "$(v 'qos.planned_other[sl2vl]')"
 expect_eq "... every one of the 12 ports" 12 "$(fig 'qos.planned_other[sl2vl]' bad_ports)"
 expect_true "... named by switch port and in/out row" sh -c "echo '$(r 'qos.planned_other[sl2vl]')' | grep -q 'leaf02 port 1 (in 0, out 1): SL 1 -> VL 0, the plan (sl2vl:) asks VL 1'"
