@@ -29,6 +29,13 @@ for t in "$@"; do
 	4) echo "== skip $t ($took)"; skipped=$((skipped + 1)) ;;
 	*) echo "== FAILED $t ($took)" >&2; fail=1 ;;
 	esac
+	# Every later test (and sshd's daemon()) needs /dev/null a character
+	# device; one replaced by a regular file once broke a whole run
+	# without naming who did it.  Name the test, and stop.
+	if [ ! -c /dev/null ]; then
+		echo "== FAILED $t: /dev/null is no longer a character device ($(ls -l /dev/null))" >&2
+		exit 1
+	fi
 done
 [ "$skipped" -eq 0 ] || echo "== $skipped skipped (each says why above)"
 exit $fail

@@ -11,5 +11,10 @@ export CK_TIMEOUT_MULTIPLIER
 fail=0
 for t in "$@"; do
 	if "$t"; then :; else echo "FAILED: $t" >&2; fail=1; fi
+	# the same guard as run-integration.sh's: name who replaced /dev/null
+	if [ ! -c /dev/null ]; then
+		echo "FAILED: $t: /dev/null is no longer a character device" >&2
+		exit 1
+	fi
 done
 exit $fail
