@@ -52,6 +52,22 @@ die() { echo "initramfs.sh: $*" >&2; exit 1; }
 # per cache (concurrent runs, other checkouts sharing it).
 cache_open "$cache"
 
+# The guests' scratch disk: an empty ext4 of 1 GiB, sparse, made once per
+# cache.  Each guest attaches it with snapshot=on, so its writes go to a
+# QEMU temporary and are thrown away with it; the image itself is never
+# written after this.  Without mke2fs the guests have none (said so).
+scratch="$cache/scratch-ext4-1G.img"
+if [ ! -f "$scratch" ] || [ -L "$scratch" ]; then
+	rm -f "$scratch"
+	if command -v mke2fs >/dev/null &&
+		mke2fs -q -F -t ext4 -L rq-scratch -E nodiscard "$scratch.tmp.$$" 1G 2>/dev/null &&
+		mv -f "$scratch.tmp.$$" "$scratch"; then :; else
+		rm -f "$scratch.tmp.$$"
+		echo "initramfs.sh: no scratch disk: mke2fs (e2fsprogs) could not make $scratch" >&2
+	fi
+fi
+[ -f "$scratch" ] && echo "RQ_SCRATCH=$scratch"
+
 # Resolve.  -a matters: without it every name after the first is taken as a
 # module parameter and silently dropped.
 err=$(mktemp)

@@ -57,6 +57,9 @@ const struct key_def rq_common_keys[] = {
 	[CK_FRESH_GUEST] = { .name = "fresh_guest", .type = KEY_BOOL, .offset = CO(fresh_guest),
 		.def = "false",
 		.help = "rxe-vm: boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },
+	[CK_VM_SCRATCH] = { .name = "vm_scratch", .type = KEY_BOOL, .offset = CO(vm_scratch),
+		.def = "false",
+		.help = "rxe-vm: guests with a scratch disk at /scratch for this case (ext4 on virtio-blk: O_DIRECT, which tmpfs lacks; its writes are gone with the guests; they reboot when it differs)" },
 	[CK_SM_CONFIG] = { .name = "sm_config", .type = KEY_STR, .offset = CO(sm_config),
 		.help = "fabric kinds only; ibsim target: an opensm.conf for the target's opensm (-F), relative to the case file; its qos_* options are the SL2VL and VLArb tables fabric-qos expects" },
 	[CK_QOS_POLICY] = { .name = "qos_policy", .type = KEY_STR, .offset = CO(qos_policy),
@@ -67,7 +70,7 @@ const struct key_def rq_common_keys[] = {
 		.help = "the figures (names or globs: lat_p99, bw_*) that qualify, compare, run --baseline and a lab run's pair matrix judge against other runs; default: the kind's key figures (rdmaqual help KIND)" },
 	[CK_DAEMON_ALLOWED] = { .name = "daemon_allowed", .type = KEY_STR, .offset = CO(daemon_allowed),
 		.help = "why a process the case starts may outlive it (a daemon); it is still killed and named at the case's end, as the fact leftover_processes; unset: a leftover process FAILs the case" },
-	KEY_END,
+	[CK_COUNT] = KEY_END,
 };
 #undef CO
 

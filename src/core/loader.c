@@ -447,6 +447,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->nmodules = cc.modules.n;
 	free(cc.modules.num);
 	c->fresh_guest = cc.fresh_guest;
+	c->vm_scratch = cc.vm_scratch;
 	c->daemon_allowed = cc.daemon_allowed;
 	if (cc.judge.n) {
 		struct sb j = SB_INIT;

@@ -144,6 +144,7 @@ struct common {
 	char *sm_config, *qos_policy, *sm_partitions;
 	struct rq_list modules;
 	bool fresh_guest;
+	bool vm_scratch;
 	struct rq_list judge;
 	char *daemon_allowed;
 };
@@ -152,7 +153,7 @@ enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
 	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_FABRIC,
 	CK_FABRIC_SM, CK_ROUTING, CK_MODULES, CK_FRESH_GUEST, CK_SM_CONFIG,
-	CK_QOS_POLICY, CK_SM_PARTITIONS, CK_JUDGE, CK_DAEMON_ALLOWED, CK_COUNT
+	CK_QOS_POLICY, CK_SM_PARTITIONS, CK_JUDGE, CK_DAEMON_ALLOWED, CK_VM_SCRATCH, CK_COUNT
 };
 
 /*

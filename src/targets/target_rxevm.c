@@ -50,6 +50,7 @@ struct rxevm {
 	int cpus, mem_mb;		/* the run's: $RQ_VM_CPUS, $RQ_VM_MEM_MB */
 	int boot_cpus, boot_mem_mb;	/* what the guests now up were booted with */
 	int want_cpus, want_mem_mb;	/* what the next boot uses (the case's, or the run's) */
+	bool want_scratch, boot_scratch;	/* the scratch disk (vm_scratch), next boot's and this one's */
 	const char *init_mode;
 	struct rq_vm vm[RXEVM_MAX];
 	int nvm;
@@ -303,6 +304,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.netns = *x->ns ? x->ns : NULL,
 			.tap = tap,
 			.ssh_dir = x->ssh ? ssh_dir : NULL,
+			.scratch = x->want_scratch && x->img.scratch[0] ? x->img.scratch : NULL,
 		};
 
 		snprintf(tap, sizeof(tap), "rqtap%d", i);
@@ -336,6 +338,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 		goto fail;
 	x->boot_ms = now_ms() - start;
 	x->boot_cpus = x->want_cpus;
+	x->boot_scratch = x->want_scratch;
 	x->boot_mem_mb = x->want_mem_mb;
 	x->accel = a;
 	x->up = true;
@@ -506,8 +509,10 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	/* vm_cpus / vm_memory: the case's size, else the run's. */
 	x->want_cpus = c && c->vm_cpus ? c->vm_cpus : x->cpus;
 	x->want_mem_mb = c && c->vm_memory ? (int)(c->vm_memory >> 20) : x->mem_mb;
+	x->want_scratch = c && c->vm_scratch;
 	if (x->up && !x->broken &&
 	    (x->want_cpus != x->boot_cpus || x->want_mem_mb != x->boot_mem_mb ||
+	     x->want_scratch != x->boot_scratch ||
 	     (c && c->fresh_guest && x->used))) {
 		/*
 		 * Guests of another size, or guests a case before has used when
@@ -689,6 +694,10 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 	rq_fact_add(sink, "vm.topology", buf);
 	/* which image builders and init booted them: a checkout's vm/ or an install's libexec */
 	rq_fact_add(sink, "vm.scripts", x->vmdir);
+	rq_fact_add(sink, "vm.scratch", x->img.scratch[0] ?
+		    "for cases with vm_scratch: /scratch, ext4 on virtio-blk /dev/vda (1 GiB, its writes "
+		    "thrown away with the guest)" :
+		    "none: mke2fs (e2fsprogs) made no scratch image");
 	if (t->opts->kernel_cmdline && *t->opts->kernel_cmdline)
 		rq_fact_add(sink, "vm.kernel_cmdline", t->opts->kernel_cmdline);
 	if (t->opts->link_delay && *t->opts->link_delay)

@@ -29,6 +29,7 @@ struct rq_vm_image {
 	char modroot[1024];
 	char initrd[1024];
 	char vm_dir[1024];	/* the vm/ directory of the scripts */
+	char scratch[1024];	/* the empty ext4 image every guest attaches (snapshot=on), or "" */
 	char cache[1024];	/* the cache directory */
 	/* Debian kernels: the package, its exact version, where it came from
 	 * ("URI SUITE/main") and whether it was fetched now, reused from the
@@ -100,6 +101,7 @@ struct rq_vm_spec {
 	long tsc_khz;			/* > 0: tsc_early_khz= (TCG: the guest TSC is the host's) */
 	const char *cmdline;		/* the user's words (rq_kernel_cmdline_check'd), or NULL */
 	const char *link_delay;		/* rq.delay= (rq_link_delay_check'd), or NULL */
+	const char *scratch;		/* an ext4 image attached as virtio-blk, snapshot=on, or NULL */
 };
 
 /* argv (NULL-terminated, each element and the array malloc'd). */

@@ -247,6 +247,9 @@ int rq_vm_image_prepare(const struct rq_run_opts *o, struct rq_vm_image *img,
 		snprintf(err, errsz, "vm/initramfs.sh gave no initramfs");
 		rc = -EIO;
 	}
+	/* optional: without mke2fs the guests have no scratch disk */
+	if (rc == 0 && !kv_get(r.out.buf, "RQ_SCRATCH", img->scratch, sizeof(img->scratch)))
+		img->scratch[0] = '\0';
 	proc_result_release(&r);
 	return rc;
 }

@@ -165,6 +165,18 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	/* speed=: rxe reports 2.5 Gb/s otherwise and the kernel logs "speed is unknown". */
 	addf(&a, "virtio-net-pci,netdev=n0,mac=%s,speed=10000,duplex=full",
 	     s->mac ? s->mac : "52:54:00:77:00:01");
+	/*
+	 * The scratch disk: a filesystem on a block device (tmpfs has no
+	 * O_DIRECT: nvmet file namespaces, dd oflag=direct).  snapshot=on puts
+	 * the guest's writes in a QEMU temporary, gone with the guest; the
+	 * cached image is only read.
+	 */
+	if (s->scratch && *s->scratch) {
+		add(&a, "-drive");
+		addf(&a, "file=%s,if=none,id=d0,format=raw,snapshot=on,cache=unsafe", s->scratch);
+		add(&a, "-device");
+		add(&a, "virtio-blk-pci,drive=d0,serial=rq-scratch");
+	}
 	add(&a, "-chardev");
 	addf(&a, "socket,id=c0,path=%s,server=on,wait=off", s->agent_sock);
 	add(&a, "-device");

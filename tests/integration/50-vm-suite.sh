@@ -34,7 +34,7 @@ expect_grep "driver presence passes inside the guest" '^PASS +vm\.driver_rxe\[rx
 expect_grep "driver opened rxe0 through libibverbs and queried its port" '"verbs": *"opened; 1 port, fw' "$R"
 expect_grep "ibv_devinfo in the guest sees rxe0 ACTIVE" '^PASS +vm\.devinfo_rxe0' "$T/run.out"
 expect_nogrep "the project's driver/mtu/verbs cases neither fail nor error in the guests" '^(FAIL|ERROR) +(driver|mtu|verbs)\.' "$T/run.out"
-for c in dev_fd std_streams module_autoload loop_control debugfs boot_config real_root writable_root writable_root_fresh; do
+for c in dev_fd std_streams module_autoload loop_control debugfs boot_config real_root writable_root scratch_odirect writable_root_fresh; do
 	expect_grep "the guest as a whole Linux: $c" "^PASS +vmlinux\\.$c " "$T/run.out"
 done
 expect_true "... and the host's tree untouched by the guest's writes" sh -c \
@@ -44,10 +44,11 @@ expect_grep "guest panic is ERROR naming the panic" '^ERROR +vmfault\.b_guest_pa
 expect_grep "the case after the panic runs on fresh guests" '^PASS +vmfault\.c_after_panic' "$T/run.out"
 expect_grep "console tail in the panicked case's system-out" 'console of vm0 \(tail\)' "$J"
 expect_grep "accelerator in the report facts" '"vm\.accel": *"(tcg|kvm)"' "$R"
+expect_grep "the scratch disk in the report facts" '"vm\.scratch": *"for cases with vm_scratch: /scratch, ext4 on virtio-blk' "$R"
 expect_grep "guest kernel in the report facts" '"vm\.guest_kernel": *"[0-9]' "$R"
 expect_grep "topology vm2 by default" '"vm\.topology": *"vm2"' "$R"
 expect_grep "the two guests joined by a unix stream link" '"vm\.link": *"unix stream"' "$R"
-expect_grep "a boot for vmlinux.writable_root_fresh, one after the panic (one more when KVM was probed)" '"vm\.boots": *"[34]"' "$R"
+expect_grep "boots for vmlinux.scratch_odirect (a disk), writable_root_fresh (fresh), vm-smoke (no disk), the panic (one more when KVM was probed)" '"vm\.boots": *"[56]"' "$R"
 expect_true "consoles kept in the run dir" sh -c "ls $T/rep/latest/console-vm1-boot*.log"
 expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
 # Only this run's QEMUs (other runs may have guests up).
