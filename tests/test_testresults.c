@@ -223,6 +223,52 @@ START_TEST(tap_forms)
 }
 END_TEST
 
+/*
+ * blktests' ./check as it prints without a terminal (synthesized after its
+ * _output_status(): the name, the description, padding, the status; the
+ * indented lines under it): the last run's line without a status first,
+ * a device test, a group whose prepare() refused, a diff under a failure.
+ */
+START_TEST(blktests_check_output)
+{
+	struct tr_report r;
+	char err[256] = "";
+	const char *t =
+		"nvme/002 (create many subsystems and test discovery)         [not run]\n"
+		"    nvme_trtype=rdma is not supported in this test\n"
+		"nvme/003 (test if we're sending keep-alives to a discovery controller)\n"
+		"    runtime  10.115s  ...\n"
+		"nvme/003 (test if we're sending keep-alives to a discovery controller) [passed]\n"
+		"    runtime  10.115s  ...  10.117s\n"
+		"nvme/004 (test nvme and nvmet UUID NS descriptors)           [failed]\n"
+		"    runtime  1.500s  ...  1.612s\n"
+		"    --- tests/nvme/004.out\n"
+		"    +udevadm settle: Running in chroot, ignoring request.\n"
+		"nvme/012 => nvme0n1 (run mkfs and data verification fio job) [passed]\n"
+		"    runtime    ...  30.1s\n"
+		"srp/***                                                      [not run]\n"
+		"    module scsi_debug is not available\n"
+		"    and a second reason\n";
+
+	ck_assert_msg(blktests_parse(t, strlen(t), &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.n, 5);	/* the status-less line is the last run's, not a test */
+	ck_assert_uint_eq(r.count[TR_PASS], 2);
+	ck_assert_uint_eq(r.count[TR_FAIL], 1);
+	ck_assert_uint_eq(r.count[TR_SKIP], 2);
+	expect(&r, "nvme/002", TR_SKIP, "nvme_trtype=rdma is not supported in this test");
+	ck_assert(fabs(find(&r, "nvme/003")->time_s - 10.117) < 1e-9);
+	ck_assert_ptr_null(find(&r, "nvme/003")->msg);
+	expect(&r, "nvme/004", TR_FAIL, "--- tests/nvme/004.out; +udevadm settle: Running in chroot, "
+	       "ignoring request.");
+	ck_assert(fabs(find(&r, "nvme/012 => nvme0n1")->time_s - 30.1) < 1e-9);
+	expect(&r, "srp/***", TR_SKIP, "module scsi_debug is not available; and a second reason");
+	tr_report_release(&r);
+	ck_assert_int_eq(blktests_parse("TAP version 13\nok 1 x\n", 21, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "expected blktests ./check output: no \"GROUP/NNN (...) [passed|failed|not "
+			 "run]\" line");
+}
+END_TEST
+
 START_TEST(malformed_refused_at_line)
 {
 	struct tr_report r;
@@ -464,6 +510,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, junit_real_pytest_ctest);
 	tcase_add_test(tc, tap_real_test_more_and_kselftest);
 	tcase_add_test(tc, tap_forms);
+	tcase_add_test(tc, blktests_check_output);
 	tcase_add_test(tc, malformed_refused_at_line);
 	tcase_add_test(tc, import_judges_the_whole);
 	tcase_add_test(tc, import_file_errors);

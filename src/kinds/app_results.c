@@ -29,7 +29,7 @@
 /* A file's mtime may trail the clock by a tick of a coarse filesystem. */
 #define MTIME_SLACK_NS 2000000000LL
 
-const char *const app_results_formats[] = { "none", "tap", "junit", "unittest", NULL };
+const char *const app_results_formats[] = { "none", "tap", "junit", "unittest", "blktests", NULL };
 
 int app_results_validate(const struct app_results *res, char *err, size_t errsz)
 {
@@ -38,7 +38,7 @@ int app_results_validate(const struct app_results *res, char *err, size_t errsz)
 		return -1;
 	}
 	if (res->file && !res->format) {
-		snprintf(err, errsz, "results_file without results: (tap, junit or unittest)");
+		snprintf(err, errsz, "results_file without results: (tap, junit, unittest or blktests)");
 		return -1;
 	}
 	if (res->format == TR_JUNIT + 1 && !res->file) {

@@ -26,8 +26,9 @@ struct app_results {
 	{ .name = "results", .type = KEY_ENUM, .choices = app_results_formats, .def = "none",       \
 	  .offset = offsetof(T, M.format),                                                       \
 	  .help = "import the program's own per-test results as rows under the case: tap "         \
-		  "(kselftest, blktests-style, prove), junit (XML, from results_file), unittest "   \
-		  "(python -m unittest -v, rdma-core's run_tests.py -v)" },                         \
+		  "(kselftest, prove), junit (XML, from results_file), unittest (python -m "        \
+		  "unittest -v, rdma-core's run_tests.py -v), blktests (./check's [passed], "       \
+		  "[failed], [not run] lines)" },                                                  \
 	{ .name = "results_file", .type = KEY_STR, .offset = offsetof(T, M.file),              \
 	  .help = "absolute path where the program writes its results (pytest --junitxml=PATH); "  \
 		  "default: its output (stdout then stderr); it must be written during the case" }, \

@@ -589,6 +589,107 @@ int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err,
 	return ret;
 }
 
+/*
+ * blktests' ./check, as its _output_status() prints each test when stdout
+ * is not a terminal (no tput):
+ *
+ *   nvme/003 (test if we're sending keep-alives to a discovery controller) [passed]
+ *       runtime  10.115s  ...  10.117s
+ *   nvme/012 => nvme0n1 (run mkfs and data verification fio job) [failed]
+ *       runtime    ...  3.004s
+ *       --- tests/nvme/012.out ...
+ *   nvme/048 (Test queue count changes on reconnect)             [not run]
+ *       nvme_trtype=loop is not supported in this test
+ *
+ * (a group whose prepare() refuses prints GROUP, a slash and three
+ * asterisks, [not run], and its reason: one skipped row for the group)
+ * A test's name is its GROUP/NNN (with " => DEV" for a device test); the
+ * indented lines under it are its runtime ("... LAST" is this run's) and
+ * why it failed or was not run.  A line with the name and no status is
+ * the last run's, printed before this one: not a test.
+ */
+static bool blk_status(const char *line, size_t *name_len, enum tr_verdict *v,
+		       const char **status)
+{
+	static const struct { const char *word; enum tr_verdict v; } st[] = {
+		{ "[passed]", TR_PASS }, { "[failed]", TR_FAIL }, { "[not run]", TR_SKIP },
+	};
+	size_t n = strlen(line);
+
+	while (n && isspace((unsigned char)line[n - 1]))
+		n--;
+	if (!n || isspace((unsigned char)line[0]) || !memchr(line, '/', n))
+		return false;
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		size_t w = strlen(st[i].word);
+
+		if (n > w && !memcmp(line + n - w, st[i].word, w)) {
+			/* the name: up to " (" (the description) or the padding */
+			const char *d = strstr(line, " (");
+			size_t k = d && (size_t)(d - line) < n - w ? (size_t)(d - line) : n - w;
+
+			while (k && isspace((unsigned char)line[k - 1]))
+				k--;
+			*name_len = k;
+			*v = st[i].v;
+			*status = line + n - w;
+			return k > 0;
+		}
+	}
+	return false;
+}
+
+int blktests_parse(const char *text, size_t len, struct tr_report *r, char *err, size_t errsz)
+{
+	struct rq_lines l;
+	const char *line;
+	struct tr_test *cur = NULL;
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->planned = -1;
+	rq_lines_init(&l, text, len);
+	while ((line = rq_lines_next(&l))) {
+		size_t nl;
+		enum tr_verdict v;
+		const char *status;
+
+		if (l.nul) {
+			ret = rq_parse_error(err, errsz, l.no, "NUL byte in blktests output");
+			break;
+		}
+		if (blk_status(line, &nl, &v, &status)) {
+			cur = add_test(r, line, nl, v, l.no);
+			continue;
+		}
+		if (!isspace((unsigned char)line[0])) {
+			cur = NULL;	/* the last run's line, a header, the shell's */
+			continue;
+		}
+		if (!cur)
+			continue;
+		const char *s = line + strspn(line, " \t");
+
+		if (!strncmp(s, "runtime", 7)) {
+			/* "runtime  10.115s  ...  10.117s": this run's is the last */
+			const char *last = strrchr(s, ' ');
+			double t;
+
+			if (last && sscanf(last + 1, "%lfs", &t) == 1)
+				cur->time_s = t;
+		} else if (cur->v != TR_PASS && *s) {
+			msg_add(&cur->msg, s, strlen(s));
+		}
+	}
+	rq_lines_release(&l);
+	if (!ret && !r->n)
+		ret = rq_parse_error(err, errsz, 0, "expected blktests ./check output: no "
+				     "\"GROUP/NNN (...) [passed|failed|not run]\" line");
+	if (ret)
+		tr_report_release(r);
+	return ret;
+}
+
 int tr_parse(enum tr_format f, const char *text, size_t len, struct tr_report *r,
 	     char *err, size_t errsz)
 {
@@ -599,6 +700,8 @@ int tr_parse(enum tr_format f, const char *text, size_t len, struct tr_report *r
 		return junit_parse(text, len, r, err, errsz);
 	case TR_UNITTEST:
 		return unittest_parse(text, len, r, err, errsz);
+	case TR_BLKTESTS:
+		return blktests_parse(text, len, r, err, errsz);
 	}
 	return rq_parse_error(err, errsz, 0, "unknown results format");
 }
@@ -655,9 +758,21 @@ static int unittest_json(const char *t, size_t n, json_t **o, char *e, size_t es
 	return tr_json(TR_UNITTEST, t, n, o, e, es);
 }
 
+static int blktests_json(const char *t, size_t n, json_t **o, char *e, size_t es)
+{
+	return tr_json(TR_BLKTESTS, t, n, o, e, es);
+}
+
+const struct rq_parser rq_parser_blktests = {
+	.name = "blktests",
+	.help = "blktests' ./check output: GROUP/NNN [passed|failed|not run], the runtime, why a "
+		"test failed or was not run",
+	.parse = blktests_json,
+};
+
 const struct rq_parser rq_parser_tap = {
 	.name = "tap",
-	.help = "TAP 13/14 (kselftest, blktests-style scripts, prove): tests, subtests, SKIP/TODO",
+	.help = "TAP 13/14 (kselftest, prove-style scripts): tests, subtests, SKIP/TODO",
 	.parse = tap_json,
 };
 

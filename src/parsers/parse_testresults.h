@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A program's own per-test results, in the three forms test programs
- * write: TAP (kselftest, blktests-style and prove-style scripts, TAP 13
- * and 14 with subtests), JUnit XML (pytest --junitxml, ctest
- * --output-junit, most CI tools) and Python unittest's verbose output
- * (rdma-core's run_tests.py).  Pure: text in, one list of tests out.
+ * A program's own per-test results, in the forms test programs write:
+ * TAP (kselftest and prove-style scripts, TAP 13 and 14 with subtests),
+ * JUnit XML (pytest --junitxml, ctest --output-junit, most CI tools),
+ * Python unittest's verbose output (rdma-core's run_tests.py) and
+ * blktests' ./check lines ("nvme/003 (desc) [passed]").  Pure: text in,
+ * one list of tests out.
  */
 #ifndef RQ_PARSE_TESTRESULTS_H
 #define RQ_PARSE_TESTRESULTS_H
@@ -33,12 +34,13 @@ struct tr_report {
 	char *summary;		/* unittest "FAILED (failures=1, skipped=3)", "OK"; NULL */
 };
 
-enum tr_format { TR_TAP, TR_JUNIT, TR_UNITTEST };
+enum tr_format { TR_TAP, TR_JUNIT, TR_UNITTEST, TR_BLKTESTS };
 
 /* Each returns 0, or -EINVAL with err "line N: ..." (r is then empty). */
 int tap_parse(const char *text, size_t len, struct tr_report *r, char *err, size_t errsz);
 int junit_parse(const char *text, size_t len, struct tr_report *r, char *err, size_t errsz);
 int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err, size_t errsz);
+int blktests_parse(const char *text, size_t len, struct tr_report *r, char *err, size_t errsz);
 int tr_parse(enum tr_format f, const char *text, size_t len, struct tr_report *r,
 	     char *err, size_t errsz);
 
