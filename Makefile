@@ -40,7 +40,7 @@ all: rdmaqual $(COLL)
 
 build/rdmaqual-coll: mpi/rdmaqual-coll.c
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@ $<
+	$(MPICC) -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@ $< -lm
 
 deps:
 	@tools/deps.sh install

@@ -61,6 +61,7 @@
 #include <sys/resource.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -658,11 +659,15 @@ int main(int argc, char **argv)
 		port_lines(host, before, nbefore, mine, COUNTERS_LINE - 256);
 	size_t ml = strlen(mine);
 
+	/*
+	 * Clamped at 0: with VIRT_CPU_ACCOUNTING_GEN (Debian's 6.12) the
+	 * kernel's cputime figures may read a little lower than before.
+	 */
 	ml += (size_t)snprintf(mine + ml, COUNTERS_LINE - ml, "# cpu rank %d host %s user_s %.3f "
-			       "sys_s %.3f\n", rank, host, u1 - u0, s1 - s0);
+			       "sys_s %.3f\n", rank, host, fmax(u1 - u0, 0), fmax(s1 - s0, 0));
 	if (have_node_cpu && node_cpu(&busy1, &sirq1))
 		snprintf(mine + ml, COUNTERS_LINE - ml, "# node host %s busy_s %.3f softirq_s %.3f\n",
-			 host, busy1 - busy0, sirq1 - sirq0);
+			 host, fmax(busy1 - busy0, 0), fmax(sirq1 - sirq0, 0));
 	if (!rank && !(all = calloc((size_t)nranks, COUNTERS_LINE)))
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Gather(mine, COUNTERS_LINE, MPI_CHAR, all, COUNTERS_LINE, MPI_CHAR, 0, MPI_COMM_WORLD);

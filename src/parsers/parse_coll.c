@@ -172,12 +172,13 @@ static int read_cpu(struct coll_report *r, const char *s, unsigned no, char *err
 	char host[64];
 	double u, sy;
 
+	/* a time that reads lower than before (cputime accounting) is 0, not an error */
 	if (sscanf(s, "rank %d host %63s user_s %lf sys_s %lf%n", &k, host, &u, &sy, &n) != 4 ||
-	    s[n] || k < 0 || k >= r->nranks || !(u >= 0) || !(sy >= 0))
+	    s[n] || k < 0 || k >= r->nranks || !isfinite(u) || !isfinite(sy))
 		return rq_parse_error(err, errsz, no, "expected '# cpu rank R host H user_s S sys_s "
 				      "S' with R below %d, got '%s'", r->nranks, s);
-	r->user_s[k] = u;
-	r->sys_s[k] = sy;
+	r->user_s[k] = u > 0 ? u : 0;
+	r->sys_s[k] = sy > 0 ? sy : 0;
 	return 0;
 }
 
@@ -187,9 +188,11 @@ static int read_node(struct coll_report *r, const char *s, unsigned no, char *er
 	int n = 0;
 
 	if (sscanf(s, "host %63s busy_s %lf softirq_s %lf%n", c.host, &c.busy_s, &c.softirq_s,
-		   &n) != 3 || s[n] || !(c.busy_s >= 0) || !(c.softirq_s >= 0))
+		   &n) != 3 || s[n] || !isfinite(c.busy_s) || !isfinite(c.softirq_s))
 		return rq_parse_error(err, errsz, no, "expected '# node host H busy_s S softirq_s S', "
 				      "got '%s'", s);
+	c.busy_s = c.busy_s > 0 ? c.busy_s : 0;
+	c.softirq_s = c.softirq_s > 0 ? c.softirq_s : 0;
 	r->node = xrealloc(r->node, (r->nnodes + 1) * sizeof(*r->node));
 	r->node[r->nnodes++] = c;
 	return 0;
