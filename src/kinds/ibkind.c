@@ -282,3 +282,24 @@ done:
 	sb_release(&next);
 	return ret;
 }
+
+bool ibkind_tool(struct rq_ctx *ctx, const char *const *argv, struct sb *out, char *why, size_t whysz)
+{
+	struct proc_result r;
+	bool ok = false;
+
+	proc_result_init(&r);
+	if (rq_tool(ctx, argv, 30000, &r) == 0 && !r.exec_failed && !r.timed_out && r.exit_code == 0) {
+		sb_add(out, r.out.buf, r.out.len);
+		ok = true;
+	} else {
+		const char *e = strstr(r.err.buf ? r.err.buf : "", "iberror: ");
+
+		if (e)
+			snprintf(why, whysz, "%.*s", (int)strcspn(e + 9, "\n"), e + 9);
+		else
+			proc_describe(&r, argv[0], why, whysz);
+	}
+	proc_result_release(&r);
+	return ok;
+}

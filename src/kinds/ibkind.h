@@ -93,6 +93,12 @@ void ibkind_problem(struct sb *msg, unsigned *n, const char *fmt, ...)
  * before the deadline (ERROR naming the table set on ctx->main), -2 when a
  * read failed (why in why).
  */
+/*
+ * Run an infiniband-diags tool (30 s); its stdout appended to out, or false
+ * with why: the tool's own "iberror: ..." line, else how it ended.
+ */
+bool ibkind_tool(struct rq_ctx *ctx, const char *const *argv, struct sb *out, char *why, size_t whysz);
+
 typedef bool (*ibkind_read_fn)(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, size_t whysz);
 int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn read, void *arg, struct sb *out,
 		       char *why, size_t whysz);

@@ -715,6 +715,28 @@ static void judge_links(struct rq_ctx *ctx, const struct coll_cfg *cfg, const st
 }
 
 /*
+ * Run the launcher with the ranks' environment, under the case's time less
+ * a grace: at the deadline the launcher gets SIGTERM, on which mpirun
+ * (srun likewise) kills its ranks, which run in process groups of their
+ * own, here and through its daemons on the other nodes, and exits; SIGKILL
+ * only after the grace.  Measured: with proc's 500 ms, mpirun was killed
+ * mid-teardown and its local ranks lingered a second as orphans.
+ */
+static int launch(struct rq_ctx *ctx, char **argv, char **env, struct proc_result *r)
+{
+	const char *const *saved_env = ctx->tool_env;
+	int64_t left = rq_ctx_left_ms(ctx), grace = left / 4 < 5000 ? left / 4 : 5000;
+	int ret;
+
+	ctx->tool_env = (const char *const *)env;
+	ctx->tool_term_grace_ms = grace;
+	ret = rq_tool(ctx, (const char *const *)argv, (int64_t)((left - grace) / rq_timeout_mul), r);
+	ctx->tool_term_grace_ms = 0;
+	ctx->tool_env = saved_env;
+	return ret;
+}
+
+/*
  * The CPU the collective cost per GB it moved.  rdmaqual-coll gives each
  * rank's user and system time and each node's busy and softirq time over
  * the sweep (warm-up and check included); the bytes are the bus bytes of
@@ -775,21 +797,14 @@ static void run_versus(struct rq_ctx *ctx, const struct coll_cfg *cfg, struct rq
 	struct app_dev none = { 0 };
 	char **env = rank_env(ctx, cfg, T_TCP, false, &none, nranks);
 	char **argv = launch_argv(cfg, nd, ppn, prog, env);
-	const char *const *saved_env = ctx->tool_env;
 	struct proc_result r;
 	struct coll_out co = { 0 };
 	struct mpi_used used = MPI_USED_INIT;
 	char err[512] = "", uw[400];
-	int64_t left = rq_ctx_left_ms(ctx), grace = left / 4 < 5000 ? left / 4 : 5000;
 
 	proc_result_init(&r);
-	ctx->tool_env = (const char *const *)env;
-	ctx->tool_term_grace_ms = grace;
-	int ret = rq_tool(ctx, (const char *const *)argv, (int64_t)((left - grace) / rq_timeout_mul),
-			  &r);
+	int ret = launch(ctx, argv, env, &r);
 
-	ctx->tool_term_grace_ms = 0;
-	ctx->tool_env = saved_env;
 	mpi_used_scan(&used, r.out.buf, r.out.len);
 	mpi_used_scan(&used, r.err.buf, r.err.len);
 	mpi_used_words(&used, uw, sizeof(uw));
@@ -878,24 +893,9 @@ static void coll_run(struct rq_ctx *ctx, const void *p)
 		    cfg->transport == T_ANY ? "any (asked)" : "any (auto: no ACTIVE RDMA port here)");
 	env = rank_env(ctx, cfg, cfg->transport, rdma, &dv, nranks);
 	argv = launch_argv(cfg, &nd, ppn, prog, env);
-	const char *const *saved_env = ctx->tool_env;
+	int64_t t0 = now_ms();
+	int ret = launch(ctx, argv, env, &r);
 
-	ctx->tool_env = (const char *const *)env;
-	int64_t t0 = now_ms(), left = rq_ctx_left_ms(ctx), grace = left / 4 < 5000 ? left / 4 : 5000;
-	/*
-	 * The case's time less a grace: at the deadline the launcher gets
-	 * SIGTERM, on which mpirun (srun likewise) kills its ranks, which run
-	 * in process groups of their own, here and through its daemons on the
-	 * other nodes, and exits; SIGKILL only after the grace.  Measured: with
-	 * proc's 500 ms, mpirun was killed mid-teardown and its local ranks
-	 * lingered a second as orphans.
-	 */
-	ctx->tool_term_grace_ms = grace;
-	int ret = rq_tool(ctx, (const char *const *)argv,
-			  (int64_t)((left - grace) / rq_timeout_mul), &r);
-
-	ctx->tool_term_grace_ms = 0;
-	ctx->tool_env = saved_env;
 	rq_figure_add(row, "elapsed", (now_ms() - t0) / 1000.0, "s");
 	launcher_words(&r, words, sizeof(words));
 	if (ret || r.exec_failed) {

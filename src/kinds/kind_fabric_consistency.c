@@ -38,27 +38,6 @@ static const struct key_def fc_keys[] = {
 	KEY_END
 };
 
-static bool tool(struct rq_ctx *ctx, const char *const *argv, struct sb *out, char *why, size_t whysz)
-{
-	struct proc_result r;
-	bool ok = false;
-
-	proc_result_init(&r);
-	if (rq_tool(ctx, argv, 30000, &r) == 0 && !r.exec_failed && !r.timed_out && r.exit_code == 0) {
-		sb_add(out, r.out.buf, r.out.len);
-		ok = true;
-	} else {
-		const char *e = strstr(r.err.buf ? r.err.buf : "", "iberror: ");
-
-		if (e)
-			snprintf(why, whysz, "%.*s", (int)strcspn(e + 9, "\n"), e + 9);
-		else
-			proc_describe(&r, argv[0], why, whysz);
-	}
-	proc_result_release(&r);
-	return ok;
-}
-
 /* One end of a cabled link: who, how it is asked (LID, port). */
 struct end {
 	int node, port;
@@ -90,7 +69,7 @@ static bool portinfo(struct rq_ctx *ctx, const struct end *e, struct ib_kvs *kv,
 
 	snprintf(l, sizeof(l), "%u", e->lid);
 	snprintf(p, sizeof(p), "%d", e->port);
-	ok = tool(ctx, argv, &out, why, whysz);
+	ok = ibkind_tool(ctx, argv, &out, why, whysz);
 	if (ok && smpquery_parse(out.buf, out.len, kv, err, sizeof(err))) {
 		snprintf(why, whysz, "portinfo not understood: %s", err);
 		ok = false;
@@ -166,7 +145,7 @@ static bool read_snapshot(struct rq_ctx *ctx, void *arg, struct sb *out, char *w
 
 			snprintf(l, sizeof(l), "%u", f->ends[i][e].lid);
 			snprintf(p, sizeof(p), "%d", f->ends[i][e].port);
-			if (!tool(ctx, argv, out, why, whysz))
+			if (!ibkind_tool(ctx, argv, out, why, whysz))
 				return false;
 			sb_adds(out, "\f");
 		}
@@ -178,7 +157,7 @@ static bool read_snapshot(struct rq_ctx *ctx, void *arg, struct sb *out, char *w
 		if (!f->t.nodes[n].is_switch || !f->t.nodes[n].lid)
 			continue;
 		snprintf(l, sizeof(l), "%u", f->t.nodes[n].lid);
-		if (!tool(ctx, argv, out, why, whysz))
+		if (!ibkind_tool(ctx, argv, out, why, whysz))
 			return false;
 		sb_adds(out, "\f");
 	}
@@ -332,7 +311,7 @@ static void check_firmware(struct rq_ctx *ctx, struct fc *f)
 			continue;
 		nsw++;
 		snprintf(l, sizeof(l), "%u", f->t.nodes[i].lid);
-		if (tool(ctx, argv, &out, why, sizeof(why)) && !vendstat_gi_parse(out.buf, out.len, &v[n], err, sizeof(err))) {
+		if (ibkind_tool(ctx, argv, &out, why, sizeof(why)) && !vendstat_gi_parse(out.buf, out.len, &v[n], err, sizeof(err))) {
 			snprintf(v[n].name, sizeof(v[n].name), "%s", f->t.nodes[i].desc);
 			n++;
 		} else if (silent.len < 200) {
@@ -373,7 +352,7 @@ static void fc_run(struct rq_ctx *ctx, const void *vcfg)
 	char err[512], why[256];
 
 	ibkind_param(ctx, &p);
-	if (!tool(ctx, discover, &text, why, sizeof(why))) {
+	if (!ibkind_tool(ctx, discover, &text, why, sizeof(why))) {
 		rq_result_set(ctx->main, RQ_ERROR, "%s", why);
 		goto out;
 	}

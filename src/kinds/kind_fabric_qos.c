@@ -87,27 +87,6 @@ static int fq_validate(const struct rq_case *c, char *err, size_t errsz)
 	return 0;
 }
 
-static bool tool(struct rq_ctx *ctx, const char *const *argv, struct sb *out, char *why, size_t whysz)
-{
-	struct proc_result r;
-	bool ok = false;
-
-	proc_result_init(&r);
-	if (rq_tool(ctx, argv, 30000, &r) == 0 && !r.exec_failed && !r.timed_out && r.exit_code == 0) {
-		sb_add(out, r.out.buf, r.out.len);
-		ok = true;
-	} else {
-		const char *e = strstr(r.err.buf ? r.err.buf : "", "iberror: ");
-
-		if (e)
-			snprintf(why, whysz, "%.*s", (int)strcspn(e + 9, "\n"), e + 9);
-		else
-			proc_describe(&r, argv[0], why, whysz);
-	}
-	proc_result_release(&r);
-	return ok;
-}
-
 /* OperVLs "VL0-7" as PortInfo's enumeration (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14). */
 static int opvls_enum(const char *s)
 {
@@ -155,7 +134,7 @@ static bool read_tables(struct rq_ctx *ctx, void *arg, struct sb *out, char *why
 		snprintf(p, sizeof(p), "%d", q->port);
 		for (int k = 0; k < 2; k++) {
 			w[0] = '\0';
-			if (!tool(ctx, k ? va : sl, out, w, sizeof(w)))
+			if (!ibkind_tool(ctx, k ? va : sl, out, w, sizeof(w)))
 				sb_addf(out, "\001%s", w);
 			sb_adds(out, "\f");
 		}
@@ -202,7 +181,7 @@ static void check_port(struct rq_ctx *ctx, struct fq_state *s, const struct qos_
 	slt = part(snap, &sll, &slf);
 	vat = part(snap, &val, &vaf);
 	s->ports++;
-	if (!tool(ctx, pi, &out, why, sizeof(why)) || smpquery_parse(out.buf, out.len, &kv, err, sizeof(err))) {
+	if (!ibkind_tool(ctx, pi, &out, why, sizeof(why)) || smpquery_parse(out.buf, out.len, &kv, err, sizeof(err))) {
 		ibkind_problem(&s->sl_msg, &s->sl_bad, "%s port %d: no PortInfo (%s)", who, port, why);
 		goto out;
 	}
@@ -308,7 +287,7 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 			snprintf(want[k].src_low, sizeof(want[k].src_low), "the plan (vlarb_low:)");
 		}
 	}
-	if (!tool(ctx, discover, &text, why, sizeof(why))) {
+	if (!ibkind_tool(ctx, discover, &text, why, sizeof(why))) {
 		rq_result_set(ctx->main, RQ_ERROR, "%s", why);
 		goto out;
 	}
