@@ -819,6 +819,108 @@ START_TEST(routing_ring_credit_loop)
 }
 END_TEST
 
+/*
+ * lash on a ring of six, as ibsim and opensm 3.3.23 answered (captured
+ * by capture-fabric.sh): the SLs of every path and the switches' SL2VL
+ * tables, looked up as the kind asks them.
+ */
+struct vl_fix {
+	struct ib_sa_records pr;
+	struct ib_sl2vl tab[16];
+	size_t ntab;
+	const struct ibnet *t;
+	int force_vl;			/* >= 0: every SL to this VL */
+	bool no_sl;
+};
+
+static int fix_path_sl(void *arg, unsigned slid, unsigned dlid)
+{
+	struct vl_fix *f = arg;
+
+	for (size_t i = 0; !f->no_sl && i < f->pr.n; i++)
+		if (strtoul(ib_sa_get(&f->pr.v[i], "slid"), NULL, 0) == slid &&
+		    strtoul(ib_sa_get(&f->pr.v[i], "dlid"), NULL, 0) == dlid)
+			return (int)strtoul(ib_sa_get(&f->pr.v[i], "sl"), NULL, 0);
+	return -1;
+}
+
+static int fix_sl2vl(void *arg, int node, int in, int out, unsigned sl)
+{
+	struct vl_fix *f = arg;
+
+	for (size_t i = 0; i < f->ntab; i++)
+		for (size_t r = 0; f->tab[i].lid == f->t->nodes[node].lid && r < f->tab[i].n; r++)
+			if (f->tab[i].rows[r].in == in && f->tab[i].rows[r].out == out)
+				return f->force_vl >= 0 ? f->force_vl : f->tab[i].rows[r].vl[sl];
+	return -1;
+}
+
+START_TEST(routing_credit_loop_broken_by_vls)
+{
+	struct ibnet t;
+	struct ib_lfts l;
+	struct sb f = SB_INIT, pr = SB_INIT, sl = SB_INIT;
+	struct rt_report r;
+	struct rt_vl_report v;
+	struct vl_fix fx = { .force_vl = -1 };
+	struct rt_vl_source src = { fix_path_sl, fix_sl2vl, &fx };
+	char err[256];
+
+	load_routes("ibnetdiscover-ring6-lash.txt", "dump_fts-ring6-lash.txt", &t, &l, &f);
+	fx.t = &t;
+	own("saquery-p-ring6-lash.txt", &pr);
+	ck_assert_msg(saquery_parse(pr.buf, pr.len, &fx.pr, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(fx.pr.n, 30);		/* 6 CAs, every ordered pair */
+	own("smpquery-sl2vl-ring6-lash.txt", &sl);
+	/* one smpquery output a table: split at its header */
+	for (char *p = sl.buf, *next; p && *p; p = next) {
+		next = strstr(p + 1, "# SL2VL table:");
+		ck_assert_int_eq(sl2vl_parse(p, next ? (size_t)(next - p) : strlen(p), &fx.tab[fx.ntab], err,
+					     sizeof(err)), 0);
+		fx.ntab++;
+	}
+	ck_assert_uint_eq(fx.ntab, 12);		/* two ring ports on each of six switches */
+
+	/* on one VL the lash routes close a cycle round the ring */
+	ck_assert_msg(rt_analyze(&t, &l, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.unreachable, 0);
+	ck_assert(r.credit_loop);
+	rt_report_release(&r);
+
+	/* on the SLs lash gave them, each layer on its own VL, they do not */
+	ck_assert_msg(rt_analyze_vls(&t, &l, &src, &v, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(!v.credit_loop, "%s", v.cycle);
+	ck_assert_uint_eq(v.sls, 0x7);		/* "Lanes needed: 3" in opensm's log */
+	ck_assert_uint_eq(v.vls, 0x7);
+	ck_assert_uint_eq(v.sl_unknown, 0);
+	ck_assert_uint_eq(v.vl_unknown, 0);
+	ck_assert_uint_eq(v.routes, 30);	/* one host a switch: every route crosses two */
+
+	/* the same SLs with every SL2VL table mapping them to VL 0: the loop is back */
+	fx.force_vl = 0;
+	ck_assert_int_eq(rt_analyze_vls(&t, &l, &src, &v, err, sizeof(err)), 0);
+	ck_assert(v.credit_loop);
+	ck_assert_msg(strstr(v.cycle, " VL0 -> ") && strstr(v.cycle, "(closed by the routes to h"), "%s", v.cycle);
+	ck_assert_uint_eq(v.vls, 0x1);
+
+	/* no SL from the SA: counted, taken as SL 0 */
+	fx.force_vl = -1;
+	fx.no_sl = true;
+	ck_assert_int_eq(rt_analyze_vls(&t, &l, &src, &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v.sl_unknown, v.routes);
+	ck_assert(v.credit_loop);
+
+	for (size_t i = 0; i < fx.ntab; i++)
+		ib_sl2vl_release(&fx.tab[i]);
+	ib_sa_records_release(&fx.pr);
+	sb_release(&pr);
+	sb_release(&sl);
+	ib_lfts_release(&l);
+	ibnet_release(&t);
+	sb_release(&f);
+}
+END_TEST
+
 /* A topology without LIDs (no SM ran): nothing to route, said so. */
 START_TEST(routing_refuses_no_lids)
 {
@@ -914,6 +1016,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, ibqueryerrors_and_saquery_own);
 	tcase_add_test(tc, routing_fat_tree_ftree);
 	tcase_add_test(tc, routing_ring_credit_loop);
+	tcase_add_test(tc, routing_credit_loop_broken_by_vls);
 	tcase_add_test(tc, routing_refuses_no_lids);
 	tcase_add_test(tc, fat_tree_648);
 	tcase_add_test(tc, rail_layout);

@@ -16,6 +16,7 @@
  * port and destination at fault.  Read-only on any fabric.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds/ibkind.h"
@@ -28,6 +29,7 @@ struct fr_cfg {
 	long long max_skew;
 	bool balance;
 	long long max_hops;
+	long long max_path_queries;
 };
 
 static const struct key_def fr_keys[] = {
@@ -39,6 +41,10 @@ static const struct key_def fr_keys[] = {
 	{ .name = "max_hops", .type = KEY_INT, .def = "0", .min = 0, .max = 64,
 	  .offset = offsetof(struct fr_cfg, max_hops),
 	  .help = "most switch hops a route may take (3 on a two-level fat tree); 0: not judged" },
+	{ .name = "max_path_queries", .type = KEY_INT, .def = "4096", .min = 0, .max = 1000000,
+	  .offset = offsetof(struct fr_cfg, max_path_queries),
+	  .help = "most SA path records asked one by one for the SLs of the routes, where the SA's table "
+		  "of all paths does not come whole (ibsim: its first MAD only); 0: never one by one" },
 	KEY_END
 };
 
@@ -105,6 +111,235 @@ static bool read_lfts(struct rq_ctx *ctx, void *arg, struct sb *out, char *why, 
 	(void)why;
 	(void)whysz;
 	return tool_out(ctx, fts, out);	/* a failure is the main row's ERROR */
+}
+
+/*
+ * The SLs of the paths and the switches' SL2VL tables, asked as
+ * rt_analyze_vls needs them.  SLs come from the SA's path records (what
+ * the SM gives MPI, UCX and the CM for a path; lash, dfsssp, Nue and
+ * torus-2QoS choose them per path): first its whole table (saquery -p), and
+ * for each path it lacks one record (saquery -p --slid --dlid), up to
+ * max_path_queries.  A switch's table for an out port is one smpquery
+ * sl2vl LID PORT, which lists every in port.
+ */
+struct vl_ask {
+	struct rq_ctx *ctx;
+	const struct ibnet *topo;
+	uint32_t *key;			/* open addressing: slid << 16 | dlid, 0 empty */
+	int8_t *sl;			/* -1: asked, no answer */
+	size_t cap, n;
+	long long queries, max_queries;
+	struct ib_sl2vl **tab;		/* node x (nports + 1): the table for that out port */
+	size_t *tab_base;
+	size_t tables, tables_failed;
+	char first_fail[256];
+};
+
+static size_t vl_slot(const struct vl_ask *a, uint32_t key)
+{
+	size_t h = (key * 2654435761u) & (a->cap - 1);
+
+	while (a->key[h] && a->key[h] != key)
+		h = (h + 1) & (a->cap - 1);
+	return h;
+}
+
+static void vl_put(struct vl_ask *a, unsigned slid, unsigned dlid, int sl)
+{
+	uint32_t key = (uint32_t)(slid << 16 | dlid);
+	size_t h;
+
+	if (!slid || slid > 0xffff || dlid > 0xffff)
+		return;
+	if (2 * (a->n + 1) > a->cap) {
+		struct vl_ask old = *a;
+
+		a->cap = a->cap ? 2 * a->cap : 1024;
+		a->key = xcalloc(a->cap, sizeof(*a->key));
+		a->sl = xcalloc(a->cap, sizeof(*a->sl));
+		a->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.key[i]) {
+				h = vl_slot(a, old.key[i]);
+				a->key[h] = old.key[i];
+				a->sl[h] = old.sl[i];
+				a->n++;
+			}
+		free(old.key);
+		free(old.sl);
+	}
+	h = vl_slot(a, key);
+	if (!a->key[h])
+		a->n++;
+	a->key[h] = key;
+	a->sl[h] = (int8_t)sl;
+}
+
+/* The path records of a saquery -p output into the map; how many. */
+static size_t vl_records(struct vl_ask *a, const struct sb *out)
+{
+	struct ib_sa_records recs = { 0 };
+	char err[256];
+	size_t n = 0;
+
+	if (saquery_parse(out->buf, out->len, &recs, err, sizeof(err)))
+		return 0;
+	for (size_t i = 0; i < recs.n; i++) {
+		const char *sl = ib_sa_get(&recs.v[i], "sl"), *s = ib_sa_get(&recs.v[i], "slid"),
+			   *d = ib_sa_get(&recs.v[i], "dlid");
+
+		if (strcmp(recs.v[i].type, "PathRecord") || !sl || !s || !d)
+			continue;
+		vl_put(a, (unsigned)strtoul(s, NULL, 0), (unsigned)strtoul(d, NULL, 0),
+		       (int)(strtoul(sl, NULL, 0) & 0xf));
+		n++;
+	}
+	ib_sa_records_release(&recs);
+	return n;
+}
+
+static int vl_path_sl(void *arg, unsigned slid, unsigned dlid)
+{
+	struct vl_ask *a = arg;
+	char s[16], d[16], why[256];
+	const char *argv[] = { "saquery", "-p", "--slid", s, "--dlid", d, NULL };
+	struct sb out = SB_INIT;
+	size_t h;
+
+	if (a->cap && a->key[h = vl_slot(a, (uint32_t)(slid << 16 | dlid))])
+		return a->sl[h];
+	if (a->queries >= a->max_queries)
+		return -1;
+	a->queries++;
+	snprintf(s, sizeof(s), "%u", slid);
+	snprintf(d, sizeof(d), "%u", dlid);
+	if (!ibkind_tool(a->ctx, argv, &out, why, sizeof(why)) || !vl_records(a, &out))
+		vl_put(a, slid, dlid, -1);	/* asked once */
+	sb_release(&out);
+	h = vl_slot(a, (uint32_t)(slid << 16 | dlid));
+	return a->key[h] ? a->sl[h] : -1;
+}
+
+static int vl_sl2vl(void *arg, int node, int in, int out, unsigned sl)
+{
+	struct vl_ask *a = arg;
+	const struct ibnet_node *n = &a->topo->nodes[node];
+	struct ib_sl2vl **t = &a->tab[a->tab_base[node] + (size_t)out];
+
+	if (!*t) {
+		char l[16], p[16], why[256] = "", err[256];
+		const char *argv[] = { "smpquery", "sl2vl", l, p, NULL };
+		struct sb text = SB_INIT;
+
+		*t = xcalloc(1, sizeof(**t));
+		snprintf(l, sizeof(l), "%u", n->lid);
+		snprintf(p, sizeof(p), "%d", out);
+		a->tables++;
+		if (!n->lid || !ibkind_tool(a->ctx, argv, &text, why, sizeof(why)) ||
+		    sl2vl_parse(text.buf, text.len, *t, err, sizeof(err))) {
+			if (!a->tables_failed++)
+				snprintf(a->first_fail, sizeof(a->first_fail), "%s port %d: %.160s", n->desc, out,
+					 !n->lid ? "no LID" : why[0] ? why : err);
+		}
+		sb_release(&text);
+	}
+	for (size_t i = 0; i < (*t)->n; i++)
+		if ((*t)->rows[i].in == in && (*t)->rows[i].out == out)
+			return (*t)->rows[i].vl[sl & 0xf];
+	return -1;
+}
+
+static void vl_ask_release(struct vl_ask *a)
+{
+	for (size_t i = 0; a->tab && i < a->tab_base[a->topo->nnodes]; i++)
+		if (a->tab[i]) {
+			ib_sl2vl_release(a->tab[i]);
+			free(a->tab[i]);
+		}
+	free(a->tab);
+	free(a->tab_base);
+	free(a->key);
+	free(a->sl);
+}
+
+/* A bit set as "0-2,5" (SLs or VLs). */
+static void lanes(uint16_t set, char *buf, size_t size)
+{
+	struct sb sb = SB_INIT;
+
+	for (int i = 0; i < 16; i++) {
+		int j = i;
+
+		if (!(set & (1u << i)))
+			continue;
+		while (j < 15 && (set & (1u << (j + 1))))
+			j++;
+		if (j > i)
+			sb_addf(&sb, "%s%d-%d", sb.len ? "," : "", i, j);
+		else
+			sb_addf(&sb, "%s%d", sb.len ? "," : "", i);
+		i = j;
+	}
+	snprintf(buf, size, "%s", sb.len ? sb.buf : "none");
+	sb_release(&sb);
+}
+
+/*
+ * The one-VL graph has a cycle: judge it again with the VLs the routes
+ * really take.  FAIL when the graph with a channel per VL still has one,
+ * or when what it needs (an SL, a table) was not there to be read: the
+ * one-VL loop then stands, with the reason it could not be cleared.
+ */
+static void judge_vls(struct rq_ctx *ctx, struct rq_result *row, const struct ibnet *topo,
+		      const struct ib_lfts *lfts, const struct fr_cfg *cfg, const struct rt_report *one)
+{
+	static const char *const world[] = { "saquery", "-p", NULL };
+	struct vl_ask a = { .ctx = ctx, .topo = topo, .max_queries = cfg->max_path_queries };
+	struct rt_vl_source src = { vl_path_sl, vl_sl2vl, &a };
+	struct rt_vl_report vr;
+	struct sb out = SB_INIT;
+	char why[256] = "", err[256], sls[48], vls[48];
+	size_t whole = 0;
+	int64_t t0 = now_ms();
+
+	a.tab_base = xcalloc(topo->nnodes + 1, sizeof(*a.tab_base));
+	for (size_t i = 0; i < topo->nnodes; i++)
+		a.tab_base[i + 1] = a.tab_base[i] + (size_t)topo->nodes[i].nports + 1;
+	a.tab = xcalloc(a.tab_base[topo->nnodes] + 1, sizeof(*a.tab));
+	if (ibkind_tool(ctx, world, &out, why, sizeof(why)))
+		whole = vl_records(&a, &out);
+	else
+		rq_log(ctx, "# the SA's path table not read (%s): paths asked one by one", why);
+	sb_release(&out);
+	if (rt_analyze_vls(topo, lfts, &src, &vr, err, sizeof(err))) {
+		rq_judge(row, false, "credit loop in the channel dependency graph: %s; per VL: %s", one->cycle, err);
+		vl_ask_release(&a);
+		return;
+	}
+	lanes(vr.sls, sls, sizeof(sls));
+	lanes(vr.vls, vls, sizeof(vls));
+	rq_log(ctx, "# per VL: %zu routes across two switches or more on SL %s, VL %s; %zu path records whole, "
+	       "%lld asked one by one; %zu SL2VL tables (%zu unread); %zu dependencies; %lld ms",
+	       vr.routes, sls, vls, whole, a.queries, a.tables, a.tables_failed, vr.dependencies,
+	       (long long)(now_ms() - t0));
+	rq_fact_add(row, "sls", sls);
+	rq_fact_add(row, "vls", vls);
+	rq_figure_add(row, "vl_dependencies", (double)vr.dependencies, "");
+	if (vr.credit_loop)
+		rq_judge(row, false, "credit loop in the channel dependency graph with a channel per VL (SL %s, VL %s): %s",
+			 sls, vls, vr.cycle);
+	else if (vr.sl_unknown)
+		rq_judge(row, false, "credit loop in the channel dependency graph: %s; the SA gave no SL for %zu of "
+			 "%zu routes (%lld asked one by one, max_path_queries %lld), so the VLs cannot clear it",
+			 one->cycle, vr.sl_unknown, vr.routes, a.queries, cfg->max_path_queries);
+	else if (vr.vl_unknown)
+		rq_judge(row, false, "credit loop in the channel dependency graph: %s; %zu hops on no readable "
+			 "SL2VL table (%s), so the VLs cannot clear it", one->cycle, vr.vl_unknown, a.first_fail);
+	else
+		rq_judge(row, true, "no credit loop on any VL: the routes' %zu dependencies on one VL close a cycle "
+			 "(%s), but on SL %s, mapped to VL %s, %zu dependencies form none",
+			 one->dependencies, one->cycle, sls, vls, vr.dependencies);
+	vl_ask_release(&a);
 }
 
 static void fr_run(struct rq_ctx *ctx, const void *vcfg)
@@ -182,7 +417,7 @@ static void fr_run(struct rq_ctx *ctx, const void *vcfg)
 	row = rq_ctx_row(ctx, "credit_loops", 0);
 	rq_figure_add(row, "dependencies", (double)rep.dependencies, "");
 	if (rep.credit_loop)
-		rq_judge(row, false, "credit loop in the channel dependency graph: %s", rep.cycle);
+		judge_vls(ctx, row, &topo, &lfts, cfg, &rep);
 	else
 		rq_judge(row, true, "no credit loop: %zu channel dependencies over %zu channels form no cycle",
 			 rep.dependencies, rep.channels);
@@ -230,7 +465,10 @@ const struct rq_kind rq_kind_fabric_routing = {
 	       "(dump_fts), and follows every route from every CA port to every other CA port's LIDs "
 	       "(LMC included).  Rows: reachability (a hole, a dead end, a loop or a misdelivery named by "
 	       "switch, port and destination), credit_loops (a cycle in the channel dependency graph the "
-	       "routes induce, named channel by channel; all traffic taken to share one VL), balance "
+	       "routes induce, named channel by channel; where the graph on one VL has one, it is built "
+	       "again with a channel per VL, each route on the SL the SA gives its path and each hop on "
+	       "the VL the switch's SL2VL table maps it to, so lash, dfsssp, Nue and torus-2QoS are "
+	       "judged by the lanes they use), balance "
 	       "(destination LIDs per uplink, max and min per switch, judged by max_skew).  Work grows with "
 	       "switches x destinations, not ports squared.  Read-only.",
 	.keys = fr_keys,

@@ -302,20 +302,25 @@ static void channel_name(const struct rt *x, uint32_t ch, char *buf, size_t size
 	snprintf(buf, size, "%s/%u", name(x, (int)lo), (unsigned)(ch - x->base[lo]));
 }
 
-/* Iterative DFS for a cycle; the first found is described in r->cycle. */
-static void find_cycle(const struct rt *x, struct edge *e, size_t ne, struct rt_report *r)
+/*
+ * Iterative DFS for a cycle over nodes channel << shift | vl (shift 0: one
+ * VL, the channel alone; 4: a channel on each of 16 VLs); the first cycle
+ * found is described in cycle.  True when there is one.
+ */
+static bool find_cycle(const struct rt *x, struct edge *e, size_t ne, unsigned shift, char *cycle, size_t cyclesz)
 {
-	size_t nslots = x->base[x->t->nnodes];
-	size_t *first = xcalloc(nslots + 2, sizeof(size_t));
-	uint8_t *color = xcalloc(nslots + 1, 1);
-	uint32_t *stack = xcalloc(nslots + 1, sizeof(uint32_t));
-	size_t *next = xcalloc(nslots + 1, sizeof(size_t));
+	size_t nnodes = x->base[x->t->nnodes] << shift;
+	size_t *first = xcalloc(nnodes + 2, sizeof(size_t));
+	uint8_t *color = xcalloc(nnodes + 1, 1);
+	uint32_t *stack = xcalloc(nnodes + 1, sizeof(uint32_t));
+	size_t *next = xcalloc(nnodes + 1, sizeof(size_t));
+	bool found = false;
 
 	for (size_t i = 0; i < ne; i++)
 		first[e[i].from + 1]++;
-	for (size_t i = 0; i < nslots; i++)
+	for (size_t i = 0; i < nnodes; i++)
 		first[i + 1] += first[i];
-	for (size_t root = 0; root < nslots && !r->credit_loop; root++) {
+	for (size_t root = 0; root < nnodes && !found; root++) {
 		size_t depth = 0;
 
 		if (color[root] || first[root] == first[root + 1])
@@ -323,7 +328,7 @@ static void find_cycle(const struct rt *x, struct edge *e, size_t ne, struct rt_
 		stack[depth++] = (uint32_t)root;
 		next[root] = first[root];
 		color[root] = 1;
-		while (depth && !r->credit_loop) {
+		while (depth && !found) {
 			uint32_t v = stack[depth - 1];
 
 			if (next[v] == first[v + 1]) {
@@ -341,16 +346,21 @@ static void find_cycle(const struct rt *x, struct edge *e, size_t ne, struct rt_
 
 				while (at && stack[at - 1] != w)
 					at--;
-				for (size_t i = at ? at - 1 : 0; i < depth; i++) {
-					channel_name(x, stack[i], c, sizeof(c));
-					sb_addf(&sb, "%s -> ", c);
+				for (size_t i = at ? at - 1 : 0; i <= depth; i++) {
+					uint32_t n = i < depth ? stack[i] : w;
+
+					channel_name(x, n >> shift, c, sizeof(c));
+					if (shift)
+						sb_addf(&sb, "%s VL%u", c, n & ((1u << shift) - 1));
+					else
+						sb_adds(&sb, c);
+					sb_adds(&sb, i < depth ? " -> " : "");
 				}
-				channel_name(x, w, c, sizeof(c));
 				dest_name(x, ed->dlid, d, sizeof(d));
-				sb_addf(&sb, "%s (closed by the routes to %s)", c, d);
-				snprintf(r->cycle, sizeof(r->cycle), "%s", sb.buf);
+				sb_addf(&sb, " (closed by the routes to %s)", d);
+				snprintf(cycle, cyclesz, "%s", sb.buf);
 				sb_release(&sb);
-				r->credit_loop = true;
+				found = true;
 			} else if (!color[w]) {
 				color[w] = 1;
 				next[w] = first[w];
@@ -362,6 +372,28 @@ static void find_cycle(const struct rt *x, struct edge *e, size_t ne, struct rt_
 	free(color);
 	free(stack);
 	free(next);
+	return found;
+}
+
+/* Sort and deduplicate; the number of distinct edges. */
+static size_t unique_edges(struct edge *e, size_t ne)
+{
+	size_t u = 0;
+
+	qsort(e, ne, sizeof(*e), cmp_edge);
+	for (size_t i = 0; i < ne; i++)
+		if (!u || cmp_edge(&e[u - 1], &e[i]))
+			e[u++] = e[i];
+	return u;
+}
+
+static void add_edge(struct edge **e, size_t *ne, size_t *cap, uint32_t from, uint32_t to, unsigned dlid)
+{
+	if (*ne == *cap) {
+		*cap = *cap ? 2 * *cap : 4096;
+		*e = xrealloc(*e, *cap * sizeof(**e));
+	}
+	(*e)[(*ne)++] = (struct edge){ from, to, (uint16_t)dlid };
 }
 
 int rt_analyze(const struct ibnet *topo, const struct ib_lfts *lfts, struct rt_report *r, char *err, size_t errsz)
@@ -423,11 +455,7 @@ int rt_analyze(const struct ibnet *topo, const struct ib_lfts *lfts, struct rt_r
 			o2 = lft_at(&x, x.sw_of[t], lid);
 			if (o2 == NO_ROUTE || o2 == 0 || x.peer[slot(&x, t, o2)] < 0 || x.sw_of[x.peer[slot(&x, t, o2)]] < 0)
 				continue;
-			if (ne == cape) {
-				cape = cape ? 2 * cape : 4096;
-				e = xrealloc(e, cape * sizeof(*e));
-			}
-			e[ne++] = (struct edge){ (uint32_t)slot(&x, node, o), (uint32_t)slot(&x, t, o2), (uint16_t)lid };
+			add_edge(&e, &ne, &cape, (uint32_t)slot(&x, node, o), (uint32_t)slot(&x, t, o2), lid);
 		}
 		/* balance: what each uplink carries by the tables, traffic or not */
 		for (size_t s = 0; s < x.nsw; s++) {
@@ -442,12 +470,8 @@ int rt_analyze(const struct ibnet *topo, const struct ib_lfts *lfts, struct rt_r
 		}
 	}
 	/* the graph: unique edges, then a cycle */
-	qsort(e, ne, sizeof(*e), cmp_edge);
-	size_t u = 0;
+	size_t u = unique_edges(e, ne);
 
-	for (size_t i = 0; i < ne; i++)
-		if (!u || cmp_edge(&e[u - 1], &e[i]))
-			e[u++] = e[i];
 	r->dependencies = u;
 	for (size_t s = 0; s < x.nsw; s++) {
 		int node = x.sw_node[s];
@@ -459,7 +483,7 @@ int rt_analyze(const struct ibnet *topo, const struct ib_lfts *lfts, struct rt_r
 				r->channels++;
 		}
 	}
-	find_cycle(&x, e, u, r);
+	r->credit_loop = find_cycle(&x, e, u, 0, r->cycle, sizeof(r->cycle));
 	/* balance per switch with two uplinks or more */
 	for (size_t s = 0; s < x.nsw; s++) {
 		int node = x.sw_node[s];
@@ -491,6 +515,100 @@ int rt_analyze(const struct ibnet *topo, const struct ib_lfts *lfts, struct rt_r
 	free(hops);
 	free(stack);
 	free(cnt);
+	release(&x);
+	return 0;
+}
+
+/*
+ * Every route again, hop by hop, each switch-to-switch channel taken on the
+ * VL the route's SL is mapped to there: a route from a CA port enters its
+ * first switch on the port the CA is cabled to, and each later switch on
+ * the port the previous one's channel arrives at, so a table that maps by
+ * in-port (torus-2QoS's dateline lanes) is followed as the switch applies
+ * it.  The resolution of rt_analyze is redone first (which routes reach):
+ * an unreachable route adds nothing here, it is reachability's finding.
+ */
+int rt_analyze_vls(const struct ibnet *topo, const struct ib_lfts *lfts, const struct rt_vl_source *src,
+		   struct rt_vl_report *r, char *err, size_t errsz)
+{
+	struct rt_report scratch = { 0 };
+	struct rt x;
+	struct edge *e = NULL;
+	size_t ne = 0, cape = 0;
+	uint8_t *st;
+	unsigned *hops;
+	int *stack, ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = build(&x, topo, lfts, &scratch, err, errsz);
+	if (ret) {
+		release(&x);
+		return ret;
+	}
+	st = xcalloc(x.nsw + 1, 1);
+	hops = xcalloc(x.nsw + 1, sizeof(unsigned));
+	stack = xcalloc(x.nsw + 1, sizeof(int));
+	for (unsigned lid = 1; lid <= x.maxlid; lid++) {
+		if (x.owner[lid] < 0)
+			continue;
+		memset(st, ST_UNKNOWN, x.nsw);
+		for (size_t i = 0; i < topo->nlinks; i++) {
+			const struct ibnet_link *k = &topo->links[i];
+
+			for (int end = 0; end < 2; end++) {
+				int ca = end ? k->b : k->a, sw = end ? k->a : k->b, cap = end ? k->bport : k->aport;
+				int in = end ? k->aport : k->bport, cur, sl;
+				unsigned slid = end ? k->blid : k->alid, n = 0;
+				uint32_t prev = UINT32_MAX;
+
+				if (topo->nodes[ca].is_switch || !slid || x.sw_of[sw] < 0 ||
+				    (ca == x.owner[lid] && cap == x.owner_port[lid]))
+					continue;
+				resolve(&x, lid, x.sw_of[sw], st, hops, stack, &scratch);
+				if (st[x.sw_of[sw]] != ST_OK || hops[x.sw_of[sw]] < 2)
+					continue;	/* unreachable, or one switch: no dependency */
+				r->routes++;
+				sl = src->path_sl(src->arg, slid, lid);
+				if (sl < 0 || sl > 15) {
+					r->sl_unknown++;
+					sl = 0;
+				}
+				r->sls |= (uint16_t)(1u << sl);
+				for (cur = x.sw_of[sw]; n++ <= x.nsw;) {
+					int node = x.sw_node[cur], t, vl;
+					uint8_t o = lft_at(&x, cur, lid);
+					uint32_t ch;
+
+					t = x.peer[slot(&x, node, o)];
+					if (x.sw_of[t] < 0)
+						break;		/* delivered */
+					vl = src->sl2vl(src->arg, node, in, o, (unsigned)sl);
+					if (vl < 0 || vl > 15) {
+						r->vl_unknown++;
+						vl = 0;
+					}
+					if (vl == 15) {
+						r->dropped++;
+						break;
+					}
+					r->vls |= (uint16_t)(1u << vl);
+					ch = (uint32_t)(slot(&x, node, o) << 4 | (size_t)vl);
+					if (prev != UINT32_MAX)
+						add_edge(&e, &ne, &cape, prev, ch, lid);
+					prev = ch;
+					in = x.peer_port[slot(&x, node, o)];
+					cur = x.sw_of[t];
+				}
+			}
+		}
+	}
+	r->dependencies = unique_edges(e, ne);
+	r->credit_loop = find_cycle(&x, e, r->dependencies, 4, r->cycle, sizeof(r->cycle));
+	free(e);
+	free(st);
+	free(hops);
+	free(stack);
+	rt_report_release(&scratch);
 	release(&x);
 	return 0;
 }

@@ -47,7 +47,16 @@ expect_eq "fat tree: 240 routes followed" 240 "$(jq '.results[] | select(.id == 
 expect_eq "ftree: skew 0" 0 "$(jq '.results[] | select(.id == "route.ft_ftree[balance]") | .figures[] | select(.name == "uplink_skew") | .value' "$R")"
 expect_eq "ring: every host still reachable" PASS "$(v 'route.ring_minhop[reachability]')"
 expect_eq "ring: credit loop FAILs" FAIL "$(v 'route.ring_minhop[credit_loops]')"
-expect_true "ring: the loop named channel by channel" sh -c "echo '$(r 'route.ring_minhop[credit_loops]')' | grep -Eq 'credit loop in the channel dependency graph: (sw0[1-5]/[0-9] -> ){5}sw0[1-5]/[0-9] \(closed by the routes to h'"
+expect_true "ring: the loop named channel by channel, on its VL" sh -c "echo '$(r 'route.ring_minhop[credit_loops]')' | grep -Eq 'credit loop in the channel dependency graph with a channel per VL \(SL 0, VL 0\): (sw0[1-5]/[0-9] VL0 -> ){5}sw0[1-5]/[0-9] VL0 \(closed by the routes to h'"
+expect_eq "ring of six, minhop: the credit loop FAILs" FAIL "$(v 'route.ring6_minhop[credit_loops]')"
+for e in lash dfsssp; do
+	expect_eq "ring of six, $e: reachable" PASS "$(v "route.ring6_${e}[reachability]")"
+	expect_eq "ring of six, $e: no credit loop once the VLs are counted" PASS "$(v "route.ring6_${e}[credit_loops]")"
+	expect_eq "ring of six, $e: opensm routed with $e" PASS "$(v "route.ring6_$e")"
+done
+expect_eq "lash: its three layers are SLs 0-2" "0-2" "$(jq -r '.results[] | select(.id == "route.ring6_lash[credit_loops]") | .facts.sls' "$R")"
+expect_eq "lash: ... on VLs 0-2" "0-2" "$(jq -r '.results[] | select(.id == "route.ring6_lash[credit_loops]") | .facts.vls' "$R")"
+expect_true "dfsssp: more than one VL" sh -c "jq -r '.results[] | select(.id == \"route.ring6_dfsssp[credit_loops]\") | .facts.vls' '$R' | grep -q -- '-'"
 expect_eq "updn fallback FAILs the case" FAIL "$(v route.ring_updn_fallback)"
 expect_true "updn fallback: opensm's reason quoted" sh -c "echo '$(r route.ring_updn_fallback)' | grep -q 'routing_engine updn requested, opensm routed with minhop (ucast_mgr_route: updn: cannot build lid matrices)'"
 
