@@ -534,9 +534,9 @@ START_TEST(fabric_keys)
 	expect_exact(2, 37, "unknown key \"fabric\" for kind plain");
 	ck_assert_int_eq(load("cases:\n  - {name: x, kind: fabric-links, fabric_sm: maybe}\n"), 1);
 	expect_sub(2, 46, "fabric_sm: expected true or false");
-	/* a default no kind of the file takes is an unknown key, as before */
+	/* a default no kind of the file takes is refused, said why */
 	ck_assert_int_eq(load("defaults:\n  fabric: z\ncases:\n  - {name: x, kind: plain, what: y}\n"), 1);
-	expect_sub(2, 3, "defaults: unknown key \"fabric\"");
+	expect_sub(2, 3, "defaults: \"fabric\" is a key of the fabric kinds only");
 	ck_assert_int_eq(load("defaults:\n  fabric: z\ncases:\n"
 			      "  - {name: x, kind: plain, what: y}\n"
 			      "  - {name: w, kind: ib-mtu}\n"), 0);
@@ -617,6 +617,10 @@ START_TEST(defaults_rules)
 	ck_assert_int_eq(load("defaults: {cont: 4}\ncases:\n  - {name: a, kind: rich, must: 1}\n"), 1);
 	expect_exact(1, 12, "defaults: unknown key \"cont\" (not a common key, nor a key of any "
 		     "kind this file uses); did you mean \"count\"?");
+	/* a fabric key in a file without fabric kinds: said so, not "did you mean" itself */
+	ck_assert_int_eq(load("defaults: {fabric: ring:switches=6}\ncases:\n  - {name: a, kind: plain}\n"), 1);
+	expect_exact(1, 12, "defaults: \"fabric\" is a key of the fabric kinds only, and no case of this "
+		     "file is one");
 }
 END_TEST
 

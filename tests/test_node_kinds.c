@@ -1314,20 +1314,20 @@ START_TEST(peer_rdma_addrs)
 	struct rq_request r;
 
 	snprintf(p.addr[1], sizeof(p.addr[1]), "10.1.1.7");	/* management: out-of-band */
-	p.param = json_pack("{s:[s,s]}", "rdma_addrs", "192.168.52.11", "192.168.52.12");
+	rq_where_init(&p.where);
+	p.where.rdma_addr[0] = xstrdup("192.168.52.11");
+	p.where.rdma_addr[1] = xstrdup("192.168.52.12");
 	for (int side = 0; side < 2; side++) {
 		rq_request_init(&r, &c, "hca", side ? ROLE_SERVER : ROLE_CLIENT);
 		rq_request_place(&r, &p, side, 4242, NULL, false);
-		ck_assert_str_eq(json_string_value(json_object_get(r.param, "rdma_local_addr")),
-				 side ? "192.168.52.12" : "192.168.52.11");
-		ck_assert_str_eq(json_string_value(json_object_get(r.param, "rdma_peer_addr")),
-				 side ? "192.168.52.11" : "192.168.52.12");
-		ck_assert_ptr_null(json_object_get(r.param, "rdma_addrs"));
+		/* [client, server] on both sides: each takes [side] to bind, [!side] to reach */
+		ck_assert_str_eq(r.where.rdma_addr[side], side ? "192.168.52.12" : "192.168.52.11");
+		ck_assert_str_eq(r.where.rdma_addr[!side], side ? "192.168.52.11" : "192.168.52.12");
 		if (!side)
 			ck_assert_str_eq(r.peer_addr, "10.1.1.7");
 		rq_request_release(&r);
 	}
-	json_decref(p.param);
+	rq_where_release(&p.where);
 }
 END_TEST
 

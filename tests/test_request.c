@@ -100,7 +100,21 @@ START_TEST(every_field_round_trips)
 	snprintf(p.addr[0], sizeof(p.addr[0]), "10.0.0.1");
 	snprintf(p.addr[1], sizeof(p.addr[1]), "10.0.0.2");
 	p.env = (char **)env;
-	p.param = json_pack("{s:s,s:i}", "fabric", "f.net", "n", 3);
+	rq_where_init(&p.where);
+	p.where.host[0] = xstrdup("vm0");
+	p.where.host[1] = xstrdup("vm1");
+	p.where.rdma_addr[1] = xstrdup("192.168.52.12");
+	p.where.rdma_gid[0] = xstrdup("fe80::1");
+	p.where.rail = 2;
+	p.where.rdma_dev = xstrdup("rxe0");
+	rq_where_add_node(&p.where, "n1", "10.9.0.1");
+	rq_where_add_node(&p.where, "n2", NULL);
+	p.where.slots = 4;
+	p.where.case_file = xstrdup("/cases/f.yaml");
+	p.where.fabric.sim = true;
+	p.where.fabric.topology = xstrdup("f.net");
+	p.where.fabric.routing_engine = xstrdup("lash");
+	p.where.fabric.ibsim_start_ms = 5000000000LL;	/* beyond 32 bits */
 	rq_timeout_mul = 2.5;
 	rq_request_init(&r, S.cases[0], "sysroot:x", ROLE_CLIENT);
 	rq_request_place(&r, &p, 0, 4242, "/run/rq", true);
@@ -110,7 +124,7 @@ START_TEST(every_field_round_trips)
 	ck_assert_int_eq(r.timeout_ms, 50000);
 	j = rq_request_to_json(&r);
 	rq_request_release(&r);
-	json_decref(p.param);
+	rq_where_release(&p.where);
 
 	/* over the wire: one line of text */
 	text = json_dumps(j, JSON_COMPACT);
@@ -143,12 +157,54 @@ START_TEST(every_field_round_trips)
 	ck_assert_str_eq(b.env[1], "B=two");
 	ck_assert_ptr_null(b.env[2]);
 	ck_assert_str_eq(b.tool_cwd, "/tmp/cwd");
-	/* the target's parameters as an object, with the run-wide switches */
-	ck_assert_str_eq(json_string_value(json_object_get(b.param, "fabric")), "f.net");
-	ck_assert_int_eq(json_integer_value(json_object_get(b.param, "n")), 3);
-	ck_assert(json_is_true(json_object_get(b.param, "allow_sm_takeover")));
+	/* where it runs, typed, with the run-wide switches; what was unset is "" */
+	const struct rq_where *w = &b.where;
+
+	ck_assert_str_eq(w->host[0], "vm0");
+	ck_assert_str_eq(w->host[1], "vm1");
+	ck_assert_str_eq(w->rdma_addr[0], "");
+	ck_assert_str_eq(w->rdma_addr[1], "192.168.52.12");
+	ck_assert_str_eq(w->rdma_gid[0], "fe80::1");
+	ck_assert_int_eq(w->rail, 2);
+	ck_assert_str_eq(w->rdma_dev, "rxe0");
+	ck_assert_str_eq(w->netdev, "");
+	ck_assert_uint_eq(w->nnodes, 2);
+	ck_assert_str_eq(rq_where_node_reach(w, 0), "10.9.0.1");
+	ck_assert_str_eq(rq_where_node_reach(w, 1), "n2");
+	ck_assert_int_eq(w->slots, 4);
+	ck_assert_str_eq(w->case_file, "/cases/f.yaml");
+	ck_assert(w->fabric.sim);
+	ck_assert(!w->fabric.target_sm);
+	ck_assert_str_eq(w->fabric.topology, "f.net");
+	ck_assert_str_eq(w->fabric.routing_engine, "lash");
+	ck_assert_str_eq(w->fabric.sm_log, "");
+	ck_assert_int_eq(w->fabric.ibsim_start_ms, 5000000000LL);
+	ck_assert(w->allow_sm_takeover);
 	rq_request_release(&b);
 	rq_diags_release(&d);
+}
+END_TEST
+
+/* A placement field of the wrong type is refused, named; nothing is half-read. */
+START_TEST(where_wrong_type_refused)
+{
+	struct rq_where w;
+	char why[128];
+	json_t *j = json_pack("{s:s,s:s}", "topology", "f.net", "sim", "yes");
+
+	ck_assert_int_eq(rq_where_from_json(&w, j, why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "placement field \"sim\" is not a boolean");
+	ck_assert_ptr_null(w.fabric.topology);	/* released */
+	json_decref(j);
+	j = json_pack("{s:[s]}", "host", "vm0");
+	ck_assert_int_eq(rq_where_from_json(&w, j, why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "placement field \"host\" is not a pair");
+	json_decref(j);
+	/* and nothing known is every string "", the rail none */
+	ck_assert_int_eq(rq_where_from_json(&w, NULL, why, sizeof(why)), 0);
+	ck_assert_str_eq(w.fabric.sm_config, "");
+	ck_assert_int_eq(w.rail, -1);
+	rq_where_release(&w);
 }
 END_TEST
 
@@ -227,6 +283,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_field_round_trips);
+	tcase_add_test(tc, where_wrong_type_refused);
 	tcase_add_test(tc, bad_case_names_its_position);
 	tcase_add_test(tc, timeout_mul_reaches_kind_tools);
 }

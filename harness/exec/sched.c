@@ -77,7 +77,7 @@ static void run_placed(struct sched *s, const struct rq_case *c, const char *tna
 
 	rq_unit_init(&u, c, c->kind->two_sided ? 2 : 1);
 	if (c->kind->two_sided) {
-		int port = 20000 + (int)((getpid() * 37u + s->case_seq++ * 7u) % 20000u);
+		int port = rq_unit_oob_port(s->case_seq++);
 
 		u.side[0] = (struct rq_unit_side){ .ag = p->side[0], .label = "client", .reports = true,
 			.req = build_request(s, c, tname, p, ROLE_CLIENT, 0, port) };
@@ -143,6 +143,7 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "target %s: %s", tname, t->open_msg));
 		goto done;
 	}
+	rq_where_init(&p.where);
 	if (t->ops->place(t, c, &p, err, sizeof(err))) {
 		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "target %s: %s", tname,
 						err[0] ? err : "cannot place the case"));
@@ -154,13 +155,13 @@ done:
 	if (placed && t->ops->unplace)
 		t->ops->unplace(t, c, &p, &rows);
 	if (placed) {
-		json_decref(p.param);
 		if (p.env)
 			for (size_t i = 0; p.env[i]; i++)
 				free(p.env[i]);
 		free(p.env);
 		free(p.tool_cwd);
 	}
+	rq_where_release(&p.where);	/* also what a failed place() had filled */
 	struct rq_stamp st = { .target = tname, .target_why = why, .log = &log,
 			       .duration_s = (now_ms() - start) / 1000.0 };
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "agent/agent.h"
 #include "core/kind.h"
@@ -16,6 +17,11 @@
 #define GRACE_FAIL_MS	3000
 /* The agent kills a case at its timeout; this long after, the agent itself is wedged. */
 #define LATE_MS		10000
+
+int rq_unit_oob_port(unsigned n)
+{
+	return 20000 + (int)((getpid() * 37u + n * 7u) % 20000u);
+}
 
 void rq_unit_init(struct rq_unit *u, const struct rq_case *c, size_t n)
 {

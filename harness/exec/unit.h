@@ -21,8 +21,10 @@
  * kind, file, node, log, duration, and a lab row's id.
  *
  * Plain runs (exec/sched.c: one unit at a time) and lab runs (lab/run.c:
- * up to --fanout units polled at once) both run cases through this file;
- * a collective over N ranks is a unit of N sides.
+ * up to --fanout units polled at once) both run cases through this file.
+ * A unit has one side or two (a pair's client and server); a case that
+ * spans nodes (a collective over N ranks) is a unit of one side, on the
+ * first node, whose launcher (mpirun, srun) reaches the others.
  */
 #ifndef RQ_EXEC_UNIT_H
 #define RQ_EXEC_UNIT_H
@@ -75,6 +77,14 @@ struct rq_unit {
 
 /* A unit of n sides, all zero but c; every side reports until told otherwise. */
 void rq_unit_init(struct rq_unit *u, const struct rq_case *c, size_t n);
+/*
+ * The out-of-band TCP port of this runner's n-th two-sided unit.  A unit
+ * uses it and the two above it on its server (the CM listens on +1, a
+ * command pair's or perftest's program on +2), so units are 7 apart and two
+ * units of one run never share a port; the pid spreads two runners on one
+ * host (two `make check`s) over the range 20000..39999.
+ */
+int rq_unit_oob_port(unsigned n);
 void rq_unit_release(struct rq_unit *u);
 
 /* Send every side's request.  false: the unit is already over (a side could not be sent). */

@@ -107,19 +107,60 @@ static const char *launcher_name(const struct cluster *cl)
 	return cl->launcher == LAUNCH_SSH ? "ssh" : cl->launcher == LAUNCH_SLURM ? "srun" : "local";
 }
 
+/*
+ * The lab is a placer of many nodes: where a unit runs is the same struct
+ * a target's place() fills (core/where.h), and the request is built from
+ * it by rq_request_place, as the scheduler builds a target's.  Only the
+ * out-of-band peer differs: a lab reaches the other side at its
+ * management address, which is not an RDMA-side address to bind.
+ */
+static void lab_place(struct cluster *cl, struct unit *u, int side, struct rq_placement *pl)
+{
+	struct cnode *nd = u->nd[side];
+	struct rq_where *w = &pl->where;
+	bool pair = u->two;
+
+	rq_where_init(w);
+	pl->root = nd->root ? nd->root : "";
+	/* each side's node name, [client side, server side] (command-pair's {peer_host}) */
+	w->host[side] = xstrdup(nd->name);
+	if (pair)
+		w->host[!side] = xstrdup(u->nd[!side]->name);
+	if (u->span)
+		/* every node up, by the address the lab reaches it at (mpirun's hostfile) */
+		for (size_t i = 0; i < cl->n; i++)
+			if (!cl->nodes[i].down)
+				rq_where_add_node(w, cl->nodes[i].name, cl->nodes[i].mgmt);
+	if (u->rail >= 0) {
+		/* The RDMA side of the link: traffic goes here, not to the management name. */
+		w->rail = u->rail;
+		for (int k = 0; k < (pair ? 2 : 1); k++) {
+			const struct rail *rl = &u->nd[k]->rails[u->rail];
+
+			w->rdma_addr[k] = xstrdup(rl->ipv4);
+			w->rdma_gid[k] = xstrdup(rl->gid);
+		}
+	}
+}
+
 static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 {
 	const struct rq_case *c = u->c;
 	struct cnode *nd = u->nd[side];
-	bool pair = u->two, railed = u->rail >= 0;
+	bool pair = u->two;
 	char *env = xasprintf("RDMAQUAL_NODE=%s", nd->name), pnum[16];
-	const char *envv[] = { env, NULL };
+	char *envv[] = { env, NULL };
+	struct rq_placement pl = { .env = envv };
 	struct rq_request r;
 	json_t *req;
 
 	rq_request_init(&r, c, nd->root ? "sysroot" : nd->target,
 			!pair ? ROLE_SINGLE : side ? ROLE_SERVER : ROLE_CLIENT);
-	if (railed) {
+	lab_place(cl, u, side, &pl);
+	rq_request_place(&r, &pl, side, port, cl->launcher == LAUNCH_LOCAL ? cl->o->state_dir : NULL,
+			 cl->o->allow_sm_takeover);
+	rq_where_release(&pl.where);
+	if (u->rail >= 0) {
 		/* rail i of this side: its own device and port */
 		const struct rail *rl = &nd->rails[u->rail];
 
@@ -127,47 +168,9 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 		rq_request_set_key(&r, "devices", rl->dev);
 		rq_request_set_key(&r, "port", pnum);
 	}
-	r.oob_port = port;
-	if (cl->launcher == LAUNCH_LOCAL)
-		r.state_dir = cl->o->state_dir;
-	if (nd->root) {
-		r.root = nd->root;
-		r.replay = true;
-	}
 	/* The out-of-band exchange goes to the server's management address (the server learns the client's). */
 	if (pair)
 		r.peer_addr = u->nd[!side]->mgmt;
-	r.env = envv;
-	r.param = json_object();
-	json_object_set_new(r.param, "allow_sm_takeover", json_boolean(cl->o->allow_sm_takeover));
-	json_object_set_new(r.param, "node", json_string(nd->name));
-	if (pair) {
-		struct cnode *peer = u->nd[!side];
-
-		json_object_set_new(r.param, "peer_node", json_string(peer->name));
-		/* command_pair's {peer_host}: [client side, server side] */
-		json_object_set_new(r.param, "hosts", json_pack("[s,s]", u->nd[0]->name, u->nd[1]->name));
-	}
-	if (u->span) {
-		/* every node up, by the address the lab reaches it at (mpirun's hostfile) */
-		json_t *all = json_array();
-
-		for (size_t i = 0; i < cl->n; i++)
-			if (!cl->nodes[i].down)
-				json_array_append_new(all, json_string(cl->nodes[i].mgmt[0] ?
-								       cl->nodes[i].mgmt :
-								       cl->nodes[i].name));
-		json_object_set_new(r.param, "nodes", all);
-	}
-	if (railed) {
-		struct cnode *peer = u->nd[!side];
-
-		json_object_set_new(r.param, "rail", json_integer(u->rail));
-		/* The RDMA side of the link: traffic goes here, not to the management name. */
-		json_object_set_new(r.param, "rdma_local_addr", json_string(nd->rails[u->rail].ipv4));
-		json_object_set_new(r.param, "rdma_peer_addr", json_string(peer->rails[u->rail].ipv4));
-		json_object_set_new(r.param, "rdma_peer_gid", json_string(peer->rails[u->rail].gid));
-	}
 	req = rq_request_to_json(&r);
 	rq_request_release(&r);
 	free(env);
@@ -253,7 +256,7 @@ static void unit_side_gone(struct rq_unit *x, size_t s, void *arg)
 static void unit_start(struct cluster *cl, struct unit *u)
 {
 	size_t nside = u->two ? 2 : 1;
-	int port = 20000 + (int)(((unsigned)getpid() % 1000u) * 20u + cl->port_seq++ * 2u) % 20000;
+	int port = rq_unit_oob_port(cl->port_seq++);
 
 	u->cl = cl;
 	rq_unit_init(&u->x, u->c, nside);

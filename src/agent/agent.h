@@ -8,7 +8,7 @@
  *   {"op":"hello"}                               -> {"agent":"rdmaqual","version":"..","proto":1}
  *   {"op":"facts"}                               -> {"facts":{"kernel":..,...}}
  *   {"op":"run","case":{..},"role":"single|server|client","target":"..",
- *    "timeout_ms":N,"timeout_mul":X,"param":{..},"root":"..","replay":B,
+ *    "timeout_ms":N,"timeout_mul":X,"where":{..},"root":"..","replay":B,
  *    "state_dir":"..","peer_addr":"..","local_addr":"..","oob_port":N,
  *    "env":["K=V"],"tool_cwd":".."}
  *                                                -> {"rows":[result...],"log":"..."}

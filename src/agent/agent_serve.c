@@ -300,7 +300,7 @@ static void ctx_of(struct rq_ctx *ctx, const struct rq_request *rq, int logfd,
 		.peer_addr = rq->peer_addr,
 		.local_addr = rq->local_addr,
 		.oob_port = rq->oob_port,
-		.param = rq->param,
+		.where = &rq->where,
 		.deadline_ms = now_ms() + rq->timeout_ms,
 		.out = rows,
 	};

@@ -30,6 +30,7 @@ void rq_request_init(struct rq_request *r, const struct rq_case *c, const char *
 	r->role = role;
 	r->timeout_ms = scaled_ms(c->timeout_ms);
 	r->timeout_mul = rq_timeout_mul;
+	rq_where_init(&r->where);
 }
 
 void rq_request_place(struct rq_request *r, const struct rq_placement *p, int side,
@@ -48,21 +49,9 @@ void rq_request_place(struct rq_request *r, const struct rq_placement *p, int si
 		r->peer_addr = p->addr[!side];
 	r->env = (const char *const *)p->env;
 	r->tool_cwd = p->tool_cwd;
-	json_decref(r->param);
-	r->param = json_is_object(p->param) ? json_deep_copy(p->param) : json_object();
-	/*
-	 * A node target's RDMA addresses ([client, server], the management
-	 * address staying the out-of-band one): each side binds its own and
-	 * connects to the other's, as a lab run's rails do.
-	 */
-	json_t *ra = json_object_get(r->param, "rdma_addrs");
-
-	if (json_is_array(ra) && json_array_size(ra) == 2 && side >= 0 && side < 2) {
-		json_object_set(r->param, "rdma_local_addr", json_array_get(ra, side));
-		json_object_set(r->param, "rdma_peer_addr", json_array_get(ra, !side));
-		json_object_del(r->param, "rdma_addrs");
-	}
-	json_object_set_new(r->param, "allow_sm_takeover", json_boolean(allow_sm_takeover));
+	rq_where_release(&r->where);
+	rq_where_copy(&r->where, &p->where);
+	r->where.allow_sm_takeover = allow_sm_takeover;
 }
 
 void rq_request_set_key(struct rq_request *r, const char *key, const char *text)
@@ -93,8 +82,7 @@ json_t *rq_request_to_json(const struct rq_request *r)
 	set_str(j, "target", r->target);
 	json_object_set_new(j, "timeout_ms", json_integer(r->timeout_ms));
 	json_object_set_new(j, "timeout_mul", json_real(r->timeout_mul > 0 ? r->timeout_mul : 1));
-	if (r->param)
-		json_object_set(j, "param", r->param);
+	json_object_set_new(j, "where", rq_where_to_json(&r->where));
 	if (r->root && *r->root) {
 		set_str(j, "root", r->root);
 		json_object_set_new(j, "replay", json_boolean(r->replay));
@@ -128,6 +116,7 @@ int rq_request_from_json(struct rq_request *r, json_t *j, struct rq_diags *diags
 	json_t *v;
 
 	memset(r, 0, sizeof(*r));
+	rq_where_init(&r->where);
 	r->json = json_incref(j);
 	r->target = get_str(j, "target", "local");
 	r->role = !strcmp(role, "server") ? ROLE_SERVER :
@@ -143,9 +132,8 @@ int rq_request_from_json(struct rq_request *r, json_t *j, struct rq_diags *diags
 	v = json_object_get(j, "timeout_mul");
 	r->timeout_mul = json_is_number(v) && json_number_value(v) >= 0.1 &&
 			 json_number_value(v) <= 100 ? json_number_value(v) : 1;
-	v = json_object_get(j, "param");
-	if (json_is_object(v))
-		r->param = json_incref(v);
+	if (rq_where_from_json(&r->where, json_object_get(j, "where"), why, whysz))
+		return -1;
 	v = json_object_get(j, "env");
 	if (json_is_array(v)) {
 		size_t n = json_array_size(v), k = 0;
@@ -171,7 +159,7 @@ int rq_request_from_json(struct rq_request *r, json_t *j, struct rq_diags *diags
 
 void rq_request_release(struct rq_request *r)
 {
-	json_decref(r->param);
+	rq_where_release(&r->where);
 	json_decref(r->json);
 	rq_suite_release(&r->suite);
 	free(r->env_owned);

@@ -15,7 +15,7 @@
  *                 or a peer are not the controller's)
  *   "timeout_mul" --timeout-mul: the agent's worker scales every tool
  *                 timeout and every wait of the kind by it
- *   "param"       the target's parameters for the kind, a JSON object
+ *   "where"       where it runs, for the kind (core/where.h's wire form)
  *   "root", "replay"            sysroot: the tree, and replay tools
  *   "state_dir"                 the node's run-state dir (local agent)
  *   "peer_addr", "local_addr"   IPv4 addresses of a two-sided case
@@ -40,7 +40,7 @@ struct rq_request {
 	const char *target;
 	int64_t timeout_ms;		/* scaled */
 	double timeout_mul;
-	struct json_t *param;		/* an object (a reference the request holds), or NULL */
+	struct rq_where where;		/* owned: a copy of the placement's, or decoded */
 	const char *root;		/* NULL or "": the live system */
 	bool replay;
 	const char *state_dir;
@@ -68,7 +68,7 @@ void rq_request_init(struct rq_request *r, const struct rq_case *c, const char *
 		     enum rq_role role);
 /*
  * Where it runs: side (0: single or client, 1: server) of placement p.
- * The target's parameters are copied in, with the run-wide switches every
+ * The placement's where is copied in, with the run-wide switches every
  * kind may consult (allow_sm_takeover).  state_dir: the node's run-state
  * dir when the side is this node's agent, else NULL.
  */

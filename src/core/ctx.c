@@ -104,6 +104,19 @@ int rq_tool(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
 	return ret;
 }
 
+const struct rq_where *rq_ctx_where(const struct rq_ctx *ctx)
+{
+	static char none[] = "";
+	static const struct rq_where nothing = {
+		.host = { none, none }, .rdma_addr = { none, none }, .rdma_gid = { none, none }, .rail = -1,
+		.rdma_dev = none, .netdev = none, .case_file = none,
+		.fabric = { .topology = none, .planned = none, .socket = none, .sm_log = none, .sm_config = none,
+			    .sm_partitions = none, .qos_policy = none, .routing_engine = none },
+	};
+
+	return ctx->where ? ctx->where : &nothing;
+}
+
 int64_t rq_ctx_left_ms(const struct rq_ctx *ctx)
 {
 	int64_t left;

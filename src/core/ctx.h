@@ -15,6 +15,7 @@
 #include "core/case.h"
 #include "core/proc.h"
 #include "core/result.h"
+#include "core/where.h"
 
 enum rq_role {
 	ROLE_SINGLE = 0,	/* one-sided case */
@@ -45,7 +46,7 @@ struct rq_ctx {
 	const char *peer_addr;		/* client: server's IPv4 (or "127.0.0.1" loopback) */
 	const char *local_addr;		/* this side's IPv4 on the RDMA netdev, if known */
 	int oob_port;			/* TCP port for the out-of-band exchange */
-	const struct json_t *param;	/* target-provided extras, a JSON object (fabric socket...) */
+	const struct rq_where *where;	/* where it runs (the target's placement); NULL: nothing known */
 	int64_t deadline_ms;		/* now_ms() value after which the kind must give up */
 	struct rq_results *out;		/* rows this case produced */
 	struct rq_result *main;		/* the row used when a kind adds none */
@@ -65,6 +66,8 @@ int rq_tool(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
 /* The tool function of live targets: proc_run with ctx's env, cwd and log. */
 int rq_tool_live(struct rq_ctx *ctx, const char *const *argv, int64_t timeout_ms,
 		 struct proc_result *r);
+/* ctx->where, or a placement that knows nothing (every string ""). */
+const struct rq_where *rq_ctx_where(const struct rq_ctx *ctx);
 /* Milliseconds left before ctx->deadline_ms (>= 0). */
 int64_t rq_ctx_left_ms(const struct rq_ctx *ctx);
 

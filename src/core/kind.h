@@ -41,7 +41,7 @@ struct rq_kind {
 	bool loads_modules;		/* its cases may say modules: (loaded before, unloaded after) */
 	bool no_target;			/* pure lint: runs on the controller (opensm-conf, command) */
 	bool spans_nodes;		/* one run for all nodes (an MPI job): a lab runs it once,
-					 * from its first node, with ctx->param "nodes" = every node */
+					 * from its first node, with ctx->where->nodes every node */
 	/*
 	 * The figures compare and qualify judge by default: space-separated
 	 * fnmatch globs ("lat_min lat_median"), the kind's headline figures.

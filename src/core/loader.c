@@ -524,6 +524,12 @@ static void check_defaults_used(struct ld *ld, struct file_state *fs)
 		if ((ck >= 0 && ck != CK_FABRIC && ck != CK_FABRIC_SM && ck != CK_ROUTING &&
 		     ck != CK_SM_CONFIG && ck != CK_QOS_POLICY && ck != CK_SM_PARTITIONS) || d->used)
 			continue;
+		if (ck >= 0) {
+			/* known, only not here: a hint would name the key itself */
+			lerr(ld, NPOS(d->knode), "defaults: \"%s\" is a key of the fabric kinds only, and no "
+			     "case of this file is one", d->key);
+			continue;
+		}
 		for (int j = 0; j < CK_COUNT; j++)
 			hint_try(&h, rq_common_keys[j].name);
 		for (size_t j = 0; j < fs->nkinds; j++)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "core/case.h"
 #include "core/result.h"
+#include "core/where.h"
 
 struct rq_agent;		/* a connected agent endpoint (agent.h) */
 struct json_t;
@@ -43,13 +44,15 @@ struct rq_run_opts {
 /*
  * What a target hands the scheduler for one case: up to two agent
  * endpoints (client side first), addresses for a two-sided case and
- * extra parameters (a JSON object) passed to the kind in ctx->param.
+ * where it runs (core/where.h), which the kind reads as ctx->where.  The
+ * scheduler initializes where before place() and releases it after
+ * unplace().
  */
 struct rq_placement {
 	struct rq_agent *side[2];	/* [0]: single/client; [1]: server (may equal [0]) */
 	char addr[2][64];		/* RDMA-side IPv4 of each side, "" if n/a */
 	const char *root;		/* sysroot dir or "" */
-	struct json_t *param;		/* an object the placement owns, or NULL */
+	struct rq_where where;
 	char **env;			/* NULL-terminated "K=V" for tools, or NULL */
 	char *tool_cwd;
 };

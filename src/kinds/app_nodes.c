@@ -26,25 +26,23 @@ static bool name_ok(const char *s)
 
 int app_nodes_get(struct rq_ctx *ctx, struct app_nodes *nd, char *err, size_t errsz)
 {
-	const json_t *nodes = ctx->param ? json_object_get(ctx->param, "nodes") : NULL;
-	const json_t *slots = ctx->param ? json_object_get(ctx->param, "slots") : NULL;
+	const struct rq_where *w = rq_ctx_where(ctx);
 
 	memset(nd, 0, sizeof(*nd));
-	nd->slots = json_is_integer(slots) && json_integer_value(slots) > 0 &&
-		    json_integer_value(slots) < 4096 ? (int)json_integer_value(slots) : 1;
-	if (json_is_array(nodes) && json_array_size(nodes)) {
+	nd->slots = w->slots > 0 && w->slots < 4096 ? w->slots : 1;
+	if (w->nnodes) {
 		nd->from_target = true;
-		nd->n = json_array_size(nodes);
+		nd->n = w->nnodes;
 		nd->name = xcalloc(nd->n, sizeof(*nd->name));
 		for (size_t i = 0; i < nd->n; i++) {
-			const json_t *v = json_array_get(nodes, i);
+			const char *v = rq_where_node_reach(w, i);
 
-			if (!json_is_string(v) || !name_ok(json_string_value(v))) {
+			if (!name_ok(v)) {
 				snprintf(err, errsz, "the target's node %zu is not a host name", i);
 				app_nodes_release(nd);
 				return -1;
 			}
-			nd->name[i] = xstrdup(json_string_value(v));
+			nd->name[i] = xstrdup(v);
 		}
 	} else {
 		char h[256] = "localhost";
@@ -120,16 +118,13 @@ void app_nodes_release(struct app_nodes *nd)
 
 int app_dev_find(struct rq_ctx *ctx, struct app_dev *d)
 {
-	const json_t *pj = ctx->param;
-	const json_t *v;
+	const struct rq_where *w = rq_ctx_where(ctx);
 	struct rdma_devs ds = { 0 };
 	int idx[16], n;
 
 	memset(d, 0, sizeof(*d));
-	if (pj && json_is_string(v = json_object_get(pj, "rdma_dev")))
-		snprintf(d->dev, sizeof(d->dev), "%s", json_string_value(v));
-	if (pj && json_is_string(v = json_object_get(pj, "netdev")))
-		snprintf(d->netdev, sizeof(d->netdev), "%s", json_string_value(v));
+	snprintf(d->dev, sizeof(d->dev), "%s", w->rdma_dev);
+	snprintf(d->netdev, sizeof(d->netdev), "%s", w->netdev);
 	if (rdma_devs_scan(ctx, &ds) == 0 && (n = rdma_devs_select(ctx, &ds, idx, 16)) > 0) {
 		for (int i = 0; i < n && !d->port; i++) {
 			const struct rdma_dev *dv = &ds.v[idx[i]];

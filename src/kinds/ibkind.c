@@ -15,37 +15,11 @@
 #include "core/proc.h"
 #include "parsers/parse_ibdiag.h"
 
-void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p)
+const char *ibkind_case_file(struct rq_ctx *ctx)
 {
-	const json_t *j = ctx->param;
+	const char *f = rq_ctx_where(ctx)->case_file;
 
-	memset(p, 0, sizeof(*p));
-	if (!j)
-		return;
-	p->sim = json_is_true(json_object_get(j, "sim"));
-	if (json_is_string(json_object_get(j, "fabric")))
-		snprintf(p->fabric, sizeof(p->fabric), "%s", json_string_value(json_object_get(j, "fabric")));
-	p->target_sm = json_is_true(json_object_get(j, "target_sm"));
-	p->allow_takeover = json_is_true(json_object_get(j, "allow_sm_takeover"));
-	if (json_is_integer(json_object_get(j, "ibsim_start_ms")))
-		p->ibsim_start_ms = json_integer_value(json_object_get(j, "ibsim_start_ms"));
-	if (json_is_string(json_object_get(j, "planned")))
-		snprintf(p->planned, sizeof(p->planned), "%s", json_string_value(json_object_get(j, "planned")));
-	if (json_is_string(json_object_get(j, "sm_log")))
-		snprintf(p->sm_log, sizeof(p->sm_log), "%s", json_string_value(json_object_get(j, "sm_log")));
-	if (json_is_string(json_object_get(j, "routing_engine")))
-		snprintf(p->routing, sizeof(p->routing), "%s", json_string_value(json_object_get(j, "routing_engine")));
-	p->sm_up = json_is_true(json_object_get(j, "sm_up"));
-	p->ibsim_ready_ms = json_integer_value(json_object_get(j, "ibsim_ready_ms"));
-	p->sm_settle_ms = json_integer_value(json_object_get(j, "sm_settle_ms"));
-	if (json_is_string(json_object_get(j, "case_file")))
-		snprintf(p->case_file, sizeof(p->case_file), "%s",
-			 json_string_value(json_object_get(j, "case_file")));
-}
-
-const char *ibkind_case_file(struct rq_ctx *ctx, const struct ibkind_param *p)
-{
-	return p->case_file[0] ? p->case_file : ctx->c->file;
+	return f[0] ? f : ctx->c->file;
 }
 
 static int ctx_run(void *arg, const char *const *argv, int64_t timeout_ms, struct proc_result *r)
@@ -59,21 +33,22 @@ void ibkind_tools(struct rq_ctx *ctx, struct ibsm_tools *t)
 	t->arg = ctx;
 }
 
-int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const struct ibkind_param *p,
+int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg,
 		    struct ibnet *net)
 {
+	const struct rq_where_fabric *p = &rq_ctx_where(ctx)->fabric;
 	char path[PATH_MAX], err[512];
 
 	memset(net, 0, sizeof(*net));
 	if (cfg->expect_topology && *cfg->expect_topology) {
-		if (ibnet_resolve(cfg->expect_topology, ibkind_case_file(ctx, p), path, sizeof(path), err, sizeof(err))) {
+		if (ibnet_resolve(cfg->expect_topology, ibkind_case_file(ctx), path, sizeof(path), err, sizeof(err))) {
 			rq_result_set(ctx->main, RQ_ERROR, "expect_topology: %s", err);
 			return -1;
 		}
 	} else if (p->planned[0]) {
 		snprintf(path, sizeof(path), "%s", p->planned);
-	} else if (p->fabric[0]) {
-		snprintf(path, sizeof(path), "%s", p->fabric);
+	} else if (p->topology[0]) {
+		snprintf(path, sizeof(path), "%s", p->topology);
 	} else {
 		return 0;
 	}
@@ -213,23 +188,23 @@ static long long act_count(struct rq_ctx *ctx)
 int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn read, void *arg, struct sb *out,
 		       char *why, size_t whysz)
 {
-	struct ibkind_param p;
+	const struct rq_where *w = rq_ctx_where(ctx);
+	const struct rq_where_fabric *p = &w->fabric;
 	int64_t start = now_ms(), deadline, step;
 	struct sb next = SB_INIT;
 	char name[96], val[32];
 	long long c0;
 	int64_t ret = -1;
 
-	ibkind_param(ctx, &p);
 	/*
 	 * ibsim's opensm sweeps every second (target_ibsim.c): a sweep that
 	 * changes something and one that does not, with room for a loaded
 	 * host; a real SM sweeps every sweep_interval, 10 s by default.
 	 */
-	deadline = start + scaled_ms(p.sim ? 13000 : 25000);
+	deadline = start + scaled_ms(p->sim ? 13000 : 25000);
 	if (ctx->deadline_ms && deadline > ctx->deadline_ms - 2000)
 		deadline = ctx->deadline_ms - 2000;
-	step = p.sim ? 250 : 500;
+	step = p->sim ? 250 : 500;
 	sb_reset(out);
 	c0 = act_count(ctx);
 	if (!read(ctx, arg, out, why, whysz))
@@ -251,7 +226,7 @@ int64_t ibkind_settled(struct rq_ctx *ctx, const char *table, ibkind_read_fn rea
 			 * each of our sminfo queries is answered with one SMP (counted in
 			 * qp0_mads_sent): any SMP beyond those is the SM at work, a sweep
 			 */
-			swept = c0 < 0 || c < 0 ? now_ms() - start >= (p.sim ? 300 : 2000) : c - c0 > (long long)k;
+			swept = c0 < 0 || c < 0 ? now_ms() - start >= (p->sim ? 300 : 2000) : c - c0 > (long long)k;
 			if (swept)
 				break;
 		}

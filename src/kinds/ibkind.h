@@ -2,7 +2,7 @@
 /*
  * What the subnet-manager and fabric kinds share: the keys that pick the
  * simulated fabric and the expected topology, the target's parameters
- * (ctx->param), tools run through rq_tool, and the port list of a fabric.
+ * (ctx->where), tools run through rq_tool, and the port list of a fabric.
  */
 #ifndef RQ_IBKIND_H
 #define RQ_IBKIND_H
@@ -28,25 +28,8 @@ struct ibkind_cfg {
 	  .offset = offsetof(struct ibkind_cfg, expect_topology),			\
 	  .help = "the topology the fabric is judged against (net or ibnetdiscover file); default: the simulated fabric's" }
 
-/* Parameters the target passed (ctx->param). */
-struct ibkind_param {
-	bool sim;		/* ibsim target */
-	char fabric[1024];	/* the simulated topology file */
-	bool target_sm;		/* the target started an SM */
-	bool allow_takeover;	/* --allow-sm-takeover */
-	int64_t ibsim_start_ms;	/* now_ms() when ibsim was started, 0 unknown */
-	char case_file[1024];	/* absolute path of the case file, when the target knew it */
-	char planned[1024];	/* a generated fabric's plan (the healthy fabric), "" none */
-	bool sm_up;		/* the target's SM brought the subnet up (false: it never could) */
-	char sm_log[1024];	/* the target's opensm log, "" none */
-	char routing[128];	/* the routing engine the target's opensm was given, "" its default */
-	int64_t ibsim_ready_ms;	/* ibsim start to its first client, 0 unknown */
-	int64_t sm_settle_ms;	/* the target's opensm start to a subnet up (or settled), 0 unknown */
-};
-
-void ibkind_param(struct rq_ctx *ctx, struct ibkind_param *p);
 /* The case file for relative paths: the target's absolute one, else the loaded name. */
-const char *ibkind_case_file(struct rq_ctx *ctx, const struct ibkind_param *p);
+const char *ibkind_case_file(struct rq_ctx *ctx);
 /*
  * A file a case names (config:, file:): absolute; else relative to the case
  * file, to the rdmaqual tree (next to the binary, or two up from
@@ -61,8 +44,7 @@ void ibkind_tools(struct rq_ctx *ctx, struct ibsm_tools *t);
  * the simulated fabric.
  * 1 loaded, 0 none named (real fabric without one), -1 error (judged ERROR into ctx->main).
  */
-int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, const struct ibkind_param *p,
-		    struct ibnet *net);
+int ibkind_expected(struct rq_ctx *ctx, const struct ibkind_cfg *cfg, struct ibnet *net);
 /* Tail of a file appended to the case log under a heading (opensm's log). */
 void ibkind_log_file(struct rq_ctx *ctx, const char *heading, const char *path, size_t max);
 /*

@@ -264,18 +264,10 @@ struct place {
 	char port[16], gid[24], dev[64], netdev[64], peer_host[128];
 };
 
-static const char *param_str(const json_t *pj, const char *key)
-{
-	json_t *v = json_object_get(pj, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* Fill what this side's argv and env use, and only that (a lookup may fail). */
 static void place_fill(struct rq_ctx *ctx, unsigned used, struct place *pl)
 {
-	const json_t *pj = ctx->param;
-	const char *s;
+	const struct rq_where *w = rq_ctx_where(ctx);
 
 	memset(pl, 0, sizeof(*pl));
 	pl->val[PH_PEER_IP] = ctx->peer_addr && *ctx->peer_addr ? ctx->peer_addr : NULL;
@@ -286,11 +278,10 @@ static void place_fill(struct rq_ctx *ctx, unsigned used, struct place *pl)
 	pl->val[PH_PORT] = ctx->oob_port > 0 ? pl->port : NULL;
 	pl->why[PH_PORT] = "no port was assigned to the pair";
 	/* hosts: [client side, server side]; the peer is the other one. */
-	const json_t *hosts = json_object_get(pj, "hosts");
-	json_t *ph = json_array_get(hosts, ctx->role == ROLE_SERVER ? 0 : 1);
+	const char *ph = w->host[ctx->role == ROLE_SERVER ? 0 : 1];
 
-	if (json_is_string(ph))
-		snprintf(pl->peer_host, sizeof(pl->peer_host), "%s", json_string_value(ph));
+	if (ph && *ph)
+		snprintf(pl->peer_host, sizeof(pl->peer_host), "%s", ph);
 	else if (pl->val[PH_PEER_IP])
 		snprintf(pl->peer_host, sizeof(pl->peer_host), "%s", pl->val[PH_PEER_IP]);
 	pl->val[PH_PEER_HOST] = pl->peer_host[0] ? pl->peer_host : NULL;
@@ -301,10 +292,8 @@ static void place_fill(struct rq_ctx *ctx, unsigned used, struct place *pl)
 		struct rdma_devs d = { 0 };
 		int idx[16], n, port = 0;
 
-		if ((s = param_str(pj, "rdma_dev")))
-			snprintf(pl->dev, sizeof(pl->dev), "%s", s);
-		if ((s = param_str(pj, "netdev")))
-			snprintf(pl->netdev, sizeof(pl->netdev), "%s", s);
+		snprintf(pl->dev, sizeof(pl->dev), "%s", w->rdma_dev);
+		snprintf(pl->netdev, sizeof(pl->netdev), "%s", w->netdev);
 		if (rdma_devs_scan(ctx, &d) == 0 && (n = rdma_devs_select(ctx, &d, idx, 16)) > 0) {
 			for (int i = 0; i < n && !port; i++) {
 				const struct rdma_dev *dv = &d.v[idx[i]];

@@ -344,14 +344,14 @@ static void fc_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	static const char *const discover[] = { "ibnetdiscover", NULL };
 	const struct fc_cfg *cfg = vcfg;
-	struct ibkind_param p;
+	const struct rq_where *w = rq_ctx_where(ctx);
+	const struct rq_where_fabric *p = &w->fabric;
 	struct fc f = { .mlid = (unsigned)cfg->mlid };
 	struct sb text = SB_INIT, snapt = SB_INIT;
 	struct ib_kvs (*pi)[2] = NULL;
 	bool (*have)[2] = NULL;
 	char err[512], why[256];
 
-	ibkind_param(ctx, &p);
 	if (!ibkind_tool(ctx, discover, &text, why, sizeof(why))) {
 		rq_result_set(ctx->main, RQ_ERROR, "%s", why);
 		goto out;
@@ -372,7 +372,7 @@ static void fc_run(struct rq_ctx *ctx, const void *vcfg)
 	if (ibkind_settled(ctx, "pkey_mft_tables", read_snapshot, &f, &snapt, why, sizeof(why)) >= 0) {
 		const char *sp = snapt.buf;
 
-		check_pkeys(ctx, &f, pi, have, p.sim, &sp);
+		check_pkeys(ctx, &f, pi, have, p->sim, &sp);
 		check_mcast(ctx, &f, cfg, sp);
 	} else if (why[0]) {
 		rq_result_set(ctx->main, RQ_ERROR, "P_Key and multicast tables not read: %s", why);

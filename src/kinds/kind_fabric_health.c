@@ -524,9 +524,8 @@ static bool read_ca_pkeys(struct rq_ctx *ctx, void *arg, struct sb *out, char *w
 
 static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const struct ibnet *t, uint64_t sm_guid)
 {
-	const json_t *j = ctx->param;
-	const char *sm_path = j ? json_string_value(json_object_get(j, "sm_partitions")) : NULL;
-	struct ibkind_param prm;
+	const struct rq_where_fabric *fw = &rq_ctx_where(ctx)->fabric;
+	const char *sm_path = fw->sm_partitions[0] ? fw->sm_partitions : NULL;
 	char path[1024], err[512];
 	struct sb text = SB_INIT, msg = SB_INIT, snap = SB_INIT;
 	const char *sp;
@@ -537,9 +536,8 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 	if (!cfg->partitions && !sm_path)
 		return;
 	row = rq_ctx_row(ctx, "pkeys", 0);
-	ibkind_param(ctx, &prm);
 	if (cfg->partitions) {
-		if (ibkind_find_file(ctx, ibkind_case_file(ctx, &prm), cfg->partitions, path, sizeof(path), err,
+		if (ibkind_find_file(ctx, ibkind_case_file(ctx), cfg->partitions, path, sizeof(path), err,
 				     sizeof(err))) {
 			rq_result_set(row, RQ_ERROR, "partitions: %s", err);
 			return;
@@ -560,9 +558,8 @@ static void check_pkeys(struct rq_ctx *ctx, const struct fh_cfg *cfg, const stru
 		struct sb said = SB_INIT;
 
 		/* the target's SM: its own words; a planned file (read-only fabric): what opensm would do */
-		if (!cfg->partitions && j)
-			ibkind_log_lines(json_string_value(json_object_get(j, "sm_log")), "retrying with default config",
-					 &said, 1);
+		if (!cfg->partitions && fw->sm_log[0])
+			ibkind_log_lines(fw->sm_log, "retrying with default config", &said, 1);
 		ibkind_problem(&msg, &bad, "opensm %s %s (%s) and %s its default partitions: every port a full "
 			       "member of Default 0x7fff only%s%s%s", cfg->partitions ? "would refuse" : "refused", path,
 			       parts.why, cfg->partitions ? "would run" : "runs", said.len ? " (opensm: \"" : "",

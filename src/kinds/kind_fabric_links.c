@@ -133,13 +133,11 @@ static void judge_link(struct rq_ctx *ctx, const struct fl_cfg *cfg, const struc
 static void fl_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	const struct fl_cfg *cfg = vcfg;
-	struct ibkind_param p;
 	struct ibnet exp;
 	struct ib_links seen = { 0 };
 	int ret;
 
-	ibkind_param(ctx, &p);
-	ret = ibkind_expected(ctx, &cfg->ib, &p, &exp);
+	ret = ibkind_expected(ctx, &cfg->ib, &exp);
 	if (ret < 0)
 		return;
 	if (!read_links(ctx, &seen))

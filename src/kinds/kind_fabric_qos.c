@@ -251,9 +251,9 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	static const char *const discover[] = { "ibnetdiscover", NULL };
 	const struct fq_cfg *cfg = vcfg;
-	const json_t *j = ctx->param;
-	const char *conf_path = j ? json_string_value(json_object_get(j, "sm_config")) : NULL;
-	const char *policy_path = j ? json_string_value(json_object_get(j, "qos_policy")) : NULL;
+	const struct rq_where_fabric *fw = &rq_ctx_where(ctx)->fabric;
+	const char *conf_path = fw->sm_config[0] ? fw->sm_config : NULL;
+	const char *policy_path = fw->qos_policy[0] ? fw->qos_policy : NULL;
 	struct sb conf = SB_INIT, text = SB_INIT;
 	struct qos_tables want[2];	/* [0] CA ports, [1] switch ports */
 	struct fq_state s = { .sl_msg = SB_INIT, .arb_msg = SB_INIT };
@@ -332,7 +332,7 @@ static void fq_run(struct rq_ctx *ctx, const void *vcfg)
 		struct qos_lint_opts o = { .vlcap = caps[s.min_opvls > 0 && s.min_opvls <= 5 ? s.min_opvls : 5] };
 
 		struct sb refused = SB_INIT;
-		const char *log = json_string_value(json_object_get(j, "sm_log"));
+		const char *log = fw->sm_log[0] ? fw->sm_log : NULL;
 
 		/*
 		 * What the SM made of it: opensm drops a policy it cannot parse or

@@ -75,7 +75,7 @@ static bool tool_out(struct rq_ctx *ctx, const char *const *argv, struct sb *out
  * opensm fall back to minhop, and that run would qualify minhop under the
  * requested engine's name.
  */
-static void judge_engine(struct rq_ctx *ctx, const struct ibkind_param *p)
+static void judge_engine(struct rq_ctx *ctx, const struct rq_where_fabric *p)
 {
 	struct sb log = SB_INIT;
 	struct osm_summary os;
@@ -87,7 +87,7 @@ static void judge_engine(struct rq_ctx *ctx, const struct ibkind_param *p)
 		return;
 	}
 	opensm_log_parse(log.buf, log.len, &os);
-	snprintf(want, sizeof(want), "%s", p->routing[0] ? p->routing : "minhop");
+	snprintf(want, sizeof(want), "%s", p->routing_engine[0] ? p->routing_engine : "minhop");
 	*strchrnul(want, ',') = '\0';
 	if (os.routing[0])
 		rq_fact_add(ctx->main, "routing_engine", os.routing);
@@ -350,18 +350,18 @@ static void fr_run(struct rq_ctx *ctx, const void *vcfg)
 	struct ibnet topo = { 0 };
 	struct ib_lfts lfts = { 0 };
 	struct rt_report rep = { 0 };
-	struct ibkind_param p;
+	const struct rq_where *w = rq_ctx_where(ctx);
+	const struct rq_where_fabric *p = &w->fabric;
 	char err[512];
 	int64_t t0;
 
-	ibkind_param(ctx, &p);
-	if (p.sm_log[0])
-		judge_engine(ctx, &p);
+	if (p->sm_log[0])
+		judge_engine(ctx, p);
 	/* the simulation's own times, for bench/fabric.sh */
-	if (p.ibsim_ready_ms)
-		rq_figure_add(ctx->main, "ibsim_start", (double)p.ibsim_ready_ms, "ms");
-	if (p.sm_settle_ms)
-		rq_figure_add(ctx->main, "sm_first_sweep", (double)p.sm_settle_ms, "ms");
+	if (p->ibsim_ready_ms)
+		rq_figure_add(ctx->main, "ibsim_start", (double)p->ibsim_ready_ms, "ms");
+	if (p->sm_settle_ms)
+		rq_figure_add(ctx->main, "sm_first_sweep", (double)p->sm_settle_ms, "ms");
 	/* the LFTs the SM writes: followed only once two reads a sweep apart agree */
 	if (!tool_out(ctx, discover, &topo_text) ||
 	    ibkind_settled(ctx, "lfts", read_lfts, NULL, &fts_text, err, sizeof(err)) < 0)

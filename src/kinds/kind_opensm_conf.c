@@ -169,7 +169,6 @@ struct seen {
 static void oc_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	const struct oc_cfg *cfg = vcfg;
-	struct ibkind_param p;
 	char path[PATH_MAX], why[512], *base;
 	struct sb text = SB_INIT;
 	struct seen *seen = NULL;
@@ -177,8 +176,7 @@ static void oc_run(struct rq_ctx *ctx, const void *vcfg)
 	unsigned line = 0, problems = 0, keys = 0;
 	struct rq_result *r = ctx->main;
 
-	ibkind_param(ctx, &p);
-	if (ibkind_find_file(ctx, ibkind_case_file(ctx, &p), cfg->file, path, sizeof(path), why, sizeof(why))) {
+	if (ibkind_find_file(ctx, ibkind_case_file(ctx), cfg->file, path, sizeof(path), why, sizeof(why))) {
 		rq_result_set(r, RQ_ERROR, "%s", why);
 		return;
 	}

@@ -299,9 +299,10 @@ static int exchange(struct cm_run *r, double *lat, unsigned *bad, char *first, s
  * parameters:
  * the CM connection goes over the rails, where its traffic belongs.
  */
-static bool lab_addr(struct rq_ctx *ctx, const char *key, char *buf, size_t size)
+static bool lab_addr(struct rq_ctx *ctx, bool peer, char *buf, size_t size)
 {
-	const char *v = json_string_value(json_object_get(ctx->param, key));
+	int side = ctx->role == ROLE_SERVER;
+	const char *v = rq_ctx_where(ctx)->rdma_addr[peer ? !side : side];
 	bool ok = v && *v && strlen(v) < size;
 
 	if (ok)
@@ -318,7 +319,7 @@ static void cm_server(struct cm_run *r)
 	int ret;
 
 	char lab[64];
-	const char *bind = lab_addr(ctx, "rdma_local_addr", lab, sizeof(lab)) ? lab : ctx->local_addr;
+	const char *bind = lab_addr(ctx, false, lab, sizeof(lab)) ? lab : ctx->local_addr;
 
 	if (bind && *bind)
 		inet_pton(AF_INET, bind, &sa.sin_addr);
@@ -381,8 +382,8 @@ static void cm_client(struct cm_run *r)
 	const struct cm_cfg *cfg = r->cfg;
 	char lab_to[64], lab_src[64];
 	const char *to = cfg->connect_to ? cfg->connect_to :
-			 lab_addr(ctx, "rdma_peer_addr", lab_to, sizeof(lab_to)) ? lab_to : ctx->peer_addr;
-	const char *from = lab_addr(ctx, "rdma_local_addr", lab_src, sizeof(lab_src)) ? lab_src :
+			 lab_addr(ctx, true, lab_to, sizeof(lab_to)) ? lab_to : ctx->peer_addr;
+	const char *from = lab_addr(ctx, false, lab_src, sizeof(lab_src)) ? lab_src :
 			   ctx->local_addr;
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons((uint16_t)(ctx->oob_port + 1)) };
 	struct sockaddr_in src = { .sin_family = AF_INET };

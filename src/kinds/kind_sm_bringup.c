@@ -139,7 +139,8 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	const struct smb_cfg *cfg = vcfg;
 	struct smb_state *st = ctx->state;
-	struct ibkind_param p;
+	const struct rq_where *wh = rq_ctx_where(ctx);
+	const struct rq_where_fabric *p = &wh->fabric;
 	struct ibsm_tools tools;
 	struct ibsm_view v = { 0 };
 	struct ibnet exp = { 0 }, *expp = NULL;
@@ -147,9 +148,8 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 	int64_t deadline, t0;
 	int ret;
 
-	ibkind_param(ctx, &p);
 	ibkind_tools(ctx, &tools);
-	ret = ibkind_expected(ctx, &cfg->ib, &p, &exp);
+	ret = ibkind_expected(ctx, &cfg->ib, &exp);
 	if (ret < 0)
 		return;
 	if (ret > 0)
@@ -157,9 +157,9 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 
 	/* Safety first: is there a MASTER already? */
 	ibsm_look(&tools, &v, 10000);
-	if (v.sm_answered && v.sm.state == SMINFO_MASTER && !p.allow_takeover) {
+	if (v.sm_answered && v.sm.state == SMINFO_MASTER && !wh->allow_sm_takeover) {
 		rq_log(ctx, "# a MASTER SM answers (LID %u, priority %d): verifying it, starting none%s",
-		       v.sm.lid, v.sm.priority, p.sim ? "" : " (--allow-sm-takeover to start one anyway)");
+		       v.sm.lid, v.sm.priority, p->sim ? "" : " (--allow-sm-takeover to start one anyway)");
 		rq_fact_add(ctx->main, "sm", "existing master verified; none started");
 		if (!ibsm_subnet_up(&v, expp, why, sizeof(why)))
 			rq_judge(ctx->main, false, "existing master SM: subnet not up: %s", why);
@@ -167,13 +167,13 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 			judge_up(ctx, cfg, &v, expp, -1);
 		goto out;
 	}
-	if (!p.sim && v.sm_answered && !p.allow_takeover) {
+	if (!p->sim && v.sm_answered && !wh->allow_sm_takeover) {
 		rq_result_set(ctx->main, RQ_SKIP, "an SM answers (LID %u, %s): starting another needs --allow-sm-takeover",
 			      v.sm.lid, ib_sminfo_state_name(v.sm.state));
 		goto out;
 	}
 	if (cfg->config && *cfg->config &&
-	    ibkind_find_file(ctx, ibkind_case_file(ctx, &p), cfg->config, conf, sizeof(conf), why, sizeof(why))) {
+	    ibkind_find_file(ctx, ibkind_case_file(ctx), cfg->config, conf, sizeof(conf), why, sizeof(why))) {
 		rq_result_set(ctx->main, RQ_ERROR, "config: %s", why);
 		goto out;
 	}
@@ -183,7 +183,7 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		.guid = cfg->guid, .priority = (int)cfg->priority, .once = cfg->mode == MODE_ONCE,
 		.sweep_s = (int)(cfg->sweep_ms / 1000), .config = conf[0] ? conf : NULL,
 		.log_path = log, .out_path = out, .env = ctx->tool_env, .cwd = ctx->tool_cwd,
-		.sim_host = p.sim ? cfg->sim_host : NULL,
+		.sim_host = p->sim ? cfg->sim_host : NULL,
 	};
 	rq_log(ctx, "# starting opensm, priority %d, %s", o.priority, o.once ? "once" : "sweeping");
 	t0 = now_ms();
@@ -269,8 +269,8 @@ static void smb_run(struct rq_ctx *ctx, const void *vcfg)
 		goto out;
 	}
 	rq_figure_add(ctx->main, "bringup_s", (now_ms() - t0) / 1000.0, "s");
-	if (p.ibsim_start_ms)
-		rq_figure_add(ctx->main, "since_fabric_start_s", (now_ms() - p.ibsim_start_ms) / 1000.0, "s");
+	if (p->ibsim_start_ms)
+		rq_figure_add(ctx->main, "since_fabric_start_s", (now_ms() - p->ibsim_start_ms) / 1000.0, "s");
 	judge_up(ctx, cfg, &v, expp, (int)cfg->priority);
 out:
 	if (log) {

@@ -125,7 +125,8 @@ static void ssm_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	struct ssm_state *st = ctx->state;
 	const struct ssm_cfg *cfg = vcfg;
-	struct ibkind_param p;
+	const struct rq_where *w = rq_ctx_where(ctx);
+	const struct rq_where_fabric *p = &w->fabric;
 	struct sm_seen seen[SSM_MAX * 2];
 	size_t n = 0, masters = 0, want_n;
 	long long want_prio[SSM_MAX * 2], got_prio[SSM_MAX * 2];
@@ -133,8 +134,7 @@ static void ssm_run(struct rq_ctx *ctx, const void *vcfg)
 	int64_t deadline;
 	char why[256];
 
-	ibkind_param(ctx, &p);
-	if (cfg->sms.n && !p.sim && !p.allow_takeover) {
+	if (cfg->sms.n && !p->sim && !w->allow_sm_takeover) {
 		rq_result_set(ctx->main, RQ_SKIP, "starting SMs on a real fabric forces handovers: needs --allow-sm-takeover");
 		return;
 	}
@@ -159,7 +159,7 @@ static void ssm_run(struct rq_ctx *ctx, const void *vcfg)
 		snprintf(node, sizeof(node), "%.*s", (int)(colon - cfg->sms.str[i]), cfg->sms.str[i]);
 		struct ibsm_opensm o = {
 			.priority = atoi(colon + 1), .sweep_s = 2, .log_path = log, .out_path = out,
-			.env = env, .cwd = ctx->tool_cwd, .sim_host = p.sim ? node : NULL,
+			.env = env, .cwd = ctx->tool_cwd, .sim_host = p->sim ? node : NULL,
 		};
 		pid_t pid = ibsm_opensm_start(&o, why, sizeof(why));
 

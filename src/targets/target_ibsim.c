@@ -218,7 +218,6 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	int pipefd[2] = { -1, -1 }, logfd = -1, ret = -EIO;
 	int64_t sm_t0, sm_ms = 0, ready_ms = 0;
 	bool sm_up = true;
-	json_t *param;
 	char *sm_config = NULL, *qos_policy = NULL, *partitions = NULL;
 
 	ip->stdin_w = -1;
@@ -409,39 +408,28 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		free(out);
 	}
 
-	param = json_pack("{s:b, s:s, s:s, s:s, s:b, s:i, s:b, s:I, s:b, s:I, s:I}", "sim", 1, "fabric", path,
-			  "socket", sock, "scratch", ip->dir, "target_sm", start_sm,
-			  "target_sm_priority", 0, "allow_sm_takeover",
-			  t->opts && t->opts->allow_sm_takeover, "ibsim_start_ms", (json_int_t)t0,
-			  "sm_up", start_sm && sm_up, "sm_settle_ms", (json_int_t)sm_ms,
-			  "ibsim_ready_ms", (json_int_t)ready_ms);
+	struct rq_where_fabric *f = &pl->where.fabric;
+
+	f->sim = true;
+	f->topology = xstrdup(path);
+	f->socket = xstrdup(sock);
+	f->target_sm = start_sm;
+	f->sm_up = start_sm && sm_up;
+	f->ibsim_start_ms = t0;
+	f->ibsim_ready_ms = ready_ms;
+	f->sm_settle_ms = sm_ms;
 	if (plan[0])
-		json_object_set_new(param, "planned", json_string(plan));
-	if (generated) {
-		json_t *faults = json_array();
-
-		for (unsigned i = 0; i < gen.nfaults; i++)
-			json_array_append_new(faults, json_string(gen.fault[i]));
-		json_object_set_new(param, "faults", faults);
-		json_object_set_new(param, "fabric_spec", json_string(c->fabric));
-	}
-	if (start_sm && sm_config)
-		json_object_set_new(param, "sm_config", json_string(sm_config));
-	if (start_sm && partitions)
-		json_object_set_new(param, "sm_partitions", json_string(partitions));
-	if (start_sm && qos_policy)
-		json_object_set_new(param, "qos_policy", json_string(qos_policy));
-	if (start_sm && c->routing_engine)
-		json_object_set_new(param, "routing_engine", json_string(c->routing_engine));
+		f->planned = xstrdup(plan);
 	if (start_sm) {
-		char *osm_log = xasprintf("%s/opensm.log", ip->dir);
-
-		json_object_set_new(param, "sm_log", json_string(osm_log));
-		free(osm_log);
+		f->sm_log = xasprintf("%s/opensm.log", ip->dir);
+		f->sm_config = sm_config ? xstrdup(sm_config) : NULL;
+		f->sm_partitions = partitions ? xstrdup(partitions) : NULL;
+		f->qos_policy = qos_policy ? xstrdup(qos_policy) : NULL;
+		f->routing_engine = c->routing_engine ? xstrdup(c->routing_engine) : NULL;
 	}
+	pl->where.allow_sm_takeover = t->opts && t->opts->allow_sm_takeover;
 	if (c->file && realpath(c->file, path))
-		json_object_set_new(param, "case_file", json_string(path));
-	pl->param = param;
+		pl->where.case_file = xstrdup(path);
 	/* The shared agent, replaced if a case before this one killed it. */
 	p->agent = rq_agent_local(t->opts->self_exe, err, errsz);
 	pl->side[0] = pl->side[1] = p->agent;

@@ -176,9 +176,15 @@ int node_agents_rdma_addrs(struct rq_target *t, const struct rq_case *c, struct 
 			 bad ? t->opts->peer : "this node", why, bad ? p->peer_addr : "127.0.0.1");
 		return -1;
 	}
-	/* [client, server]: each side binds its own, the client connects to the other. */
-	json_decref(pl->param);
-	pl->param = json_pack("{s:[s,s]}", "rdma_addrs", ip[0], ip[1]);
+	/*
+	 * [client, server], the management address staying the out-of-band
+	 * one: each side binds its own and connects to the other's, as a lab
+	 * run's rails do.
+	 */
+	for (int side = 0; side < 2; side++) {
+		free(pl->where.rdma_addr[side]);
+		pl->where.rdma_addr[side] = xstrdup(ip[side]);
+	}
 	return 0;
 }
 

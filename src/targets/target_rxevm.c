@@ -543,29 +543,20 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	snprintf(p->addr[1], sizeof(p->addr[1]), "%s", two && x->vm2 ? x->vm[1].ip : x->vm[0].ip);
 	p->root = "";
 	/* What kinds may want to know about the place: the rxe device and its netdev. */
-	/* hosts: each side's hostname, client first (the {peer_host} of a command pair). */
-	char topo[8];
-
-	snprintf(topo, sizeof(topo), "vm%d", x->nguests);
-	p->param = json_pack("{s:s,s:s,s:s,s:s,s:[s,s],s:i,s:i}", "topology", topo,
-			     "rdma_dev", "rxe0", "netdev", "eth0", "accel", rq_accel_name(x->accel),
-			     "hosts", x->vm[0].name, two && x->vm2 ? x->vm[1].name : x->vm[0].name,
-			     "vm_cpus", x->boot_cpus, "vm_memory_mb", x->boot_mem_mb);
+	p->where.rdma_dev = xstrdup("rxe0");
+	p->where.netdev = xstrdup("eth0");
+	/* each side's hostname, client first (the {peer_host} of a command pair) */
+	p->where.host[0] = xstrdup(x->vm[0].name);
+	p->where.host[1] = xstrdup(two && x->vm2 ? x->vm[1].name : x->vm[0].name);
 	/*
 	 * nodes: every guest, for a case that runs once on the first node for
-	 * all of them (an MPI launch: {hosts}, {hostfile}, {nnodes}, {np});
-	 * slots: each one's CPUs.  Reached over ssh from vm0 when ssh is up.
+	 * all of them (an MPI launch: {hosts}, {hostfile}, {nnodes}, {np}),
+	 * by name (each guest's /etc/hosts has the others); slots: each one's
+	 * CPUs.  Reached over ssh from vm0 when ssh is up.
 	 */
-	json_t *nodes = json_array(), *addrs = json_array();
-
-	for (int i = 0; i < x->nvm; i++) {
-		json_array_append_new(nodes, json_string(x->vm[i].name));
-		json_array_append_new(addrs, json_string(x->vm[i].ip));
-	}
-	json_object_set_new(p->param, "nodes", nodes);
-	json_object_set_new(p->param, "node_addrs", addrs);
-	json_object_set_new(p->param, "slots", json_integer(x->boot_cpus));
-	json_object_set_new(p->param, "ssh", json_boolean(x->ssh));
+	for (int i = 0; i < x->nvm; i++)
+		rq_where_add_node(&p->where, x->vm[i].name, NULL);
+	p->where.slots = x->boot_cpus;
 	return 0;
 }
 
@@ -583,8 +574,6 @@ static void rxevm_unplace(struct rq_target *t, const struct rq_case *c, struct r
 	bool any_error = false;
 	char why[256];
 
-	json_decref(p->param);
-	p->param = NULL;
 	if (!x || !x->up)
 		return;
 	for (size_t i = 0; rows && i < rows->n; i++)

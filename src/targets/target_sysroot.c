@@ -95,8 +95,7 @@ static int sysroot_place(struct rq_target *t, const struct rq_case *c, struct rq
 	pl->side[0] = p->agent;
 	pl->side[1] = p->agent;
 	pl->root = p->root;
-	/* The agent sets ctx->replay and uses rq_sysroot_tool for tools. */
-	pl->param = json_pack("{s:b}", "replay", 1);
+	/* The agent sets ctx->replay (the request's root) and uses rq_sysroot_tool for tools. */
 	return 0;
 }
 
