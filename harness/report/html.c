@@ -1211,14 +1211,6 @@ static int write_html(const char *path, struct sb *html)
 	return rc;
 }
 
-int rq_html_run_write(const char *path, json_t *doc, const char *run_dir, const char *extra_html)
-{
-	struct sb html = SB_INIT;
-
-	rq_html_run(&html, doc, run_dir, extra_html);
-	return write_html(path, &html);
-}
-
 int rq_html_run_rows_write(int dirfd, const char *name, json_t *doc, const struct rq_results *rs,
 			   const char *run_dir, const char *extra_html)
 {

@@ -38,8 +38,6 @@ struct json_t;
  * or NULL.
  */
 void rq_html_run(struct sb *out, struct json_t *doc, const char *run_dir, const char *extra_html);
-int rq_html_run_write(const char *path, struct json_t *doc, const char *run_dir,
-		      const char *extra_html);
 /*
  * The same page from a run's rows (rs, spooled or not) and doc, a
  * results.json document without its "results" (run, facts, counts): the
