@@ -19,6 +19,7 @@
 #include "core/json_text.h"
 #include "core/util.h"
 #include "qual/compare.h"
+#include "qual/repeat.h"
 #include "report/html.h"
 #include "report/report.h"
 
@@ -1229,17 +1230,6 @@ int rq_html_run_rows_write(int dirfd, const char *name, json_t *doc, const struc
 	return afile_commit(&f);
 }
 
-static json_t *row_of(json_t *doc, const char *id)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(json_object_get(doc, "results"), i, r)
-		if (!strcmp(jstr(r, "id"), id))
-			return r;
-	return NULL;
-}
-
 /* Findings of one type class as a table; returns how many. */
 static size_t findings_rows(struct sb *out, json_t *cmp, const char *row, bool figures)
 {
@@ -1517,7 +1507,7 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 
 		json_array_foreach(ids, i, id) {
 			const char *s = json_string_value(id);
-			json_t *rb = row_of(b->doc, s), *ra = row_of(a->doc, s);
+			json_t *rb = rq_doc_row(b->doc, s), *ra = rq_doc_row(a->doc, s);
 			bool regr = false;
 			size_t j;
 
