@@ -2,7 +2,7 @@
 /*
  * Unit tests for the upgrade-qualification parts: folding repeats into
  * medians (src/qual/repeat.c), baselines (src/qual/baseline.c) and the
- * HTML page (harness/report/html.c): escaping, counts, no external asset,
+ * HTML pages (harness/report/html_*.c): escaping, counts, no external asset,
  * the heat map's cells.
  */
 #include <check.h>

@@ -11,6 +11,10 @@
  * be rebuilt from the files alone.  Elements carry data- attributes
  * (data-verdict, data-id, data-type, data-regression) that tests and
  * scripts can count.
+ *
+ * One file a page: html_run.c, html_compare.c; html_chart.c draws the
+ * charts and the heat map, html_trend.c the trends and their index, and
+ * html_common.c what both pages show (report/html_int.h).
  */
 #ifndef RQ_REPORT_HTML_H
 #define RQ_REPORT_HTML_H
