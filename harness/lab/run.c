@@ -41,7 +41,7 @@ struct unit {
 /*
  * A pair's main figure: the client row's first key figure with a direction,
  * else its first figure that measures the link, not the run's own length
- * (command_pair reports "elapsed" first).
+ * (command-pair reports "elapsed" first).
  */
 const struct rq_figure *cluster_main_figure(const struct rq_result *r)
 {
@@ -145,7 +145,7 @@ static json_t *build_req(struct cluster *cl, struct unit *u, int side, int port)
 		struct cnode *peer = u->nd[!side];
 
 		json_object_set_new(r.param, "peer_node", json_string(peer->name));
-		/* command_pair's {peer_host}: [client side, server side] */
+		/* command-pair's {peer_host}: [client side, server side] */
 		json_object_set_new(r.param, "hosts", json_pack("[s,s]", u->nd[0]->name, u->nd[1]->name));
 	}
 	if (u->span) {
@@ -717,7 +717,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 				/*
 				 * No rails to align (no RDMA device, as a node without one
 				 * reports): one unit for the pair, and the kind judges what
-				 * it can run there (a verbs kind SKIPs, command_pair runs).
+				 * it can run there (a verbs kind SKIPs, command-pair runs).
 				 */
 				char *key = repeat_key(cl, xasprintf("%s|%s|%s", c->name, a->name, b->name));
 
