@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for src/kinds/app_text.c: placeholders of command_pair argv
+ * Unit tests for src/kinds/app_text.c: placeholders of command-pair argv
  * and figures pulled out of output by NAME=REGEX rules, memlock: values.  The outputs are
  * the real ones the shipped cases/apps saw on rxe (qperf -uu, ucx_perftest
  * "Final:" lines, fi_pingpong's table), copied from a run's logs.

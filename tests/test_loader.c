@@ -587,6 +587,32 @@ START_TEST(modules_and_fresh_guest)
 }
 END_TEST
 
+/*
+ * command-pair was command_pair, the one kind spelt with an underscore:
+ * both spellings load as the same kind, whose name is the hyphenated one,
+ * and no kind is named with an underscore any more.
+ */
+START_TEST(kind_old_name)
+{
+	const struct rq_kind *k = rq_kind_find("command-pair"), *it;
+
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(k->name, "command-pair");
+	ck_assert_ptr_eq(rq_kind_find("command_pair"), k);
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: p.new, kind: command-pair, server: [a], client: [b]}\n"
+			      "  - {name: p.old, kind: command_pair, server: [a], client: [b]}\n"), 0);
+	ck_assert_uint_eq(D.n, 0);
+	ck_assert_ptr_eq(case_named("p.new")->kind, k);
+	ck_assert_ptr_eq(case_named("p.old")->kind, k);
+	/* a near miss is still refused, with the name to use */
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: command-pairs, server: [a], client: [b]}\n"), 1);
+	expect_exact(2, 21, "kind: unknown kind \"command-pairs\"; did you mean \"command-pair\"?");
+	for (size_t i = 0; (it = rq_kind_iter(i)); i++)
+		ck_assert_msg(!strchr(it->name, '_'), "kind %s: kinds are named with hyphens", it->name);
+}
+END_TEST
+
 START_TEST(defaults_rules)
 {
 	/* a bad default is reported once, at the default, however many cases inherit it */
@@ -1124,6 +1150,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, key_table_mistakes);
 	tcase_add_test(tc, error_cap);
 	tcase_add_test(tc, modules_and_fresh_guest);
+	tcase_add_test(tc, kind_old_name);
 	tcase_add_test(tc, daemon_allowed_key);
 	tcase_add_test(tc, judge_key);
 	/* Its own 10 s bound (the scan took minutes for this many). */

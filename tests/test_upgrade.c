@@ -2,7 +2,7 @@
 /*
  * Unit tests for the upgrade-qualification parts: folding repeats into
  * medians (src/qual/repeat.c), baselines (src/qual/baseline.c) and the
- * HTML page (harness/report/html.c): escaping, counts, no external asset,
+ * HTML pages (harness/report/html_*.c): escaping, counts, no external asset,
  * the heat map's cells.
  */
 #include <check.h>
@@ -73,6 +73,24 @@ START_TEST(median)
 	ck_assert(rq_median(a, 3) == 3);
 	ck_assert(rq_median(b, 4) == 2.5);
 	ck_assert(isnan(rq_median(a, 0)));
+}
+END_TEST
+
+/* One lookup of a row by id for repeat, qualify and the compare page. */
+START_TEST(doc_row)
+{
+	json_t *d = json_loads("{\"results\": [{\"verdict\": \"PASS\"}, {\"id\": 7}, "
+			       "{\"id\": \"a\", \"verdict\": \"FAIL\"}, {\"id\": \"a\", \"verdict\": \"PASS\"}, "
+			       "{\"id\": \"b\"}]}", 0, NULL);
+
+	ck_assert_ptr_nonnull(d);
+	/* the first of repeated rows; rows without a string id are passed over, not dereferenced */
+	ck_assert_str_eq(json_string_value(json_object_get(rq_doc_row(d, "a"), "verdict")), "FAIL");
+	ck_assert_ptr_eq(rq_doc_row(d, "b"), json_array_get(json_object_get(d, "results"), 4));
+	ck_assert_ptr_null(rq_doc_row(d, "c"));
+	ck_assert_ptr_null(rq_doc_row(d, NULL));
+	ck_assert_ptr_null(rq_doc_row(NULL, "a"));
+	json_decref(d);
 }
 END_TEST
 
@@ -699,6 +717,7 @@ static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, median);
 	tcase_add_test(tc, merge_repeats);
+	tcase_add_test(tc, doc_row);
 	tcase_add_test(tc, noise_judged);
 	tcase_add_test(tc, baseline_distribution);
 	tcase_add_test(tc, baseline);

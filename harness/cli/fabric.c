@@ -189,15 +189,13 @@ static int fabric_qos_lint(int argc, char **argv)
 	return ret ? RQ_EXIT_FAIL : 0;
 }
 
+static const struct cli_word fabric_words[] = {
+	{ "gen", fabric_gen, "a fat tree or rail layout as an ibsim net" },
+	{ "import", fabric_import, "a real fabric's ibnetdiscover output as an ibsim net" },
+	{ "qos-lint", fabric_qos_lint, "a qos-policy.conf against opensm's grammar" },
+};
+
 int cmd_fabric(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
-		return usage_out(argc, argv, fabric_usage);
-	if (!strcmp(argv[1], "gen"))
-		return fabric_gen(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "import"))
-		return fabric_import(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "qos-lint"))
-		return fabric_qos_lint(argc - 1, argv + 1);
-	return usage_error("fabric", "unknown subcommand \"%s\" (gen, import, qos-lint)", argv[1]);
+	return cli_dispatch("fabric", fabric_words, ARRAY_SIZE(fabric_words), argc, argv, fabric_usage);
 }

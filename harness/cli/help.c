@@ -27,6 +27,8 @@ static void key_line(const struct key_def *k, bool md)
 static void kind_text(const struct rq_kind *k)
 {
 	printf("%s: %s\n\n", k->name, k->summary);
+	if (k->old_name)
+		printf("(also taken by its earlier name, %s)\n\n", k->old_name);
 	if (k->doc)
 		printf("%s\n\n", k->doc);
 	printf("targets: %s%s%s\n\nkeys:\n", k->no_target ? "none (runs where rdmaqual runs)" :
@@ -63,6 +65,8 @@ static void markdown(void)
 		printf("\n\nDefault targets: %s%s%s.\n\n", k->no_target ? "none (runs on the controller)" :
 		       k->default_targets, k->two_sided ? "; two-sided (a server and a client role)" : "",
 		       k->needs_fabric ? "; needs an InfiniBand link layer and a subnet manager" : "");
+		if (k->old_name)
+			printf("Its earlier name, `%s`, is still taken.\n\n", k->old_name);
 		if (k->needs_fabric)
 			printf("Its cases may say `fabric:`, `routing_engine:`, `sm_config:`, `qos_policy:`, `sm_partitions:` "
 			       "and `fabric_sm:` (default %s).\n\n",

@@ -382,6 +382,8 @@ static void page5(struct sb *o)
 		roffs(o, k->two_sided ? "; two-sided (a server and a client role)" : "");
 		roffs(o, k->needs_fabric ? "; needs an InfiniBand link layer and a subnet manager" : "");
 		sb_adds(o, ".\n");
+		if (k->old_name)
+			sb_addf(o, "Its earlier name, \\fB%s\\fR, is still taken.\n", k->old_name);
 		if (k->needs_fabric)
 			sb_addf(o, "Its cases may say \\fBfabric:\\fR and \\fBfabric_sm:\\fR (default "
 				"%s).\n", k->fabric_sm ? "true" : "false");

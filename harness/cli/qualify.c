@@ -336,17 +336,6 @@ static void print_side_facts(const char *label, const struct side *s)
 		free(v[i]);
 }
 
-static json_t *row_of(json_t *doc, const char *id)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(json_object_get(doc, "results"), i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "id")), id))
-			return r;
-	return NULL;
-}
-
 /* The rows of both sides by id: before's order, then after's new ones. */
 static json_t *all_ids(json_t *b, json_t *a)
 {
@@ -356,7 +345,7 @@ static json_t *all_ids(json_t *b, json_t *a)
 	json_array_foreach(json_object_get(b, "results"), i, r)
 		json_array_append(ids, json_object_get(r, "id"));
 	json_array_foreach(json_object_get(a, "results"), i, r)
-		if (!row_of(b, json_string_value(json_object_get(r, "id"))))
+		if (!rq_doc_row(b, json_string_value(json_object_get(r, "id"))))
 			json_array_append(ids, json_object_get(r, "id"));
 	return ids;
 }
@@ -399,7 +388,7 @@ static void print_side_by_side(FILE *fp, json_t *b, json_t *a, const struct cmp_
 	table_cell(&t, "AFTER");
 	table_cell(&t, "REGRESSION");
 	json_array_foreach(ids, i, id) {
-		json_t *rb = row_of(b, json_string_value(id)), *ra = row_of(a, json_string_value(id));
+		json_t *rb = rq_doc_row(b, json_string_value(id)), *ra = rq_doc_row(a, json_string_value(id));
 		char *why = row_regressions(rep, json_string_value(id));
 
 		table_cell(&t, "%s", json_string_value(id));
@@ -422,7 +411,7 @@ static void print_spread(FILE *fp, json_t *b, json_t *a)
 
 	json_array_foreach(json_object_get(b, "results"), i, r) {
 		const char *id = json_string_value(json_object_get(r, "id"));
-		json_t *ra = row_of(a, id);
+		json_t *ra = rq_doc_row(a, id);
 
 		json_array_foreach(json_object_get(r, "figures"), j, f) {
 			json_t *sp = json_object_get(f, "spread"), *fa = NULL, *spa = NULL;
@@ -499,7 +488,7 @@ static int write_junit(const char *path, json_t *b, json_t *a, const struct cmp_
 	json_array_foreach(ids, i, id) {
 		const char *s = json_string_value(id);
 		char *why = row_regressions(rep, s);
-		json_t *rb = row_of(b, s), *ra = row_of(a, s);
+		json_t *rb = rq_doc_row(b, s), *ra = rq_doc_row(a, s);
 
 		sb_adds(&x, "    <testcase classname=\"qualify\" name=\"");
 		xml_escape_attr(&x, s, strlen(s));

@@ -162,7 +162,7 @@ static json_t *matrix_json(const struct cluster *cl, const struct rq_case *c)
 	return m;
 }
 
-/* report.html: the matrix as a heat map (report/html.c draws it). */
+/* report.html: the matrix as a heat map (report/html_chart.c draws it). */
 static void html_matrix(const struct cluster *cl, const struct rq_case *c, struct sb *html)
 {
 	size_t n = cl->n;

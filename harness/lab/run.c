@@ -41,7 +41,7 @@ struct unit {
 /*
  * A pair's main figure: the client row's first key figure with a direction,
  * else its first figure that measures the link, not the run's own length
- * (command_pair reports "elapsed" first).
+ * (command-pair reports "elapsed" first).
  */
 const struct rq_figure *cluster_main_figure(const struct rq_result *r)
 {
@@ -720,7 +720,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 				/*
 				 * No rails to align (no RDMA device, as a node without one
 				 * reports): one unit for the pair, and the kind judges what
-				 * it can run there (a verbs kind SKIPs, command_pair runs).
+				 * it can run there (a verbs kind SKIPs, command-pair runs).
 				 */
 				char *key = repeat_key(cl, xasprintf("%s|%s|%s", c->name, a->name, b->name));
 

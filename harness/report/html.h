@@ -11,6 +11,10 @@
  * be rebuilt from the files alone.  Elements carry data- attributes
  * (data-verdict, data-id, data-type, data-regression) that tests and
  * scripts can count.
+ *
+ * One file a page: html_run.c, html_compare.c; html_chart.c draws the
+ * charts and the heat map, html_trend.c the trends and their index, and
+ * html_common.c what both pages show (report/html_int.h).
  */
 #ifndef RQ_REPORT_HTML_H
 #define RQ_REPORT_HTML_H
@@ -38,8 +42,6 @@ struct json_t;
  * or NULL.
  */
 void rq_html_run(struct sb *out, struct json_t *doc, const char *run_dir, const char *extra_html);
-int rq_html_run_write(const char *path, struct json_t *doc, const char *run_dir,
-		      const char *extra_html);
 /*
  * The same page from a run's rows (rs, spooled or not) and doc, a
  * results.json document without its "results" (run, facts, counts): the

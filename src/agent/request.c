@@ -44,7 +44,7 @@ void rq_request_place(struct rq_request *r, const struct rq_placement *p, int si
 	}
 	if (p->addr[side][0])
 		r->local_addr = p->addr[side];
-	/* Each side's peer is the other side (command_pair's {peer_ip} on the server too). */
+	/* Each side's peer is the other side (command-pair's {peer_ip} on the server too). */
 	if (p->addr[!side][0] && (side == 0 || r->role == ROLE_SERVER))
 		r->peer_addr = p->addr[!side];
 	r->env = (const char *const *)p->env;

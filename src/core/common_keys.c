@@ -53,7 +53,7 @@ const struct key_def rq_common_keys[] = {
 	[CK_ROUTING] = { .name = "routing_engine", .type = KEY_STR, .offset = CO(routing_engine),
 		.help = "fabric kinds only; ibsim target: the routing engine(s) of the target's opensm (-R): minhop, updn, dnup, ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, file, comma-separated in order, no_fallback; default opensm's (minhop)" },
 	[CK_MODULES] = { .name = "modules", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(modules),
-		.help = "command, command_pair: kernel modules to load with modprobe where the case runs (each side of a pair) before it starts; afterwards the ones it loaded, dependencies included, are unloaded; one missing for that kernel: SKIP" },
+		.help = "command, command-pair: kernel modules to load with modprobe where the case runs (each side of a pair) before it starts; afterwards the ones it loaded, dependencies included, are unloaded; one missing for that kernel: SKIP" },
 	[CK_FRESH_GUEST] = { .name = "fresh_guest", .type = KEY_BOOL, .offset = CO(fresh_guest),
 		.def = "false",
 		.help = "rxe-vm: boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },

@@ -21,6 +21,12 @@ struct rq_undo_op;
 
 struct rq_kind {
 	const char *name;
+	/*
+	 * An earlier name, still taken wherever a kind is named (case files,
+	 * results.json rows, `help KIND`), or NULL: renaming a kind breaks no
+	 * case file and no saved result.
+	 */
+	const char *old_name;
 	const char *summary;		/* one line */
 	const char *doc;		/* a paragraph: what it checks and why it matters */
 	const struct key_def *keys;

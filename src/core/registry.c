@@ -47,7 +47,7 @@ const struct rq_kind *rq_kind_find(const char *name)
 	const struct rq_kind *k;
 
 	for (size_t i = 0; (k = rq_kind_iter(i)); i++)
-		if (!strcmp(k->name, name))
+		if (!strcmp(k->name, name) || (k->old_name && !strcmp(k->old_name, name)))
 			return k;
 	return NULL;
 }

@@ -11,7 +11,7 @@
  * separators (U+2028, U+2029), and every byte that is not part of valid
  * UTF-8.  So `ESC]0;title BEL`, `ESC[2J` and a newline followed by a
  * forged "PASS ..." line print as one inert line.  JSON, JUnit and HTML
- * have escapes of their own (core/json_text.h, core/xml.h, report/html.c).
+ * have escapes of their own (core/json_text.h, core/xml.h, report/html.h).
  */
 #ifndef RQ_TERM_H
 #define RQ_TERM_H

@@ -80,43 +80,6 @@ int undo_push(struct rq_ctx *ctx, const char *type, const char *what, const char
 	return ret;
 }
 
-/* Rewrite the journal without the first record matching type/root/what. */
-static int drop_line(const char *path, const char *type, const char *root, const char *what)
-{
-	struct sb in = SB_INIT, out = SB_INIT;
-	char *line, *save = NULL;
-	bool dropped = false;
-	int ret = read_file(path, &in, 0);
-	size_t tl = strlen(type), rl = strlen(root), wl = strlen(what);
-
-	if (ret < 0) {
-		sb_release(&in);
-		return ret;
-	}
-	for (line = strtok_r(in.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!dropped && !strncmp(line, type, tl) && line[tl] == '\t' &&
-		    !strncmp(line + tl + 1, root, rl) && line[tl + 1 + rl] == '\t' &&
-		    !strncmp(line + tl + rl + 2, what, wl) && line[tl + rl + 2 + wl] == '\t') {
-			dropped = true;
-			continue;
-		}
-		sb_addf(&out, "%s\n", line);
-	}
-	ret = dropped ? write_file_atomic(path, out.buf, out.len) : -ENOENT;
-	sb_release(&in);
-	sb_release(&out);
-	return ret;
-}
-
-int undo_drop(struct rq_ctx *ctx, const char *type, const char *what)
-{
-	char path[PATH_MAX];
-
-	if (undo_path(ctx, path, sizeof(path)) < 0)
-		return -ENOENT;
-	return drop_line(path, type, root_of(ctx), what);
-}
-
 /* The value of "name=" in an ident like "ifindex=3,mac=52:54:00:..", into buf. */
 const char *undo_ident_part(const char *ident, const char *name, char *buf, size_t size)
 {

@@ -32,8 +32,6 @@
 int undo_path(struct rq_ctx *ctx, char *buf, size_t size);
 /* Append a record (fields without ROOT) and fsync; 0 or -errno. */
 int undo_push(struct rq_ctx *ctx, const char *type, const char *what, const char *old);
-/* Drop the first record that matches; 0, or -ENOENT when none did. */
-int undo_drop(struct rq_ctx *ctx, const char *type, const char *what);
 /*
  * Apply and drop every record of the journal at path (rdmaqual cleanup).
  * Returns the number of records that could not be applied (kept), or -errno;

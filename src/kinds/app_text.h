@@ -18,7 +18,7 @@ enum app_ph { PH_PEER_IP, PH_PEER_HOST, PH_DEV, PH_PORT, PH_GID_INDEX, PH_NETDEV
 
 extern const char *const app_ph_names[PH_COUNT];
 
-/* What each kind fills: command_pair's two sides, command's one run for all nodes. */
+/* What each kind fills: command-pair's two sides, command's one run for all nodes. */
 #define PH_PAIR_SET ((1u << PH_PEER_IP) | (1u << PH_PEER_HOST) | (1u << PH_DEV) | \
 		     (1u << PH_PORT) | (1u << PH_GID_INDEX) | (1u << PH_NETDEV) | (1u << PH_IP))
 #define PH_NODES_SET ((1u << PH_DEV) | (1u << PH_NETDEV) | (1u << PH_IP) | (1u << PH_HOSTS) | \
@@ -27,7 +27,7 @@ extern const char *const app_ph_names[PH_COUNT];
 /*
  * Which placeholders s uses (bit 1 << enum app_ph), or -1 with err naming
  * the first unknown one or a lone brace.  "{{" and "}}" are literal braces.
- * app_ph_scan knows command_pair's set; app_ph_scan_in the set `allowed`.
+ * app_ph_scan knows command-pair's set; app_ph_scan_in the set `allowed`.
  */
 int app_ph_scan(const char *s, unsigned *used, char *err, size_t errsz);
 int app_ph_scan_in(const char *s, unsigned allowed, unsigned *used, char *err, size_t errsz);

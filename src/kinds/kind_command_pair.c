@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * command_pair: any RDMA program as a server on one side and a client on
+ * command-pair: any RDMA program as a server on one side and a client on
  * the other (two guests of rxe-vm, a node and its --peer), argv only, with
  * what only the run knows filled in ({peer_ip}, {dev}, {port}, ...).
  *
@@ -1087,7 +1087,9 @@ static void pair_run(struct rq_ctx *ctx, const void *p)
 }
 
 const struct rq_kind rq_kind_command_pair = {
-	.name = "command_pair",
+	.name = "command-pair",
+	/* every other kind is spelt with a hyphen; case files of before still load */
+	.old_name = "command_pair",
 	.summary = "any program as a server on one side and a client on the other (argv, no shell), judged by both",
 	.doc = "Runs a server argv on one side and, once it is ready (its `ready:` text appeared or "
 	       "a TCP socket listens on {port}), a client argv on the other, with placeholders the "

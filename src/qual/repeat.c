@@ -37,26 +37,32 @@ static int verdict_rank(const char *v)
 	return v && !rq_verdict_parse(v, &e) ? rq_verdict_rank(e) : 3;
 }
 
-static json_t *row_by_id(json_t *doc, const char *id)
+/*
+ * The first element of arr whose string member key is val, or NULL: a
+ * member that is missing or not a string matches nothing.
+ */
+static json_t *first_with(json_t *arr, const char *key, const char *val)
 {
 	size_t i;
-	json_t *r;
+	json_t *x;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "id")), id))
-			return r;
+	json_array_foreach(arr, i, x) {
+		const char *s = json_string_value(json_object_get(x, key));
+
+		if (s && val && !strcmp(s, val))
+			return x;
+	}
 	return NULL;
+}
+
+json_t *rq_doc_row(json_t *doc, const char *id)
+{
+	return first_with(json_object_get(doc, "results"), "id", id);
 }
 
 static json_t *fig_by_name(json_t *row, const char *name)
 {
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(json_object_get(row, "figures"), i, f)
-		if (!strcmp(json_string_value(json_object_get(f, "name")), name))
-			return f;
-	return NULL;
+	return first_with(json_object_get(row, "figures"), "name", name);
 }
 
 /* Fold the figures of one row id over every document into out (a copy). */
@@ -72,7 +78,7 @@ static void merge_figures(json_t *out, json_t *const *docs, size_t n, const char
 		size_t k = 0;
 
 		for (size_t d = 0; d < n; d++) {
-			json_t *r = row_by_id(docs[d], id);
+			json_t *r = rq_doc_row(docs[d], id);
 			json_t *g = r ? fig_by_name(r, name) : NULL;
 			json_t *val = g ? json_object_get(g, "value") : NULL;
 
@@ -139,7 +145,7 @@ json_t *rq_repeat_merge(json_t *const *docs, size_t n, char *err, size_t errsz)
 		unsigned cnt[4] = { 0 }, kinds = 0;
 
 		for (size_t d = 0; d < n; d++) {
-			json_t *x = row_by_id(docs[d], id);
+			json_t *x = rq_doc_row(docs[d], id);
 
 			if (!x)
 				continue;

@@ -28,6 +28,13 @@ struct json_t;
  */
 struct json_t *rq_repeat_merge(struct json_t *const *docs, size_t n, char *err, size_t errsz);
 
+/*
+ * The row of a results.json document whose "id" is id, or NULL; with
+ * repeated rows (run --repeat) the first of them.  A row without a string
+ * id matches nothing.
+ */
+struct json_t *rq_doc_row(struct json_t *doc, const char *id);
+
 /* The median of v[0..n-1] (sorts v in place); NAN when n == 0. */
 double rq_median(double *v, size_t n);
 

@@ -45,6 +45,9 @@ expect_eq "an unknown subcommand exits 2" 2 $?
 expect_grep "and is named" 'rdmaqual vm: unknown command "frob"' "$T/w.err"
 "$RQ" rxe ad x y >"$T/w.out" 2>"$T/w.err"
 expect_grep "with the nearest known word" 'rdmaqual rxe: unknown command "ad"; did you mean "add"\?' "$T/w.err"
+"$RQ" fabric qos-lnt x >"$T/w.out" 2>"$T/w.err"
+expect_eq "fabric's subcommands too: an unknown one exits 2" 2 $?
+expect_grep "named, with the nearest known word" 'rdmaqual fabric: unknown command "qos-lnt"; did you mean "qos-lint"\?' "$T/w.err"
 
 # Progress: one updating line on a terminal, none in a pipe.
 if command -v script >/dev/null; then

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Any program on the guests (command_pair, guest environment), on vm2 under
+# Any program on the guests (command-pair, guest environment), on vm2 under
 # TCG with one boot for all: the shipped cases/apps (qperf, fi_pingpong,
 # ucx_perftest, rping) pass with their figures; a server that never prints
 # its ready text fails at its deadline naming it; a client that exits
@@ -44,7 +44,7 @@ cases:
     stdout_contains: "ibv_reg_mr of 67108864 bytes failed"
 
   - name: afault.h_memlock_key
-    kind: command_pair
+    kind: command-pair
     summary: memlock 8MiB is applied (registering 64 MiB as nobody fails)
     timeout: 30s
     memlock: 8MiB

@@ -64,13 +64,13 @@ cases:
     exit: 1
     results: unittest
   - name: ulp_t.e_rdma_cm
-    kind: command_pair
+    kind: command-pair
     ready_rdma_cm: true
     server: [rping, -s, -a, "{ip}", -p, "{port}", -C, "3"]
     client: [rping, -c, -v, -a, "{peer_ip}", -p, "{port}", -C, "3"]
     parser: rping
   - name: ulp_t.f_never_listens
-    kind: command_pair
+    kind: command-pair
     timeout: 20s
     ready_rdma_cm: true
     server: [sleep, "60"]

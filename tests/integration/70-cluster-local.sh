@@ -118,7 +118,7 @@ expect_nogrep "and no repeated-row warning" 'appears more than once' "$T/cmprr"
 cat >"$T/rm.yaml" <<YAML
 cases:
   - name: lab.rm
-    kind: command_pair
+    kind: command-pair
     targets: [local]
     server: [sh, -c, 'echo ready']
     ready: ready
@@ -151,7 +151,7 @@ echo "-- a node dies in the middle of a pair"
 cat >"$T/pairslow.yaml" <<YAML
 cases:
   - name: lab.pairslow
-    kind: command_pair
+    kind: command-pair
     targets: [local]
     server: [sh, -c, 'echo ready; exec $SLOW']
     ready: ready
