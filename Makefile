@@ -1,7 +1,9 @@
 # rdmaqual: see README.md.  Files are picked up by wildcard: a new kind is
-# one file in src/kinds/ plus one line in src/kinds/kinds.def; a new test is
-# one file tests/test_*.c.  src/ has one folder per layer (see
-# docs/architecture.md and tools/check-layers.sh).
+# one file in src/kinds/ plus one line in src/kinds/kinds.def (its keys,
+# the node files it reads and its docs come from its descriptor: make docs
+# regenerates docs/kinds.md and the man pages); a new test is one file
+# tests/test_*.c.  src/ has one folder per layer (see docs/architecture.md
+# and tools/check-layers.sh).
 CC       ?= gcc
 PKGS     := yaml-0.1 jansson libnl-3.0 libnl-route-3.0 libibverbs librdmacm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -16,6 +16,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include "lab/lab.h"
 #include "core/kind.h"
 #include "core/target.h"
 
@@ -28,6 +29,7 @@ static inline int rq_check_run(const char *name, void (*add)(Suite *s, TCase *tc
 
 	rq_kinds_install();
 	rq_targets_install();
+	rq_lab_install();
 	suite_add_tcase(s, tc);
 	add(s, tc);
 	sr = srunner_create(s);

@@ -397,14 +397,31 @@ START_TEST(required_common)
 }
 END_TEST
 
+/*
+ * The value of a key a target or the lab owns, as the owner's struct holds
+ * it (found by its row: the structs are the owners' own).
+ */
+static const void *owned(const struct rq_case *c, const char *key)
+{
+	for (size_t i = 0; i < c->nowned; i++)
+		for (const struct key_def *k = c->owned[i].owner->keys; k && k->name; k++)
+			if (!strcmp(k->name, key))
+				return (const char *)c->owned[i].cfg + k->offset;
+	return NULL;
+}
+
+#define OWNED(c, key, T) (*(const T *)owned(c, key))
+
 START_TEST(vm_size_keys)
 {
 	ck_assert_int_eq(load("cases:\n  - {name: a, kind: plain, vm_cpus: 2, vm_memory: 1GiB}\n"
 			      "  - {name: b, kind: plain}\n"), 0);
-	ck_assert_int_eq(S.cases[0]->vm_cpus, 2);
-	ck_assert_uint_eq(S.cases[0]->vm_memory, 1ull << 30);
-	ck_assert_int_eq(S.cases[1]->vm_cpus, 0);
-	ck_assert_uint_eq(S.cases[1]->vm_memory, 0);
+	ck_assert_int_eq(OWNED(S.cases[0], "vm_cpus", long long), 2);
+	ck_assert_uint_eq(OWNED(S.cases[0], "vm_memory", uint64_t), 1ull << 30);
+	ck_assert_int_eq(OWNED(S.cases[1], "vm_cpus", long long), 0);
+	ck_assert_uint_eq(OWNED(S.cases[1], "vm_memory", uint64_t), 0);
+	/* the rxe-vm target owns them: its table, not struct rq_case */
+	ck_assert_str_eq(S.cases[0]->owned[0].owner->name, "rxe-vm");
 	/* a guest below 128 MiB does not boot: refused where it is written */
 	ck_assert_int_eq(load("cases:\n  - {name: c, kind: plain, vm_memory: 64MiB}\n"), 1);
 	expect_exact(2, 39, "vm_memory: 64MiB is below the 128MiB a guest needs (0: the run's)");
@@ -512,7 +529,7 @@ START_TEST(devices_forms)
 }
 END_TEST
 
-/* fabric: and fabric_sm: are common keys of the kinds that need a fabric, typed in the case. */
+/* fabric: and fabric_sm: are the ibsim target's keys, of the kinds that need a fabric. */
 START_TEST(fabric_keys)
 {
 	const struct rq_case *c;
@@ -522,12 +539,20 @@ START_TEST(fabric_keys)
 			      "  - {name: f.two, kind: sm-bringup, fabric_sm: true}\n"
 			      "  - {name: f.three, kind: sm-bringup}\n"), 0);
 	c = case_named("f.one");
-	ck_assert_str_eq(c->fabric, "2sw2path4hca");
-	ck_assert(c->fabric_sm);		/* fabric-links' default */
+	ck_assert_str_eq(OWNED(c, "fabric", char *), "2sw2path4hca");
+	ck_assert(OWNED(c, "fabric_sm", bool));		/* fabric-links' default */
 	c = case_named("f.two");
-	ck_assert_ptr_null(c->fabric);
-	ck_assert(c->fabric_sm);
-	ck_assert(!case_named("f.three")->fabric_sm);	/* sm-bringup's default */
+	ck_assert_ptr_null(OWNED(c, "fabric", char *));
+	ck_assert(OWNED(c, "fabric_sm", bool));
+	ck_assert(!OWNED(case_named("f.three"), "fabric_sm", bool));	/* sm-bringup's default */
+	/* a plain kind has no ibsim keys at all */
+	ck_assert_int_eq(load("cases:\n  - {name: p, kind: plain}\n"), 0);
+	ck_assert_ptr_null(owned(S.cases[0], "fabric"));
+	ck_assert_ptr_nonnull(owned(S.cases[0], "vm_cpus"));
+	/* an engine opensm does not have, where it is written */
+	ck_assert_int_eq(load("cases:\n  - {name: r, kind: fabric-routing, routing_engine: 'ftree,mimhop'}\n"), 1);
+	expect_exact(2, 53, "routing_engine: \"mimhop\" is not an opensm routing engine (minhop, updn, dnup, file, "
+		     "ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, no_fallback)");
 
 	/* other kinds do not have them */
 	ck_assert_int_eq(load("cases:\n  - {name: x, kind: plain, what: y, fabric: z}\n"), 1);
@@ -540,7 +565,7 @@ START_TEST(fabric_keys)
 	ck_assert_int_eq(load("defaults:\n  fabric: z\ncases:\n"
 			      "  - {name: x, kind: plain, what: y}\n"
 			      "  - {name: w, kind: ib-mtu}\n"), 0);
-	ck_assert_str_eq(case_named("w")->fabric, "z");
+	ck_assert_str_eq(OWNED(case_named("w"), "fabric", char *), "z");
 }
 END_TEST
 
@@ -570,10 +595,10 @@ START_TEST(modules_and_fresh_guest)
 	ck_assert_uint_eq(c->nmodules, 2);	/* a repeat is dropped */
 	ck_assert_str_eq(c->modules[0], "nvmet_rdma");
 	ck_assert_str_eq(c->modules[1], "null_blk");
-	ck_assert(!c->fresh_guest);
+	ck_assert(!OWNED(c, "fresh_guest", bool));
 	c = case_named("m.two");
 	ck_assert_uint_eq(c->nmodules, 0);
-	ck_assert(c->fresh_guest);
+	ck_assert(OWNED(c, "fresh_guest", bool));
 	/* the driver kind's own modules: (must be live) is not the common key */
 	ck_assert_uint_eq(case_named("m.drv")->nmodules, 0);
 	/* a name modprobe would take as an option or a path is refused where written */

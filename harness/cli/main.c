@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lab/lab.h"
 #include "cli/cli.h"
 #include "core/kind.h"
 #include "core/target.h"
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
 	}
 	rq_kinds_install();
 	rq_targets_install();
+	rq_lab_install();
 	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
 		/* The release, and the exact tree when built from git. */
 		if (strcmp(RQ_VERSION, RQ_RELEASE))

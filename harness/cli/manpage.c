@@ -358,6 +358,18 @@ static void page5(struct sb *o)
 		".SH KEYS EVERY CASE HAS\n");
 	for (const struct key_def *d = rq_common_keys; d->name; d++)
 		key_item(o, d);
+	const struct rq_key_owner *ow;
+
+	sb_adds(o, ".SH KEYS OF TARGETS AND THE LAB\n");
+	for (size_t i = 0; (ow = rq_key_owner_iter(i)); i++) {
+		sb_adds(o, ".SS ");
+		roffs(o, ow->name);
+		sb_adds(o, " (");
+		roffs(o, ow->for_whom);
+		sb_adds(o, ")\n");
+		for (const struct key_def *d = ow->keys; d && d->name; d++)
+			key_item(o, d);
+	}
 	sb_adds(o, ".SH TARGETS\n");
 	for (size_t i = 0; rq_target_ops_all[i]; i++) {
 		const struct rq_target_ops *t = rq_target_ops_all[i];

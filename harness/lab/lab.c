@@ -550,9 +550,49 @@ bool cluster_case_is_pairs(const struct rq_case *c)
 	return c->kind->two_sided;
 }
 
+/*
+ * The case keys a lab run owns (core/case.h: rq_key_owner): how its pairs
+ * are chosen.  Taken by every kind, as before there were owners: a suite
+ * written for one kind of run also runs as a lab.
+ */
+struct lab_keys {
+	char *pairs;
+};
+
+static int check_pairs(const char *v, char *err, size_t errsz)
+{
+	return rq_pairs_syntax(v, err, errsz);
+}
+
+static const struct key_def lab_key_rows[] = {
+	{ .name = "pairs", .type = KEY_STR, .offset = offsetof(struct lab_keys, pairs), .check = check_pairs,
+	  .help = "lab runs (--nodes), two-sided kinds: ring, all, or CLIENT:SERVER node pairs (n1:n2,n3:n4); default: the run's --pairs" },
+	KEY_END
+};
+
+const struct rq_key_owner rq_lab_keys = {
+	.name = "lab",
+	.for_whom = "every kind, in lab runs",
+	.keys = lab_key_rows,
+	.cfg_size = sizeof(struct lab_keys),
+};
+
+void rq_lab_install(void)
+{
+	rq_key_owner_register(&rq_lab_keys);
+}
+
+/* The case's own pairs:, or NULL. */
+static const char *case_pairs(const struct rq_case *c)
+{
+	const struct lab_keys *lk = rq_case_keys(c, &rq_lab_keys);
+
+	return lk ? lk->pairs : NULL;
+}
+
 const char *cluster_case_policy(const struct cluster *cl, const struct rq_case *c)
 {
-	return c->pairs ? c->pairs : cl->policy_text;
+	return case_pairs(c) ? case_pairs(c) : cl->policy_text;
 }
 
 int cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_rounds *r,
@@ -565,10 +605,10 @@ int cluster_case_rounds(struct cluster *cl, const struct rq_case *c, struct rq_r
 	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	/* A case's own pairs: win over the run's --pairs. */
-	if (c->pairs) {
+	if (case_pairs(c)) {
 		char e2[256];
 
-		if (rq_pairs_parse(c->pairs, &cl->hosts, &own, e2, sizeof(e2))) {
+		if (rq_pairs_parse(case_pairs(c), &cl->hosts, &own, e2, sizeof(e2))) {
 			snprintf(err, errsz, "%s: pairs: %s", c->name, e2);
 			return -1;
 		}
@@ -588,10 +628,10 @@ int cluster_check_cases(struct cluster *cl, struct rq_case *const *sel, size_t n
 	struct rq_pairs_policy p;
 
 	for (size_t i = 0; i < nsel; i++)
-		if (cluster_runs_on_nodes(sel[i]) && cluster_case_is_pairs(sel[i]) && sel[i]->pairs) {
+		if (cluster_runs_on_nodes(sel[i]) && cluster_case_is_pairs(sel[i]) && case_pairs(sel[i])) {
 			char e2[256];
 
-			if (rq_pairs_parse(sel[i]->pairs, &cl->hosts, &p, e2, sizeof(e2))) {
+			if (rq_pairs_parse(case_pairs(sel[i]), &cl->hosts, &p, e2, sizeof(e2))) {
 				snprintf(err, errsz, "%s (%s:%u): pairs: %s", sel[i]->name,
 					 sel[i]->file ? sel[i]->file : "?", sel[i]->pos.line, e2);
 				return -1;

@@ -39,6 +39,9 @@ struct cluster;
 /* Parse nodes and the policy; NULL with err (a usage error). */
 struct cluster *cluster_new(const struct cluster_opts *co, const struct rq_run_opts *o,
 			    char *err, size_t errsz);
+/* The case keys a lab run owns (pairs:), handed to the loader at start. */
+extern const struct rq_key_owner rq_lab_keys;
+void rq_lab_install(void);
 /* Cases' own pairs: name nodes of this run?  0, or -1 with err (a usage error). */
 int cluster_check_cases(struct cluster *cl, struct rq_case *const *sel, size_t nsel,
 			char *err, size_t errsz);

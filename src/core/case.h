@@ -35,6 +35,13 @@ struct key_def {
 	enum key_type elem;		/* KEY_LIST element type */
 	bool required;
 	const char *help;		/* one line, shown by `rdmaqual help KIND` and docs/ */
+	/*
+	 * A scalar key: what its type cannot say of a value (an opensm engine
+	 * name, a pairing policy, a smallest size), given the value (KEY_STR)
+	 * or its text as written: 0, or -1 with err, reported at the value as
+	 * "key: err".  NULL: what the type takes.
+	 */
+	int (*check)(const char *value, char *err, size_t errsz);
 };
 
 #define KEY_END { .name = NULL }
@@ -74,6 +81,33 @@ struct rq_need {
 int rq_need_parse(const char *s, struct rq_need *nd, char *err, size_t errsz);
 
 struct rq_kind;
+struct rq_case;
+
+/*
+ * Keys a target or the lab owns, as fio's engines own their options: a key
+ * table filling a struct of the owner's, which the loader takes for a case
+ * whose kind the owner applies to, as it takes the kind's own keys.  The
+ * owner reads its struct back with rq_case_keys().  A new ibsim key is one
+ * row in target_ibsim.c; help, docs and lint read the tables.
+ */
+struct rq_key_owner {
+	const char *name;		/* "ibsim", "rxe-vm", "lab": headings of help and docs */
+	const char *for_whom;		/* "fabric kinds", "every kind": who takes them */
+	const struct key_def *keys;
+	size_t cfg_size;
+	/* does a case of kind k take these keys?  NULL: every kind */
+	bool (*applies)(const struct rq_kind *k);
+	/* starting values that depend on the kind, before defaults and keys; NULL: zeros */
+	void (*init)(void *cfg, const struct rq_kind *k);
+	/* the loaded values together (a file they name): 0, or -1 with err, at the case */
+	int (*validate)(const struct rq_case *c, const void *cfg, char *err, size_t errsz);
+};
+
+/* An owner's struct of one case. */
+struct rq_owned_keys {
+	const struct rq_key_owner *owner;
+	void *cfg;
+};
 
 /*
  * The case's effective keys as written (after defaults: and merge keys),
@@ -107,21 +141,11 @@ struct rq_case {
 	char *devices;		/* "all" | "first-active" | comma-separated names */
 	long long port;		/* 0: all/auto */
 	long long gid_index;	/* -1: auto */
-	int vm_cpus;		/* rxe-vm guests' vCPUs; 0: the run's */
-	uint64_t vm_memory;	/* rxe-vm guests' memory in bytes; 0: the run's */
-	char *pairs;		/* lab runs: the case's pairing policy, or NULL (the run's) */
-	char *fabric;		/* needs_fabric kinds: the topology to simulate; NULL: the target's */
-	bool fabric_sm;		/* ... and whether the target brings it up with an SM first */
-	char *routing_engine;	/* ... and that SM's routing engine(s) (opensm -R); NULL: opensm's */
-	char *sm_config;	/* ... its opensm.conf (-F), as the case says it; NULL: none */
-	char *qos_policy;	/* ... its qos-policy.conf (-Q -Y); NULL: QoS as sm_config says */
-	char *sm_partitions;	/* ... its partitions.conf (-P); NULL: none */
 	char **modules;		size_t nmodules;	/* loaded before the case, unloaded after */
-	bool fresh_guest;	/* rxe-vm: boot fresh guests for this case */
-	bool vm_scratch;	/* rxe-vm: guests with the scratch disk at /scratch */
 	char *judge;		/* figure globs judged against other runs, space-separated; NULL: the kind's key figures */
 	char *daemon_allowed;	/* why a process of the case may outlive it; NULL: one that does FAILs the case */
 	void *cfg;		/* kind's config struct, cfg_size bytes */
+	struct rq_owned_keys *owned;	size_t nowned;	/* the keys of targets and the lab */
 	struct rq_pos pos;	/* where the case starts */
 	char *file;		/* owning file path */
 	struct rq_src_key *src;	size_t nsrc;	/* effective keys as written, table order */
@@ -191,6 +215,16 @@ void rq_keys_describe(const struct key_def *k, struct sb *out);
 
 /* The key rows every case has (name, kind, summary, tags, ...). */
 extern const struct key_def rq_common_keys[];
+
+/*
+ * The struct of owner o's keys for case c (defaults where the case said
+ * nothing), or NULL when o does not apply to c's kind.
+ */
+const void *rq_case_keys(const struct rq_case *c, const struct rq_key_owner *o);
+/* The owners of keys: each target's (its ops' keys), then those registered. */
+const struct rq_key_owner *rq_key_owner_iter(size_t i);
+/* A key owner that is not a target (the lab); at start, like rq_targets_install. */
+void rq_key_owner_register(const struct rq_key_owner *o);
 
 /* Free a kind cfg's owned fields by walking its key table. */
 void rq_cfg_release(const struct key_def *keys, void *cfg);

@@ -37,35 +37,8 @@ const struct key_def rq_common_keys[] = {
 	[CK_GID_INDEX] = { .name = "gid_index", .type = KEY_INT, .offset = CO(gid_index),
 		.def = "-1", .min = -1, .max = 255,
 		.help = "GID table index; -1: resolve (RoCE v2 IPv4-mapped GID)" },
-	[CK_VM_CPUS] = { .name = "vm_cpus", .type = KEY_INT, .offset = CO(vm_cpus), .def = "0",
-		.min = 0, .max = 64,
-		.help = "rxe-vm: vCPUs of each guest for this case (guests reboot when it differs); 0: the run's ($RQ_VM_CPUS, else 1)" },
-	[CK_VM_MEMORY] = { .name = "vm_memory", .type = KEY_SIZE, .offset = CO(vm_memory),
-		.def = "0", .min = 0, .max = 64LL << 30,
-		.help = "rxe-vm: memory of each guest for this case, at least 128MiB (guests reboot when it differs); 0: the run's ($RQ_VM_MEM_MB, else 512MiB)" },
-	[CK_PAIRS] = { .name = "pairs", .type = KEY_STR, .offset = CO(pairs),
-		.help = "lab runs (--nodes), two-sided kinds: ring, all, or CLIENT:SERVER node pairs (n1:n2,n3:n4); default: the run's --pairs" },
-	/* What a target needs to place the case (the ibsim fabric): typed in struct rq_case. */
-	[CK_FABRIC] = { .name = "fabric", .type = KEY_STR, .offset = CO(fabric),
-		.help = "fabric kinds only; ibsim target: topology to simulate, a name in fixtures/fabrics or a .net path; default 2sw2path4hca" },
-	[CK_FABRIC_SM] = { .name = "fabric_sm", .type = KEY_BOOL, .offset = CO(fabric_sm),
-		.help = "fabric kinds only; ibsim target: bring the subnet up with an opensm of the target's (priority 0) before the case; default: the kind's" },
-	[CK_ROUTING] = { .name = "routing_engine", .type = KEY_STR, .offset = CO(routing_engine),
-		.help = "fabric kinds only; ibsim target: the routing engine(s) of the target's opensm (-R): minhop, updn, dnup, ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, file, comma-separated in order, no_fallback; default opensm's (minhop)" },
 	[CK_MODULES] = { .name = "modules", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(modules),
 		.help = "command, command-pair: kernel modules to load with modprobe where the case runs (each side of a pair) before it starts; afterwards the ones it loaded, dependencies included, are unloaded; one missing for that kernel: SKIP" },
-	[CK_FRESH_GUEST] = { .name = "fresh_guest", .type = KEY_BOOL, .offset = CO(fresh_guest),
-		.def = "false",
-		.help = "rxe-vm: boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },
-	[CK_VM_SCRATCH] = { .name = "vm_scratch", .type = KEY_BOOL, .offset = CO(vm_scratch),
-		.def = "false",
-		.help = "rxe-vm: guests with a scratch disk at /scratch for this case (ext4 on virtio-blk: O_DIRECT, which tmpfs lacks; its writes are gone with the guests; they reboot when it differs)" },
-	[CK_SM_CONFIG] = { .name = "sm_config", .type = KEY_STR, .offset = CO(sm_config),
-		.help = "fabric kinds only; ibsim target: an opensm.conf for the target's opensm (-F), relative to the case file; its qos_* options are the SL2VL and VLArb tables fabric-qos expects" },
-	[CK_QOS_POLICY] = { .name = "qos_policy", .type = KEY_STR, .offset = CO(qos_policy),
-		.help = "fabric kinds only; ibsim target: a qos-policy.conf for the target's opensm (-Q -Y), relative to the case file; fabric-qos lints it against opensm's grammar" },
-	[CK_SM_PARTITIONS] = { .name = "sm_partitions", .type = KEY_STR, .offset = CO(sm_partitions),
-		.help = "fabric kinds only; ibsim target: a partitions.conf for the target's opensm (-P), relative to the case file; fabric-health checks every CA port's P_Key table against it" },
 	[CK_JUDGE] = { .name = "judge", .type = KEY_LIST, .elem = KEY_STR, .offset = CO(judge),
 		.help = "the figures (names or globs: lat_p99, bw_*) that qualify, compare, run --baseline and a lab run's pair matrix judge against other runs; default: the kind's key figures (rdmaqual help KIND)" },
 	[CK_DAEMON_ALLOWED] = { .name = "daemon_allowed", .type = KEY_STR, .offset = CO(daemon_allowed),
@@ -128,16 +101,6 @@ int rq_pairs_syntax(const char *text, char *err, size_t errsz)
 			return 0;
 		p = e + 1;
 	}
-}
-
-static bool check_pairs(struct ld *ld, const yaml_node_t *n)
-{
-	char err[300];
-
-	if (!rq_pairs_syntax(stext(n), err, sizeof(err)))
-		return true;
-	lerr(ld, NPOS(n), "pairs: %s", err);
-	return false;
 }
 
 /* A figure glob, as fnmatch(3) reads it; as long as compare's glob buffer allows. */
@@ -255,31 +218,6 @@ static bool conv_devices(struct ld *ld, yaml_document_t *doc, const yaml_node_t 
 	return true;
 }
 
-/* opensm 3.3.23's -R names (opensm --help), and its no_fallback. */
-static bool check_routing(struct ld *ld, const yaml_node_t *n, const char *v)
-{
-	static const char *const engines[] = { "minhop", "updn", "dnup", "file", "ftree", "lash", "dor",
-		"torus-2QoS", "nue", "dfsssp", "sssp", "no_fallback", NULL };
-	char *copy = xstrdup(v), *save = NULL;
-	bool ok = *v != '\0';
-
-	for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; engines[i] && strcmp(engines[i], strtrim(t)); i++)
-			;
-		if (!engines[i]) {
-			lerr(ld, NPOS(n), "routing_engine: \"%s\" is not an opensm routing engine (minhop, updn, "
-			     "dnup, file, ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, no_fallback)", strtrim(t));
-			ok = false;
-		}
-	}
-	if (!*v)
-		lerr(ld, NPOS(n), "routing_engine: empty (minhop, updn, ftree, ...)");
-	free(copy);
-	return ok;
-}
-
 bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 {
 	const struct key_def *k = &rq_common_keys[ck];
@@ -295,9 +233,6 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 	case CK_TARGETS:
 		check = check_target;
 		break;
-	case CK_PAIRS:
-		check = check_pairs;
-		break;
 	case CK_NEEDS:
 		check = check_need;
 		dedup = true;
@@ -305,10 +240,6 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 	case CK_TAGS:
 		dedup = true;
 		break;
-	case CK_ROUTING:
-		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
-			return false;
-		return check_routing(ld, e->v, cc->routing_engine);
 	case CK_MODULES:
 		check = check_module;
 		dedup = true;
@@ -323,16 +254,6 @@ bool conv_common(struct ld *ld, int ck, const struct ent *e, struct common *cc)
 			return false;
 		if (!*strtrim(cc->daemon_allowed)) {
 			lerr(ld, NPOS(e->v), "daemon_allowed: empty (say why a process of the case may outlive it)");
-			return false;
-		}
-		return true;
-	case CK_VM_MEMORY:
-		/* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
-		if (!conv_key(ld, ld->doc, k, e->pre, e->v, cc, NULL, false))
-			return false;
-		if (cc->vm_memory && cc->vm_memory < (128u << 20)) {
-			lerr(ld, NPOS(e->v), "vm_memory: %s is below the 128MiB a guest needs "
-			     "(0: the run's)", stext(e->v));
 			return false;
 		}
 		return true;
@@ -351,9 +272,6 @@ int common_index(const char *key)
 
 bool common_allowed(int ck, const struct rq_kind *kind)
 {
-	if (ck == CK_FABRIC || ck == CK_FABRIC_SM || ck == CK_ROUTING || ck == CK_SM_CONFIG || ck == CK_QOS_POLICY ||
-	    ck == CK_SM_PARTITIONS)
-		return kind && kind->needs_fabric;
 	/* The driver kind's own modules: key checks modules, it loads none. */
 	if (ck == CK_MODULES)
 		return kind && kind->loads_modules;

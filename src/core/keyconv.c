@@ -255,6 +255,16 @@ bool conv_key(struct ld *ld, yaml_document_t *doc, const struct key_def *k,
 	}
 	if (!conv_scalar(ld, k, k->type, n, &v))
 		return false;
+	if (k->check) {
+		char err[300] = "";
+
+		if (k->check(k->type == KEY_STR ? v.s : stext(n), err, sizeof(err))) {
+			lerr(ld, NPOS(n), "%s: %s", k->name, err[0] ? err : "not a value it takes");
+			if (k->type == KEY_STR)
+				free(v.s);
+			return false;
+		}
+	}
 	if (check && !check(ld, n)) {
 		if (k->type == KEY_STR)
 			free(v.s);

@@ -148,12 +148,11 @@ static void case_free(struct rq_case *c)
 		free(c->needs[i].arg);
 	free(c->needs);
 	free(c->devices);
-	free(c->pairs);
-	free(c->fabric);
-	free(c->routing_engine);
-	free(c->sm_config);
-	free(c->qos_policy);
-	free(c->sm_partitions);
+	for (size_t i = 0; i < c->nowned; i++) {
+		rq_cfg_release(c->owned[i].owner->keys, c->owned[i].cfg);
+		free(c->owned[i].cfg);
+	}
+	free(c->owned);
 	for (size_t i = 0; i < c->nmodules; i++)
 		free(c->modules[i]);
 	free(c->modules);
@@ -263,8 +262,61 @@ static void src_add(struct rq_case *c, yaml_document_t *doc, const struct ent *e
 	}
 }
 
+/* The keys of targets and the lab a case of one kind takes (case.h: rq_key_owner). */
+struct owners {
+	struct rq_owned_keys v[8];
+	bool *seen[8];
+	size_t n;
+};
+
+static void owners_init(struct owners *ow, const struct rq_kind *kind)
+{
+	const struct rq_key_owner *o;
+
+	memset(ow, 0, sizeof(*ow));
+	for (size_t i = 0; kind && (o = rq_key_owner_iter(i)) && ow->n < ARRAY_SIZE(ow->v); i++) {
+		size_t nk = 0;
+
+		if (o->applies && !o->applies(kind))
+			continue;
+		for (const struct key_def *k = o->keys; k && k->name; k++)
+			nk++;
+		ow->v[ow->n].owner = o;
+		ow->v[ow->n].cfg = xcalloc(1, o->cfg_size ? o->cfg_size : 1);
+		ow->seen[ow->n] = xcalloc(nk + 1, sizeof(bool));
+		if (o->init)
+			o->init(ow->v[ow->n].cfg, kind);
+		ow->n++;
+	}
+}
+
+/* The owner key named key, with which owner (*w); NULL when none takes it. */
+static const struct key_def *owned_key(const struct owners *ow, const char *key, size_t *w)
+{
+	for (size_t i = 0; i < ow->n; i++)
+		for (const struct key_def *k = ow->v[i].owner->keys; k && k->name; k++)
+			if (!strcmp(k->name, key)) {
+				*w = i;
+				return k;
+			}
+	return NULL;
+}
+
+static void owners_release(struct owners *ow, bool cfgs_too)
+{
+	for (size_t i = 0; i < ow->n; i++) {
+		if (cfgs_too) {
+			rq_cfg_release(ow->v[i].owner->keys, ow->v[i].cfg);
+			free(ow->v[i].cfg);
+		}
+		free(ow->seen[i]);
+	}
+}
+
 static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 {
+	struct owners ow;
+	size_t w;
 	struct ents e = { 0 };
 	struct common cc = { 0 };
 	const struct rq_kind *kind = NULL;
@@ -310,6 +362,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	} else {
 		fs->kind_unknown = true;
 	}
+	owners_init(&ow, kind);
 
 	/* Merge defaults: the case's own keys win; tags and needs add up. */
 	for (size_t i = 0; i < fs->defs.n; i++) {
@@ -319,7 +372,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 
 		if (ck == CK_NAME)
 			continue;
-		if (!common_allowed(ck, kind) && !kind_key(kind, d->key))
+		if (!common_allowed(ck, kind) && !kind_key(kind, d->key) && !owned_key(&ow, d->key, &w))
 			continue;
 		d->used = true;
 		if (!own)
@@ -340,6 +393,9 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 		} else if ((k = kind_key(kind, x->key))) {
 			seen_kind[k - kind->keys] = true;
 			conv_key(ld, ld->doc, k, NULL, x->v, cfg, NULL, false);
+		} else if ((k = owned_key(&ow, x->key, &w))) {
+			ow.seen[w][k - ow.v[w].owner->keys] = true;
+			conv_key(ld, ld->doc, k, NULL, x->v, ow.v[w].cfg, NULL, false);
 		} else if (kind) {
 			struct hint h = { .word = x->key };
 			char hb[300];
@@ -348,6 +404,9 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 					hint_try(&h, rq_common_keys[j].name);
 			for (k = kind->keys; k && k->name; k++)
 				hint_try(&h, k->name);
+			for (size_t oi = 0; oi < ow.n; oi++)
+				for (k = ow.v[oi].owner->keys; k && k->name; k++)
+					hint_try(&h, k->name);
 			lerr(ld, NPOS(x->knode), "unknown key \"%s\" for kind %s%s", x->key,
 			     kind->name, hint_text(&h, hb, sizeof(hb)));
 		}
@@ -376,6 +435,11 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 			lerr(ld, NPOS(cn), "internal error: kind %s: default \"%s\" of key \"%s\" "
 			     "is invalid", kind->name, k->def, k->name);
 	}
+	for (size_t i = 0; i < ow.n; i++)
+		for (const struct key_def *k = ow.v[i].owner->keys; k && k->name; k++)
+			if (!ow.seen[i][k - ow.v[i].owner->keys] && k->def && !apply_default(ld, k, ow.v[i].cfg))
+				lerr(ld, NPOS(cn), "internal error: %s: default \"%s\" of key \"%s\" is invalid",
+				     ow.v[i].owner->name, k->def, k->name);
 
 	/* Duplicate names within the file, at the second one. */
 	if (cc.name) {
@@ -399,6 +463,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 
 	/* nall, not nerr: an inherited bad default is listed once but fails every case */
 	if (ld->nall > err0 || !kind) {
+		owners_release(&ow, true);
 		common_release(&cc);
 		if (kind)
 			rq_cfg_release(kind->keys, cfg);
@@ -434,20 +499,13 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	c->devices = cc.devices;
 	c->port = cc.port;
 	c->gid_index = cc.gid_index;
-	c->vm_cpus = (int)cc.vm_cpus;
-	c->vm_memory = cc.vm_memory;
-	c->pairs = cc.pairs;
-	c->fabric = cc.fabric;
-	c->routing_engine = cc.routing_engine;
-	c->sm_config = cc.sm_config;
-	c->qos_policy = cc.qos_policy;
-	c->sm_partitions = cc.sm_partitions;
-	c->fabric_sm = seen_common[CK_FABRIC_SM] ? cc.fabric_sm : kind->fabric_sm;
 	c->modules = cc.modules.str;
 	c->nmodules = cc.modules.n;
 	free(cc.modules.num);
-	c->fresh_guest = cc.fresh_guest;
-	c->vm_scratch = cc.vm_scratch;
+	c->owned = ow.n ? xcalloc(ow.n, sizeof(*c->owned)) : NULL;
+	for (size_t i = 0; i < ow.n; i++)
+		c->owned[c->nowned++] = ow.v[i];
+	owners_release(&ow, false);
 	c->daemon_allowed = cc.daemon_allowed;
 	if (cc.judge.n) {
 		struct sb j = SB_INIT;
@@ -469,6 +527,13 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 		if (x && common_allowed(j, kind))
 			src_add(c, ld->doc, x, j == CK_TAGS || j == CK_NEEDS);
 	}
+	for (size_t i = 0; i < c->nowned; i++)
+		for (const struct key_def *k = c->owned[i].owner->keys; k && k->name; k++) {
+			struct ent *x = ents_find(&e, k->name);
+
+			if (x)
+				src_add(c, ld->doc, x, false);
+		}
 	for (size_t j = 0; j < nkeys; j++) {
 		struct ent *x = ents_find(&e, kind->keys[j].name);
 		if (x)
@@ -479,6 +544,16 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 		char err[512] = "";
 		if (kind->validate(c, err, sizeof(err))) {
 			lerr(ld, NPOS(cn), "%s", err[0] ? err : "the kind refused this case");
+			case_free(c);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < c->nowned; i++) {
+		const struct rq_key_owner *o = c->owned[i].owner;
+		char err[512] = "";
+
+		if (o->validate && o->validate(c, c->owned[i].cfg, err, sizeof(err))) {
+			lerr(ld, NPOS(cn), "%s", err[0] ? err : "the target refused this case");
 			case_free(c);
 			goto out;
 		}
@@ -520,18 +595,25 @@ static void check_defaults_used(struct ld *ld, struct file_state *fs)
 		int ck = common_index(d->key);
 		char hb[300];
 
-		/* a fabric key in a file without fabric kinds: as unknown as a kind key */
-		if ((ck >= 0 && ck != CK_FABRIC && ck != CK_FABRIC_SM && ck != CK_ROUTING &&
-		     ck != CK_SM_CONFIG && ck != CK_QOS_POLICY && ck != CK_SM_PARTITIONS) || d->used)
+		const struct rq_key_owner *o, *of = NULL;
+
+		if (ck >= 0 || d->used)
 			continue;
-		if (ck >= 0) {
-			/* known, only not here: a hint would name the key itself */
-			lerr(ld, NPOS(d->knode), "defaults: \"%s\" is a key of the fabric kinds only, and no "
-			     "case of this file is one", d->key);
+		for (size_t oi = 0; !of && (o = rq_key_owner_iter(oi)); oi++)
+			for (const struct key_def *k = o->keys; k && k->name; k++)
+				if (!strcmp(k->name, d->key))
+					of = o;
+		if (of) {
+			/* a target's key no case of the file takes: a hint would name the key itself */
+			lerr(ld, NPOS(d->knode), "defaults: \"%s\" is a key of the %s only, and no case of "
+			     "this file is one", d->key, of->for_whom);
 			continue;
 		}
 		for (int j = 0; j < CK_COUNT; j++)
 			hint_try(&h, rq_common_keys[j].name);
+		for (size_t oi = 0; (o = rq_key_owner_iter(oi)); oi++)
+			for (const struct key_def *k = o->keys; k && k->name; k++)
+				hint_try(&h, k->name);
 		for (size_t j = 0; j < fs->nkinds; j++)
 			for (const struct key_def *k = fs->kinds[j]->keys; k && k->name; k++)
 				hint_try(&h, k->name);

@@ -135,31 +135,20 @@ struct common {
 	char *devices;
 	long long port;
 	long long gid_index;
-	long long vm_cpus;
-	uint64_t vm_memory;
-	char *pairs;
-	char *fabric;
-	bool fabric_sm;
-	char *routing_engine;
-	char *sm_config, *qos_policy, *sm_partitions;
 	struct rq_list modules;
-	bool fresh_guest;
-	bool vm_scratch;
 	struct rq_list judge;
 	char *daemon_allowed;
 };
 
 enum {
 	CK_NAME, CK_KIND, CK_SUMMARY, CK_TAGS, CK_TARGETS, CK_NEEDS, CK_TIMEOUT,
-	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_VM_CPUS, CK_VM_MEMORY, CK_PAIRS, CK_FABRIC,
-	CK_FABRIC_SM, CK_ROUTING, CK_MODULES, CK_FRESH_GUEST, CK_SM_CONFIG,
-	CK_QOS_POLICY, CK_SM_PARTITIONS, CK_JUDGE, CK_DAEMON_ALLOWED, CK_VM_SCRATCH, CK_COUNT
+	CK_DEVICES, CK_PORT, CK_GID_INDEX, CK_MODULES, CK_JUDGE, CK_DAEMON_ALLOWED, CK_COUNT
 };
 
 /*
- * May a case of kind have common key ck?  The fabric keys are for the
- * kinds that need one (needs_fabric); to any other kind they are unknown
- * keys, as they would be if the kinds declared them.
+ * May a case of kind have common key ck?  modules: is for the kinds that
+ * load modules; to any other kind it is an unknown key, as it would be if
+ * the kinds declared it.
  */
 bool common_allowed(int ck, const struct rq_kind *kind);
 

@@ -18,6 +18,8 @@ static const struct rq_kind *extra_kinds[8];
 static size_t n_extra;
 static const struct rq_target_ops *const *targets;
 static size_t ntargets;
+static const struct rq_key_owner *extra_owners[4];
+static size_t n_owners;
 
 void rq_kind_registry(const struct rq_kind *const *k, size_t n)
 {
@@ -87,4 +89,30 @@ void rq_target_names(struct sb *out, const char *sep, const char *last)
 		if (t->arg)
 			sb_addf(out, ":%s", t->arg);
 	}
+}
+
+/* Targets' owners in registry order, then the registered ones (the lab's). */
+const struct rq_key_owner *rq_key_owner_iter(size_t i)
+{
+	for (size_t t = 0; t < ntargets; t++)
+		if (targets[t]->keys && !i--)
+			return targets[t]->keys;
+	return i < n_owners ? extra_owners[i] : NULL;
+}
+
+void rq_key_owner_register(const struct rq_key_owner *o)
+{
+	for (size_t i = 0; i < n_owners; i++)
+		if (extra_owners[i] == o)
+			return;
+	if (n_owners < ARRAY_SIZE(extra_owners))
+		extra_owners[n_owners++] = o;
+}
+
+const void *rq_case_keys(const struct rq_case *c, const struct rq_key_owner *o)
+{
+	for (size_t i = 0; c && i < c->nowned; i++)
+		if (c->owned[i].owner == o)
+			return c->owned[i].cfg;
+	return NULL;
 }

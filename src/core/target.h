@@ -64,6 +64,7 @@ struct rq_target_ops {
 	const char *arg_what;		/* what arg is, for messages: "a directory" */
 	const char *stands_for;		/* also runs cases that list this target (sysroot: "hca") */
 	bool in_guest;			/* runs cases in guests it boots (needs are checked there) */
+	const struct rq_key_owner *keys;	/* the case keys it owns (core/case.h), or NULL */
 	/*
 	 * auto: this target's rank for case c on this node, lower picked first,
 	 * with why for the row; 0: auto does not pick it here (why, if any, says

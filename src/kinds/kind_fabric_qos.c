@@ -56,34 +56,6 @@ static int fq_validate(const struct rq_case *c, char *err, size_t errsz)
 		snprintf(err, errsz, "%s", e + 4);	/* "sl2vl: ..." as the key is named */
 		return -EINVAL;
 	}
-	if (c->qos_policy) {
-		/* rdmaqual lint of the case file lints its policy: the first error, at the policy's line:col */
-		char *dir = xstrdup(c->file ? c->file : "."), *slash = strrchr(dir, '/');
-		char *path = c->qos_policy[0] == '/' || !slash ? xstrdup(c->qos_policy) :
-			     (*slash = '\0', xasprintf("%s/%s", dir, c->qos_policy));
-		struct sb text = SB_INIT;
-		struct qos_policy p;
-		int ret = 0;
-
-		if (read_file(path, &text, 16u << 20) < 0) {
-			snprintf(err, errsz, "qos_policy: cannot read %s", path);
-			ret = -ENOENT;
-		} else if (qos_policy_lint(text.buf, text.len, NULL, &p)) {
-			for (size_t i = 0; i < p.nd; i++)
-				if (!p.d[i].warning) {
-					snprintf(err, errsz, "qos_policy: %s:%u:%u: %s", path, p.d[i].line, p.d[i].col, p.d[i].msg);
-					break;
-				}
-			ret = -EINVAL;
-			qos_policy_release(&p);
-		} else {
-			qos_policy_release(&p);
-		}
-		sb_release(&text);
-		free(path);
-		free(dir);
-		return ret;
-	}
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "agent/agent.h"
 #include "parsers/fabgen.h"
 #include "parsers/ibnet.h"
+#include "parsers/qos_policy.h"
 #include "rdma/ibsm.h"
 #include "core/kind.h"
 #include "core/target.h"
@@ -53,6 +54,126 @@ struct ibsim_place {
 };
 
 static struct ibsim_place *places;
+
+/*
+ * The case keys this target owns (core/case.h: rq_key_owner): the fabric to
+ * simulate and the SM it brings up, for the kinds that need a fabric.  A
+ * new ibsim key is a row here and a field there.
+ */
+struct ibsim_keys {
+	char *fabric;
+	bool fabric_sm;
+	char *routing_engine;
+	char *sm_config, *qos_policy, *sm_partitions;
+};
+
+/* opensm 3.3.23's -R names (opensm --help), and its no_fallback. */
+static int check_routing(const char *v, char *err, size_t errsz)
+{
+	static const char *const engines[] = { "minhop", "updn", "dnup", "file", "ftree", "lash", "dor",
+		"torus-2QoS", "nue", "dfsssp", "sssp", "no_fallback", NULL };
+	char *copy = xstrdup(v), *save = NULL;
+	int ret = 0;
+
+	if (!*v) {
+		snprintf(err, errsz, "empty (minhop, updn, ftree, ...)");
+		ret = -1;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; engines[i] && strcmp(engines[i], strtrim(t)); i++)
+			;
+		if (!engines[i]) {
+			snprintf(err, errsz, "\"%s\" is not an opensm routing engine (minhop, updn, dnup, file, "
+				 "ftree, lash, dor, torus-2QoS, nue, dfsssp, sssp, no_fallback)", strtrim(t));
+			ret = -1;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+#define IK(f) offsetof(struct ibsim_keys, f)
+static const struct key_def ibsim_key_rows[] = {
+	{ .name = "fabric", .type = KEY_STR, .offset = IK(fabric),
+	  .help = "the topology to simulate: a name in fixtures/fabrics, a .net path, or a generator spec "
+		  "(fat-tree:..., rail:..., ring:...; rdmaqual fabric gen); default 2sw2path4hca" },
+	{ .name = "fabric_sm", .type = KEY_BOOL, .offset = IK(fabric_sm),
+	  .help = "bring the subnet up with an opensm of the target's (priority 0) before the case; default: the kind's" },
+	{ .name = "routing_engine", .type = KEY_STR, .offset = IK(routing_engine), .check = check_routing,
+	  .help = "the routing engine(s) of the target's opensm (-R): minhop, updn, dnup, ftree, lash, dor, "
+		  "torus-2QoS, nue, dfsssp, sssp, file, comma-separated in order, no_fallback; default opensm's (minhop)" },
+	{ .name = "sm_config", .type = KEY_STR, .offset = IK(sm_config),
+	  .help = "an opensm.conf for the target's opensm (-F), relative to the case file; its qos_* options "
+		  "are the SL2VL and VLArb tables fabric-qos expects" },
+	{ .name = "qos_policy", .type = KEY_STR, .offset = IK(qos_policy),
+	  .help = "a qos-policy.conf for the target's opensm (-Q -Y), relative to the case file; linted "
+		  "against opensm's grammar when the case loads" },
+	{ .name = "sm_partitions", .type = KEY_STR, .offset = IK(sm_partitions),
+	  .help = "a partitions.conf for the target's opensm (-P), relative to the case file; fabric-health "
+		  "checks every CA port's P_Key table against it" },
+	KEY_END
+};
+#undef IK
+
+static bool ibsim_keys_apply(const struct rq_kind *k)
+{
+	return k->needs_fabric;
+}
+
+static void ibsim_keys_init(void *cfg, const struct rq_kind *k)
+{
+	((struct ibsim_keys *)cfg)->fabric_sm = k->fabric_sm;
+}
+
+/*
+ * rdmaqual lint of the case file lints its QoS policy, as opensm would
+ * refuse it: the first error, at the policy's own line and column.
+ */
+static int ibsim_keys_validate(const struct rq_case *c, const void *vcfg, char *err, size_t errsz)
+{
+	const struct ibsim_keys *ik = vcfg;
+	char *dir, *slash, *path;
+	struct sb text = SB_INIT;
+	struct qos_policy p;
+	int ret = 0;
+
+	if (!ik->qos_policy)
+		return 0;
+	dir = xstrdup(c->file ? c->file : ".");
+	slash = strrchr(dir, '/');
+	path = ik->qos_policy[0] == '/' || !slash ? xstrdup(ik->qos_policy) :
+	       (*slash = '\0', xasprintf("%s/%s", dir, ik->qos_policy));
+	if (read_file(path, &text, 16u << 20) < 0) {
+		snprintf(err, errsz, "qos_policy: cannot read %s", path);
+		ret = -ENOENT;
+	} else if (qos_policy_lint(text.buf, text.len, NULL, &p)) {
+		for (size_t i = 0; i < p.nd; i++)
+			if (!p.d[i].warning) {
+				snprintf(err, errsz, "qos_policy: %s:%u:%u: %s", path, p.d[i].line, p.d[i].col, p.d[i].msg);
+				break;
+			}
+		ret = -EINVAL;
+		qos_policy_release(&p);
+	} else {
+		qos_policy_release(&p);
+	}
+	sb_release(&text);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+static const struct rq_key_owner ibsim_owner = {
+	.name = "ibsim",
+	.for_whom = "fabric kinds",
+	.keys = ibsim_key_rows,
+	.cfg_size = sizeof(struct ibsim_keys),
+	.applies = ibsim_keys_apply,
+	.init = ibsim_keys_init,
+	.validate = ibsim_keys_validate,
+};
 
 static bool ibsim_available(const struct rq_run_opts *o, const char *arg, char *why, size_t whysz)
 {
@@ -214,7 +335,9 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	bool generated = false;
 	const char *preload = ibsm_umad2sim_path();
 	struct ibnet net = { 0 };
-	bool start_sm = c->fabric_sm;
+	const struct ibsim_keys none = { .fabric_sm = c->kind && c->kind->fabric_sm };
+	const struct ibsim_keys *ik = rq_case_keys(c, &ibsim_owner) ? rq_case_keys(c, &ibsim_owner) : &none;
+	bool start_sm = ik->fabric_sm;
 	int pipefd[2] = { -1, -1 }, logfd = -1, ret = -EIO;
 	int64_t sm_t0, sm_ms = 0, ready_ms = 0;
 	bool sm_up = true;
@@ -222,12 +345,12 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 
 	ip->stdin_w = -1;
 	ip->pl = pl;
-	if (fabgen_is_spec(c->fabric)) {
+	if (fabgen_is_spec(ik->fabric)) {
 		/* A generated fabric: the simulated file and the plan it is judged against. */
-		if (fabgen_build(c->fabric, &gen, err, errsz))
+		if (fabgen_build(ik->fabric, &gen, err, errsz))
 			goto fail;
 		generated = true;
-	} else if (ibnet_resolve(c->fabric ? c->fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz)) {
+	} else if (ibnet_resolve(ik->fabric ? ik->fabric : IBSIM_DEFAULT_FABRIC, c->file, path, sizeof(path), err, errsz)) {
 		goto fail;
 	} else {
 		/* ibsim runs in the topology's directory (its includes): a relative path would not be found there */
@@ -242,9 +365,9 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		snprintf(err, errsz, "libumad2sim.so not found");
 		goto fail;
 	}
-	if ((c->sm_config && !(sm_config = case_file_path(c, "sm_config", c->sm_config, err, errsz))) ||
-	    (c->qos_policy && !(qos_policy = case_file_path(c, "qos_policy", c->qos_policy, err, errsz))) ||
-	    (c->sm_partitions && !(partitions = case_file_path(c, "sm_partitions", c->sm_partitions, err, errsz))))
+	if ((ik->sm_config && !(sm_config = case_file_path(c, "sm_config", ik->sm_config, err, errsz))) ||
+	    (ik->qos_policy && !(qos_policy = case_file_path(c, "qos_policy", ik->qos_policy, err, errsz))) ||
+	    (ik->sm_partitions && !(partitions = case_file_path(c, "sm_partitions", ik->sm_partitions, err, errsz))))
 		goto fail;
 	snprintf(ip->dir, sizeof(ip->dir), "%s/c%u", p->base, ++p->seq);
 	ibsm_record_dir(state_dir, ip->dir);
@@ -370,7 +493,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		struct ibsm_opensm o = {
 			.priority = 0, .sweep_s = 1, .log_path = log, .out_path = out,
 			.env = (const char *const *)pl->env, .cwd = pl->tool_cwd,
-			.routing = c->routing_engine,
+			.routing = ik->routing_engine,
 			.config = sm_config, .qos = qos_policy != NULL, .qos_policy = qos_policy,
 			.partitions = partitions,
 		};
@@ -425,7 +548,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		f->sm_config = sm_config ? xstrdup(sm_config) : NULL;
 		f->sm_partitions = partitions ? xstrdup(partitions) : NULL;
 		f->qos_policy = qos_policy ? xstrdup(qos_policy) : NULL;
-		f->routing_engine = c->routing_engine ? xstrdup(c->routing_engine) : NULL;
+		f->routing_engine = ik->routing_engine ? xstrdup(ik->routing_engine) : NULL;
 	}
 	pl->where.allow_sm_takeover = t->opts && t->opts->allow_sm_takeover;
 	if (c->file && realpath(c->file, path))
@@ -537,6 +660,7 @@ static int ibsim_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 
 const struct rq_target_ops rq_target_ibsim = {
 	.name = "ibsim",
+	.keys = &ibsim_owner,
 	.help = "a simulated InfiniBand fabric (ibsim + libumad2sim) from fixtures/fabrics, one per case, for SM and fabric kinds",
 	.auto_rank = ibsim_auto_rank,
 	.available = ibsim_available,

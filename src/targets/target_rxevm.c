@@ -38,6 +38,51 @@
 #define QEMU_BIN "qemu-system-x86_64"
 #define RXEVM_MAX RQ_VM_GUESTS_MAX
 
+/*
+ * The case keys this target owns (core/case.h: rq_key_owner): the guests a
+ * case runs in.  A case that differs from the guests up gets new ones.
+ */
+struct rxevm_keys {
+	long long vm_cpus;
+	uint64_t vm_memory;
+	bool fresh_guest;
+	bool vm_scratch;
+};
+
+/* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
+static int check_vm_memory(const char *v, char *err, size_t errsz)
+{
+	uint64_t b;
+
+	if (!parse_size(v, &b) && b && b < (128u << 20)) {
+		snprintf(err, errsz, "%s is below the 128MiB a guest needs (0: the run's)", v);
+		return -1;
+	}
+	return 0;
+}
+
+#define XK(f) offsetof(struct rxevm_keys, f)
+static const struct key_def rxevm_key_rows[] = {
+	{ .name = "vm_cpus", .type = KEY_INT, .offset = XK(vm_cpus), .def = "0", .min = 0, .max = 64,
+	  .help = "vCPUs of each guest for this case (guests reboot when it differs); 0: the run's ($RQ_VM_CPUS, else 1)" },
+	{ .name = "vm_memory", .type = KEY_SIZE, .offset = XK(vm_memory), .def = "0", .min = 0, .max = 64LL << 30,
+	  .check = check_vm_memory,
+	  .help = "memory of each guest for this case, at least 128MiB (guests reboot when it differs); 0: the run's ($RQ_VM_MEM_MB, else 512MiB)" },
+	{ .name = "fresh_guest", .type = KEY_BOOL, .offset = XK(fresh_guest), .def = "false",
+	  .help = "boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },
+	{ .name = "vm_scratch", .type = KEY_BOOL, .offset = XK(vm_scratch), .def = "false",
+	  .help = "guests with a scratch disk at /scratch for this case (ext4 on virtio-blk: O_DIRECT, which tmpfs lacks; its writes are gone with the guests; they reboot when it differs)" },
+	KEY_END
+};
+#undef XK
+
+static const struct rq_key_owner rxevm_owner = {
+	.name = "rxe-vm",
+	.for_whom = "every kind",
+	.keys = rxevm_key_rows,
+	.cfg_size = sizeof(struct rxevm_keys),
+};
+
 struct rxevm {
 	struct rq_vm_image img;
 	enum rq_accel accel;
@@ -507,13 +552,15 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		return -EINVAL;
 	}
 	/* vm_cpus / vm_memory: the case's size, else the run's. */
-	x->want_cpus = c && c->vm_cpus ? c->vm_cpus : x->cpus;
-	x->want_mem_mb = c && c->vm_memory ? (int)(c->vm_memory >> 20) : x->mem_mb;
-	x->want_scratch = c && c->vm_scratch;
+	const struct rxevm_keys none = { 0 }, *xk = rq_case_keys(c, &rxevm_owner) ? rq_case_keys(c, &rxevm_owner) : &none;
+
+	x->want_cpus = xk->vm_cpus ? (int)xk->vm_cpus : x->cpus;
+	x->want_mem_mb = xk->vm_memory ? (int)(xk->vm_memory >> 20) : x->mem_mb;
+	x->want_scratch = xk->vm_scratch;
 	if (x->up && !x->broken &&
 	    (x->want_cpus != x->boot_cpus || x->want_mem_mb != x->boot_mem_mb ||
 	     x->want_scratch != x->boot_scratch ||
-	     (c && c->fresh_guest && x->used))) {
+	     (xk->fresh_guest && x->used))) {
 		/*
 		 * Guests of another size, or guests a case before has used when
 		 * this one asks for fresh ones: the next boot makes them.
@@ -755,6 +802,7 @@ static int rxevm_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 
 const struct rq_target_ops rq_target_rxevm = {
 	.name = "rxe-vm",
+	.keys = &rxevm_owner,
 	.help = "soft-RoCE (rdma_rxe) in QEMU guests: vm1 (loopback), vm2 (two guests) or "
 		"vm3..vm8 (N guests on one bridge; root)",
 	.in_guest = true,

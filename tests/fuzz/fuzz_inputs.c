@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "lab/lab.h"
 #include "core/target.h"
 #include "agent/agent.h"
 #include "core/kind.h"
@@ -967,6 +968,7 @@ __attribute__((constructor)) static void install_registries(void)
 {
 	rq_kinds_install();
 	rq_targets_install();
+	rq_lab_install();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
