@@ -366,6 +366,40 @@ START_TEST(kinds_reads_are_captured)
 }
 END_TEST
 
+/* A read list in words (help KIND, kinds.md): one line a read, attributes of one scope joined. */
+START_TEST(reads_describe)
+{
+	const struct rq_read reads[] = {	/* (compound literals: not static in a function) */
+		RQ_READS_PCI("config", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+		RQ_READS_PCI("iommu_group", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+		RQ_READS_PCI_TREE("msi_irqs", 2, RQ_PCI_FUNCTION),
+		RQ_READS_NETDEV("mtu"), RQ_READS_NETDEV("mode"),
+		RQ_READS_LINK("/lib/modules/{kernel}/build"),
+		RQ_READS_MODULE("ib_core", RQ_MOD_MODINFO | RQ_MOD_EXPORTS),
+		RQ_READS_PROCESS("irqbalance"),
+		RQ_READS_TOOL("mstflint", "-d", "{pci}", "q"),
+		RQ_READS_END,
+	};
+	struct sb d = SB_INIT;
+
+	rq_capture_reads_describe(reads, &d);
+	ck_assert_str_eq(d.buf,
+		"`config`, `iommu_group` of each RDMA PCI function and the bridges above it\n"
+		"`msi_irqs` of each RDMA PCI function (2 levels below it)\n"
+		"`mtu`, `mode` of every netdev (`/sys/class/net/*/`)\n"
+		"`/lib/modules/{kernel}/build` and what it links to\n"
+		"module `ib_core` (`/sys/module/ib_core`, `modinfo ib_core` where it is loaded, "
+		"`modprobe --show-exports` of its file)\n"
+		"whether `irqbalance` runs (`/proc/*/comm`)\n"
+		"`mstflint -d {pci} q` for each RDMA device's PCI function\n");
+	sb_release(&d);
+	sb_init(&d);
+	rq_capture_reads_describe(NULL, &d);
+	ck_assert_uint_eq(d.len, 0);
+	sb_release(&d);
+}
+END_TEST
+
 /*
  * capture writes only into a dir it makes: an existing one, even empty, is
  * refused (a planted DIR/capture -> VICTIM got the manifest), and so is a
@@ -992,6 +1026,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, capture_replays_identically, 0, (int)ARRAY_SIZE(fixtures));
 	tcase_add_loop_test(tc, kinds_reads_are_captured, 0, (int)ARRAY_SIZE(reads_fixtures));
+	tcase_add_test(tc, reads_describe);
 	tcase_add_test(tc, capture_dir_must_be_new);
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);

@@ -75,6 +75,7 @@ struct rq_read {
 #define RQ_READS_NETDEV_LINK(attr)	{ .type = RQ_READ_NETDEV, .path = (attr), .follow = true }
 #define RQ_READS_MODULE(name, f)	{ .type = RQ_READ_MODULE, .path = (name), .flags = (f) }
 #define RQ_READS_PROCESS(comm)		{ .type = RQ_READ_PROCESS, .path = (comm) }
+/* argv is a compound literal: a list of tools is file-scope (static in a function it is no constant). */
 #define RQ_READS_TOOL(...)		{ .type = RQ_READ_TOOL, .argv = (const char *const[]){ __VA_ARGS__, NULL } }
 
 #endif
