@@ -9,6 +9,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +21,9 @@
 #include "qual/redact.h"
 #include "nodecase.h"
 #include "qual/sysroot.h"
+#include "core/kind.h"
+#include "core/proc.h"
+#include "core/util.h"
 #include "check_main.h"
 
 static const char *const kinds[] = { "driver", "pcie", "mtu", "irq-affinity" };
@@ -75,6 +80,323 @@ START_TEST(capture_replays_identically)
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
 		same_outcome(kinds[k], fixtures[_i], tmp);
 	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+/*
+ * Every kind's declared reads (rq_kind.reads) are in the copy: for each
+ * read, each instance the source tree has (a path or glob match, a PCI
+ * device's attribute in the read's scope, a netdev's attribute, a module,
+ * a daemon's comm, a tool's output with {pci} and {netdev} made each
+ * device) must be found in the capture, through the copied links as a
+ * replay finds it.  The fixtures between them hold every kind of read.
+ */
+static const char *const reads_fixtures[] = { "cx6dx-roce-lag-lossless", "hgx-h100-cstates", "gpu-node-peermem",
+					       "ofed-node-mokpending", "cx7-ndr-ib", "rxe-vm1" };
+
+struct rd_check {
+	const char *src, *dst, *kind;
+	unsigned found;		/* instances checked */
+};
+
+static bool rd_exists(const char *root, const char *rel)
+{
+	char p[8192];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	return lstat(p, &st) == 0;
+}
+
+/* rel (through the source's links) is in the source: then it must be in the copy. */
+static void rd_expect(struct rd_check *k, const char *rel, const char *what)
+{
+	if (!rd_exists(k->src, rel))
+		return;
+	k->found++;
+	ck_assert_msg(rd_exists(k->dst, rel), "%s: %s reads %s (%s), which the source has and the capture lacks",
+		      k->src, k->kind, rel, what);
+}
+
+/* The source's canonical relative path of rel, or false. */
+static bool rd_real(struct rd_check *k, const char *rel, char *out, size_t size)
+{
+	char p[8192], real[PATH_MAX];
+	size_t sl = strlen(k->src);
+
+	snprintf(p, sizeof(p), "%s%s", k->src, rel);
+	if (!realpath(p, real) || strncmp(real, k->src, sl))
+		return false;
+	snprintf(out, size, "%s", real + sl);
+	return true;
+}
+
+/* The entries of dir in the source (names), into names; their count. */
+static size_t rd_list(struct rd_check *k, const char *dir, char names[][256], size_t max)
+{
+	char p[8192];
+	struct dirent **ents = NULL;
+	size_t m = 0;
+	int n;
+
+	snprintf(p, sizeof(p), "%s%s", k->src, dir);
+	n = scandir(p, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.' && m < max)
+			snprintf(names[m++], 256, "%s", ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	return m;
+}
+
+static void rd_attr(struct rd_check *k, const char *dir, const struct rq_read *r)
+{
+	char rel[8192], t[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, r->path);
+	rd_expect(k, rel, "an attribute");
+	if (r->follow && rd_real(k, rel, t, sizeof(t)))
+		rd_expect(k, t, "where the attribute links to");
+}
+
+/* A PCI attribute on each device of its scope. */
+static void rd_pci(struct rd_check *k, const struct rq_read *r)
+{
+	char names[64][256], rel[8192], fn[PATH_MAX], up[PATH_MAX];
+	size_t n = rd_list(k, "/sys/class/infiniband", names, 64);
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/device", names[i]);
+		if (!rd_real(k, rel, fn, sizeof(fn)) || str_starts(fn, "/sys/devices/virtual"))
+			continue;
+		if (r->flags & RQ_PCI_FUNCTION)
+			rd_attr(k, fn, r);
+		if (r->flags & RQ_PCI_BRIDGES)
+			for (char *slash; (slash = strrchr(fn, '/')) && slash != fn;) {
+				*slash = '\0';
+				slash = strrchr(fn, '/');
+				if (!slash || strlen(slash + 1) != 12 || slash[5] != ':')
+					break;
+				rd_attr(k, fn, r);
+			}
+	}
+	n = rd_list(k, "/sys/class/net", names, 64);
+	for (size_t i = 0; i < n && (r->flags & RQ_PCI_PARENT); i++) {
+		snprintf(rel, sizeof(rel), "/sys/class/net/%s/device/..", names[i]);
+		if (rd_real(k, rel, up, sizeof(up)))
+			rd_attr(k, up, r);
+	}
+}
+
+static void rd_path(struct rd_check *k, const struct rq_read *r)
+{
+	char pat[8192], kver[256], p[8192];
+	const char *kw = strstr(r->path, "{kernel}");
+	glob_t g;
+
+	if (kw) {
+		snprintf(p, sizeof(p), "%s/proc/sys/kernel/osrelease", k->src);
+		if (read_line(p, kver, sizeof(kver)))
+			return;
+		snprintf(pat, sizeof(pat), "%s%.*s%s%s", k->src, (int)(kw - r->path), r->path, kver, kw + 8);
+	} else {
+		snprintf(pat, sizeof(pat), "%s%s", k->src, r->path);
+	}
+	if (glob(pat, GLOB_NOCHECK, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *rel = g.gl_pathv[i] + strlen(k->src);
+		char t[PATH_MAX], names[256][256];
+
+		rd_expect(k, rel, "a path");
+		if (r->follow && rd_real(k, rel, t, sizeof(t)))
+			rd_expect(k, t, "where the path links to");
+		if (r->depth && !r->follow) {
+			size_t n = rd_list(k, rel, names, 256);
+
+			for (size_t j = 0; j < n; j++) {
+				snprintf(t, sizeof(t), "%s/%s", rel, names[j]);
+				rd_expect(k, t, "an entry of a directory read");
+			}
+		}
+	}
+	globfree(&g);
+}
+
+/* The tool answers from the copy as it answers from the source. */
+static void rd_tool(struct rd_check *k, const char *const *argv)
+{
+	struct rq_ctx a = { .root = k->src, .replay = true, .log_fd = -1, .tool = rq_tool_replay };
+	struct rq_ctx b = { .root = k->dst, .replay = true, .log_fd = -1, .tool = rq_tool_replay };
+	struct proc_result x, y;
+
+	proc_result_init(&x);
+	proc_result_init(&y);
+	if (rq_tool_replay(&a, argv, 20000, &x) == 0 && !x.exec_failed) {
+		k->found++;
+		ck_assert_msg(rq_tool_replay(&b, argv, 20000, &y) == 0 && !y.exec_failed,
+			      "%s: %s reads `%s ...`, which the source answers and the capture does not", k->src,
+			      k->kind, argv[0]);
+		ck_assert_int_eq(x.exit_code, y.exit_code);
+	}
+	proc_result_release(&x);
+	proc_result_release(&y);
+}
+
+static void rd_tool_each(struct rd_check *k, const struct rq_read *r)
+{
+	char names[64][256], p[8192], v[64];
+	bool pci = false, nd = false;
+	size_t n;
+
+	for (size_t j = 0; r->argv[j]; j++) {
+		pci |= !strcmp(r->argv[j], "{pci}");
+		nd |= !strcmp(r->argv[j], "{netdev}");
+	}
+	if (!pci && !nd) {
+		rd_tool(k, r->argv);
+		return;
+	}
+	n = rd_list(k, pci ? "/sys/class/infiniband" : "/sys/class/net", names, 64);
+	for (size_t i = 0; i < n; i++) {
+		const char *argv[16], *val = names[i];
+		char t[PATH_MAX];
+		size_t j;
+
+		if (pci) {
+			snprintf(p, sizeof(p), "/sys/class/infiniband/%s/device", names[i]);
+			if (!rd_real(k, p, t, sizeof(t)) || !strrchr(t, '/'))
+				continue;
+			val = strrchr(t, '/') + 1;
+		} else {
+			snprintf(p, sizeof(p), "%s/sys/class/net/%s/type", k->src, names[i]);
+			if (read_line(p, v, sizeof(v)) || strcmp(v, "1"))
+				continue;
+		}
+		for (j = 0; r->argv[j] && j + 1 < ARRAY_SIZE(argv); j++)
+			argv[j] = !strcmp(r->argv[j], "{pci}") || !strcmp(r->argv[j], "{netdev}") ? val : r->argv[j];
+		argv[j] = NULL;
+		rd_tool(k, argv);
+	}
+}
+
+static void rd_check_read(struct rd_check *k, const struct rq_read *r)
+{
+	char names[1024][256], rel[8192], p[8192], comm[64];
+	size_t n;
+
+	switch (r->type) {
+	case RQ_READ_PATH:
+		rd_path(k, r);
+		break;
+	case RQ_READ_PCI:
+		rd_pci(k, r);
+		break;
+	case RQ_READ_PCI_VENDOR:
+		n = rd_list(k, "/sys/bus/pci/devices", names, 1024);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%s/vendor", k->src, names[i]);
+			if (!read_line(p, comm, sizeof(comm)) && strtoul(comm, NULL, 16) == r->flags) {
+				snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/vendor", names[i]);
+				rd_expect(k, rel, "a function of a vendor read");
+			}
+		}
+		break;
+	case RQ_READ_NETDEV:
+		n = rd_list(k, "/sys/class/net", names, 1024);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(rel, sizeof(rel), "/sys/class/net/%s", names[i]);
+			rd_attr(k, rel, r);
+		}
+		break;
+	case RQ_READ_MODULE: {
+		const char *mi[] = { "modinfo", r->path, NULL };
+
+		snprintf(rel, sizeof(rel), "/sys/module/%s/initstate", r->path);
+		rd_expect(k, rel, "a module's state");
+		if (r->flags & (RQ_MOD_MODINFO | RQ_MOD_MODINFO_GPU))
+			rd_tool(k, mi);
+		break;
+	}
+	case RQ_READ_PROCESS:
+		n = rd_list(k, "/proc", names, 1024);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(p, sizeof(p), "%s/proc/%s/comm", k->src, names[i]);
+			if (!read_line(p, comm, sizeof(comm)) && !strcmp(comm, r->path)) {
+				snprintf(rel, sizeof(rel), "/proc/%s/comm", names[i]);
+				rd_expect(k, rel, "a daemon's comm");
+			}
+		}
+		break;
+	case RQ_READ_TOOL:
+		rd_tool_each(k, r);
+		break;
+	case RQ_READ_END:
+		break;
+	}
+}
+
+START_TEST(kinds_reads_are_captured)
+{
+	char tmp[] = "/tmp/rq-capture-XXXXXX", src[4096], real[PATH_MAX];
+	const struct rq_kind *kind;
+	unsigned found = 0, nreads = 0;
+
+	struct capture_opts o = { .src = src, .dst = tmp };
+	struct capture_stats st;
+	char err[512] = "";
+
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_int_eq(rmdir(tmp), 0);
+	snprintf(src, sizeof(src), "%s/%s", nc_fixture_dir(), reads_fixtures[_i]);
+	ck_assert_msg(rq_capture(&o, &st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_nonnull(realpath(src, real));
+	for (size_t i = 0; (kind = rq_kind_iter(i)); i++) {
+		struct rd_check k = { .src = real, .dst = tmp, .kind = kind->name };
+
+		for (const struct rq_read *r = kind->reads; r && r->type != RQ_READ_END; r++, nreads++)
+			rd_check_read(&k, r);
+		found += k.found;
+	}
+	/* the kinds declare reads, and this fixture holds instances of them */
+	ck_assert_uint_gt(nreads, 50);
+	ck_assert_uint_gt(found, 20);
+	ck_assert_int_eq(rm_rf(tmp), 0);
+}
+END_TEST
+
+/* A read list in words (help KIND, kinds.md): one line a read, attributes of one scope joined. */
+START_TEST(reads_describe)
+{
+	const struct rq_read reads[] = {	/* (compound literals: not static in a function) */
+		RQ_READS_PCI("config", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+		RQ_READS_PCI("iommu_group", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+		RQ_READS_PCI_TREE("msi_irqs", 2, RQ_PCI_FUNCTION),
+		RQ_READS_NETDEV("mtu"), RQ_READS_NETDEV("mode"),
+		RQ_READS_LINK("/lib/modules/{kernel}/build"),
+		RQ_READS_MODULE("ib_core", RQ_MOD_MODINFO | RQ_MOD_EXPORTS),
+		RQ_READS_PROCESS("irqbalance"),
+		RQ_READS_TOOL("mstflint", "-d", "{pci}", "q"),
+		RQ_READS_END,
+	};
+	struct sb d = SB_INIT;
+
+	rq_capture_reads_describe(reads, &d);
+	ck_assert_str_eq(d.buf,
+		"`config`, `iommu_group` of each RDMA PCI function and the bridges above it\n"
+		"`msi_irqs` of each RDMA PCI function (2 levels below it)\n"
+		"`mtu`, `mode` of every netdev (`/sys/class/net/*/`)\n"
+		"`/lib/modules/{kernel}/build` and what it links to\n"
+		"module `ib_core` (`/sys/module/ib_core`, `modinfo ib_core` where it is loaded, "
+		"`modprobe --show-exports` of its file)\n"
+		"whether `irqbalance` runs (`/proc/*/comm`)\n"
+		"`mstflint -d {pci} q` for each RDMA device's PCI function\n");
+	sb_release(&d);
+	sb_init(&d);
+	rq_capture_reads_describe(NULL, &d);
+	ck_assert_uint_eq(d.len, 0);
+	sb_release(&d);
 }
 END_TEST
 
@@ -703,6 +1025,8 @@ static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, capture_replays_identically, 0, (int)ARRAY_SIZE(fixtures));
+	tcase_add_loop_test(tc, kinds_reads_are_captured, 0, (int)ARRAY_SIZE(reads_fixtures));
+	tcase_add_test(tc, reads_describe);
 	tcase_add_test(tc, capture_dir_must_be_new);
 	tcase_add_test(tc, redacted_capture);
 	tcase_add_test(tc, manifest_tool_lookup);

@@ -11,6 +11,7 @@
 #include "cli/manpage.h"
 #include "core/kind.h"
 #include "core/target.h"
+#include "qual/capture.h"
 
 static void key_line(const struct key_def *k, bool md)
 {
@@ -21,6 +22,20 @@ static void key_line(const struct key_def *k, bool md)
 		printf("| `%s` | %s | %s |\n", k->name, d.buf, k->help ? k->help : "");
 	else
 		printf("  %-18s %s\n  %-18s   %s\n", k->name, d.buf, "", k->help ? k->help : "");
+	sb_release(&d);
+}
+
+/* A read list, one item a line after head (nothing when empty). */
+static void reads_list(const struct rq_read *reads, const char *head, const char *bullet)
+{
+	struct sb d = SB_INIT;
+
+	rq_capture_reads_describe(reads, &d);
+	if (d.len) {
+		printf("%s", head);
+		for (const char *l = d.buf; *l; l += strcspn(l, "\n") + 1)
+			printf("%s%.*s\n", bullet, (int)strcspn(l, "\n"), l);
+	}
 	sb_release(&d);
 }
 
@@ -42,6 +57,7 @@ static void kind_text(const struct rq_kind *k)
 		       k->key_figures);
 	for (const struct key_def *d = k->keys; d && d->name; d++)
 		key_line(d, false);
+	reads_list(k->reads, "\nreads of a node (what `rdmaqual capture` copies for it):\n", "  ");
 	printf("\ncommon keys (every kind): see 'rdmaqual help common'\n");
 }
 
@@ -92,12 +108,20 @@ static void markdown(void)
 			       "`--all-figures` judges them too): `%s`.\n\n", k->key_figures);
 		if (!k->keys || !k->keys->name) {
 			printf("No keys of its own.\n");
-			continue;
+		} else {
+			printf("| key | type | meaning |\n| --- | --- | --- |\n");
+			for (const struct key_def *d = k->keys; d->name; d++)
+				key_line(d, true);
 		}
-		printf("| key | type | meaning |\n| --- | --- | --- |\n");
-		for (const struct key_def *d = k->keys; d->name; d++)
-			key_line(d, true);
+		reads_list(k->reads, "\nWhat it reads of a node, which `rdmaqual capture` copies "
+			   "([node-checks.md](node-checks.md#capture-and-replay)):\n\n", "- ");
 	}
+	printf("\n## What `rdmaqual capture` copies besides the kinds' reads\n\n"
+	       "The device layer's reads (rdmadev finds the devices and the node facts come from these) "
+	       "and the node's record, no one kind's; and each RDMA device's directory "
+	       "(`/sys/class/infiniband/DEV`, 6 levels: ports, GIDs, counters), its PCI function, "
+	       "the uverbs and umad class entries and the netdevs, found as rdmadev finds them.\n");
+	reads_list(rq_capture_base_reads(), "\n", "- ");
 }
 
 /* One name a line, for shell completion (completion/rdmaqual.bash). */

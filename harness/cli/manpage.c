@@ -23,6 +23,7 @@
 #include "core/kind.h"
 #include "core/proc.h"
 #include "core/target.h"
+#include "qual/capture.h"
 
 /* The date of the release in VERSION: bump both together. */
 #define MAN_DATE "2026-12-01"
@@ -76,6 +77,40 @@ static void roff(struct sb *o, const char *s, size_t n)
 static void roffs(struct sb *o, const char *s)
 {
 	roff(o, s, strlen(s));
+}
+
+/*
+ * A kind's reads (rq_capture_reads_describe) as one paragraph, an item a
+ * source line: `code` bold, and a path may break after each '/' (\\:), so
+ * that a long sysfs path neither overflows nor leaves a line roff cannot
+ * adjust.
+ */
+static void reads_para(struct sb *o, const struct rq_read *reads)
+{
+	struct sb d = SB_INIT;
+	bool code = false;
+
+	rq_capture_reads_describe(reads, &d);
+	if (d.len) {
+		sb_adds(o, ".PP\nReads of a node (what \\fBrdmaqual capture\\fR copies for it):\n");
+		for (const char *p = d.buf; *p; p++) {
+			size_t n = strcspn(p, code ? "`/\n" : "`\n");
+
+			roff(o, p, n);
+			p += n;
+			if (!*p)
+				break;
+			if (*p == '/') {
+				sb_adds(o, "/\\:");
+			} else if (*p == '`') {
+				sb_adds(o, code ? "\\fR" : "\\fB");
+				code = !code;
+			} else {
+				sb_adds(o, p[1] ? ";\n" : ".\n");
+			}
+		}
+	}
+	sb_release(&d);
 }
 
 /* An item's tag: option words bold, upper-case placeholders italic. */
@@ -399,12 +434,11 @@ static void page5(struct sb *o)
 		if (k->needs_fabric)
 			sb_addf(o, "Its cases may say \\fBfabric:\\fR and \\fBfabric_sm:\\fR (default "
 				"%s).\n", k->fabric_sm ? "true" : "false");
-		if (!k->keys || !k->keys->name) {
+		if (!k->keys || !k->keys->name)
 			sb_adds(o, "No keys of its own.\n");
-			continue;
-		}
-		for (const struct key_def *d = k->keys; d->name; d++)
+		for (const struct key_def *d = k->keys; d && d->name; d++)
 			key_item(o, d);
+		reads_para(o, k->reads);
 	}
 	sb_adds(o, ".SH SEE ALSO\n.BR rdmaqual (1)\n");
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "core/case.h"
 #include "core/ctx.h"
+#include "core/reads.h"
 
 struct rq_undo_op;
 
@@ -58,6 +59,13 @@ struct rq_kind {
 	 * direction is known.
 	 */
 	const char *key_figures;
+	/*
+	 * What run() reads of the node (core/reads.h), ended by RQ_READS_END:
+	 * `rdmaqual capture` copies the union of every kind's, so a new node
+	 * kind's reads are captured without editing capture.  NULL: none (a
+	 * kind that reads no node, or only through the tools of a fabric).
+	 */
+	const struct rq_read *reads;
 	/* Post-load validation across keys; append errors with rq_cfg_error(). */
 	int (*validate)(const struct rq_case *c, char *err, size_t errsz);
 	/* Kind-specific applicability; return RQ_SKIP/RQ_ERROR with reason, or RQ_NONE to go on. */

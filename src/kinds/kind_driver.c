@@ -692,6 +692,18 @@ out:
 	rdma_devs_release(&devs);
 }
 
+/* The functions it judges, the firmware tools, the modules of each profile, /dev/infiniband */
+static const struct rq_read driver_reads[] = {
+	RQ_READS_PCI_VENDOR(0x15b3),
+	RQ_READS_PCI("sriov_drivers_autoprobe", RQ_PCI_ALL), RQ_READS_PCI("physfn", RQ_PCI_ALL),
+	RQ_READS_NETDEV("speed"), RQ_READS_NETDEV("master"),
+	RQ_READS_MODULE("mlx5_core", 0), RQ_READS_MODULE("mlx5_ib", 0), RQ_READS_MODULE("ib_core", 0),
+	RQ_READS_MODULE("ib_uverbs", 0), RQ_READS_MODULE("rdma_ucm", 0), RQ_READS_MODULE("rdma_rxe", 0),
+	RQ_READS_TREE("/dev/infiniband", 1),
+	RQ_READS_TOOL("mstflint", "-d", "{pci}", "q"), RQ_READS_TOOL("mlxfwmanager", "--query", "-d", "{pci}"),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_driver = {
 	.name = "driver",
 	.summary = "RDMA stack present on every device and port: modules, driver, model, firmware, uverbs, port state",
@@ -705,6 +717,7 @@ const struct rq_kind rq_kind_driver = {
 	       "ConnectX-only checks do not apply there.  Kernel, rdma-core, OFED and firmware "
 	       "versions are recorded as facts for before/after comparisons.",
 	.keys = driver_keys,
+	.reads = driver_reads,
 	.cfg_size = sizeof(struct driver_cfg),
 	.default_targets = "hca,rxe-vm,sysroot",
 	.validate = driver_validate,

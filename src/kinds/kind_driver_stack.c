@@ -1004,6 +1004,44 @@ static void ds_run(struct rq_ctx *ctx, const void *p)
 		rq_fact_add(sbrow, "modules", "none of the stack's modules is loaded");
 }
 
+/*
+ * Every module a case may judge (modules:'s default and the stack's
+ * others), where each comes from; Secure Boot, lockdown, signatures,
+ * taint, the keyrings and MOKs, the kernel log, DKMS builds, the headers.
+ */
+#define DS_MOD RQ_MOD_MODINFO
+#define DS_GPU (RQ_MOD_MODINFO | RQ_MOD_MODINFO_GPU)
+static const struct rq_read driver_stack_reads[] = {
+	RQ_READS_MODULE("mlx5_core", DS_MOD), RQ_READS_MODULE("mlx5_ib", DS_MOD),
+	RQ_READS_MODULE("mlx4_core", DS_MOD), RQ_READS_MODULE("mlx4_ib", DS_MOD),
+	RQ_READS_MODULE("ib_core", DS_MOD | RQ_MOD_EXPORTS), RQ_READS_MODULE("ib_uverbs", DS_MOD),
+	RQ_READS_MODULE("ib_umad", DS_MOD), RQ_READS_MODULE("ib_cm", DS_MOD), RQ_READS_MODULE("iw_cm", DS_MOD),
+	RQ_READS_MODULE("rdma_cm", DS_MOD), RQ_READS_MODULE("rdma_ucm", DS_MOD),
+	RQ_READS_MODULE("ib_ipoib", DS_MOD), RQ_READS_MODULE("rdma_rxe", DS_MOD), RQ_READS_MODULE("siw", DS_MOD),
+	RQ_READS_MODULE("udp_tunnel", DS_MOD), RQ_READS_MODULE("ip6_udp_tunnel", DS_MOD),
+	RQ_READS_MODULE("mlxfw", DS_MOD), RQ_READS_MODULE("crc32_generic", DS_MOD),
+	RQ_READS_MODULE("nvidia", DS_GPU), RQ_READS_MODULE("nvidia_uvm", DS_MOD),
+	RQ_READS_MODULE("nvidia_modeset", DS_MOD), RQ_READS_MODULE("nvidia_drm", DS_MOD),
+	RQ_READS_MODULE("nvidia_peermem", DS_GPU | RQ_MOD_MODVERSIONS),
+	RQ_READS_MODULE("nv_peer_mem", DS_GPU | RQ_MOD_MODVERSIONS),
+	RQ_READS_MODULE("mlx_compat", DS_MOD),
+	RQ_READS_PCI_VENDOR(0x10de),
+	RQ_READS_TOOL("ofed_info", "-s"),
+	RQ_READS_TOOL("mokutil", "--sb-state"), RQ_READS_TOOL("mokutil", "--list-enrolled"),
+	RQ_READS_TOOL("mokutil", "--list-new"), RQ_READS_TOOL("dmesg"),
+	RQ_READS_FILE("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"),
+	RQ_READS_FILE("/sys/firmware/efi/efivars/SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c"),
+	RQ_READS_FILE("/sys/firmware/efi/efivars/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23"),
+	RQ_READS_FILE("/sys/kernel/security/lockdown"),
+	RQ_READS_FILE("/sys/module/module/parameters/sig_enforce"),
+	RQ_READS_FILE("/proc/sys/kernel/tainted"), RQ_READS_FILE("/proc/keys"),
+	RQ_READS_FILE("/proc/sys/kernel/osrelease"),
+	RQ_READS_LINK("/lib/modules/{kernel}/build"),
+	RQ_READS_TREE("/var/lib/dkms/mlnx-ofed-kernel", 2), RQ_READS_TREE("/var/lib/dkms/nvidia", 2),
+	RQ_READS_TREE("/var/lib/dkms/nvidia-open", 2),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_driver_stack = {
 	.name = "driver-stack",
 	.summary = "the stack's modules: for this kernel, OFED's where OFED userspace is installed, loaded from the file modinfo finds, signed where Secure Boot enforces it (read-only)",
@@ -1024,6 +1062,7 @@ const struct rq_kind rq_kind_driver_stack = {
 	       "(the kernel log's refusal, its modversions CRCs against ib_core's exports, modinfo depends "
 	       "against ib_core's origin).",
 	.keys = ds_keys,
+	.reads = driver_stack_reads,
 	.cfg_size = sizeof(struct ds_cfg),
 	.default_targets = "hca,sysroot",
 	.run = ds_run,

@@ -749,6 +749,21 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 	rdma_devs_release(&devs);
 }
 
+/* The GPUs, the path's ACS and IOMMU groups, the topology, the driver and peer memory */
+static const struct rq_read gpudirect_reads[] = {
+	RQ_READS_PCI_VENDOR(0x10de),
+	RQ_READS_PCI("numa_node", RQ_PCI_ALL),
+	RQ_READS_PCI("current_link_speed", RQ_PCI_ALL), RQ_READS_PCI("current_link_width", RQ_PCI_ALL),
+	RQ_READS_PCI("max_link_speed", RQ_PCI_ALL), RQ_READS_PCI("max_link_width", RQ_PCI_ALL),
+	RQ_READS_PCI("config", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+	RQ_READS_PCI("iommu_group", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+	RQ_READS_PCI("iommu_group/type", RQ_PCI_FUNCTION),
+	RQ_READS_TOOL("nvidia-smi", "topo", "-m"),
+	RQ_READS_FILE("/proc/driver/nvidia/version"),
+	RQ_READS_MODULE("nvidia_peermem", 0),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_gpudirect = {
 	.name = "gpudirect",
 	.summary = "GPUDirect RDMA readiness: each rail's nearest GPUs (PIX/PXB vs across the CPU), a peer-memory path, no ACS redirect between them, IOMMU pass-through (read-only)",
@@ -765,6 +780,7 @@ const struct rq_kind rq_kind_gpudirect = {
 	       "DMA-BUF possible (kernel >= 5.12, rdma-core >= 34, NVIDIA open kernel module >= 515).  "
 	       "Every failure says what to change; nothing is changed.  No NVIDIA GPU: SKIP.",
 	.keys = gd_keys,
+	.reads = gpudirect_reads,
 	.cfg_size = sizeof(struct gd_cfg),
 	.default_targets = "hca,sysroot",
 	.run = gd_run,

@@ -633,6 +633,19 @@ static void irq_cleanup(struct rq_ctx *ctx, const void *p)
 		undo_restore(ctx, "irq");
 }
 
+/* The device's vectors and local CPUs, the kernel's affinities, irqbalance */
+static const struct rq_read irq_affinity_reads[] = {
+	RQ_READS_PCI_TREE("msi_irqs", 2, RQ_PCI_FUNCTION | RQ_PCI_PARENT),
+	RQ_READS_PCI("local_cpulist", RQ_PCI_ALL),
+	RQ_READS_FILE("/proc/interrupts"),
+	RQ_READS_GLOB("/proc/irq/[0-9]*/smp_affinity_list"),
+	RQ_READS_GLOB("/proc/irq/[0-9]*/effective_affinity_list"),
+	RQ_READS_FILE("/sys/devices/system/cpu/online"),
+	RQ_READS_GLOB("/sys/devices/system/node/node[0-9]*/cpulist"),
+	RQ_READS_PROCESS("irqbalance"),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_irq_affinity = {
 	.name = "irq-affinity",
 	.summary = "every HCA's completion IRQs on its NUMA-local CPUs, spread, or on a given CPU list; optional set and restore",
@@ -646,6 +659,7 @@ const struct rq_kind rq_kind_irq_affinity = {
 	       "recorded, not failed.  set: local-spread writes mlx5's layout (journalled first) and restores the "
 	       "old affinities afterwards.  rxe has no interrupts: SKIP.",
 	.keys = irq_keys,
+	.reads = irq_affinity_reads,
 	.cfg_size = sizeof(struct irq_cfg),
 	.undo = &irq_undo_op,
 	.default_targets = "hca,sysroot",

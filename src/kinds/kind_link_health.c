@@ -317,6 +317,17 @@ static void lh_run(struct rq_ctx *ctx, const void *p)
 	rdma_devs_release(&devs);
 }
 
+/*
+ * The PCI function's AER counters, and the upstream ports' (a link's
+ * errors count at either end); the ports' counters are in the RDMA
+ * device's directory, which capture copies whole.
+ */
+static const struct rq_read link_health_reads[] = {
+	RQ_READS_PCI("aer_dev_correctable", RQ_PCI_ALL), RQ_READS_PCI("aer_dev_nonfatal", RQ_PCI_ALL),
+	RQ_READS_PCI("aer_dev_fatal", RQ_PCI_ALL),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_link_health = {
 	.name = "link-health",
 	.summary = "growth of each port's sysfs counters/ and hw_counters/ and the function's PCIe AER counters, no SM needed",
@@ -328,6 +339,7 @@ const struct rq_kind rq_kind_link_health = {
 	       "[symbol_error=10]) fails the row.  Every total and growth is a figure.  A replayed "
 	       "capture has one reading and SKIPs with the figures.",
 	.keys = lh_keys,
+	.reads = link_health_reads,
 	.cfg_size = sizeof(struct lh_cfg),
 	.default_targets = "hca,rxe-vm,sysroot",
 	.validate = lh_validate,

@@ -464,6 +464,13 @@ static void mtu_cleanup(struct rq_ctx *ctx, const void *vp)
 		undo_restore(ctx, "mtu");
 }
 
+/* active_mtu from verbs, the netdev's MTU and IPoIB mode */
+static const struct rq_read mtu_reads[] = {
+	RQ_READS_TOOL("ibv_devinfo", "-v"),
+	RQ_READS_NETDEV("mtu"), RQ_READS_NETDEV("mode"), RQ_READS_NETDEV("dev_id"),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_mtu = {
 	.name = "mtu",
 	.summary = "netdev MTU and verbs active_mtu consistent per driver formula and as expected, per port; optional set and restore",
@@ -474,6 +481,7 @@ const struct rq_kind rq_kind_mtu = {
 	       "against its mode.  With set: it changes the netdev MTU (journalled first), verifies "
 	       "the new active_mtu and restores the old MTU on every exit path.",
 	.keys = mtu_keys,
+	.reads = mtu_reads,
 	.cfg_size = sizeof(struct mtu_cfg),
 	.state_size = sizeof(struct mtu_state),
 	.undo = &mtu_undo_op,

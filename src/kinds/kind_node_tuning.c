@@ -368,6 +368,22 @@ static void nt_run(struct rq_ctx *ctx, const void *p)
 	rdma_devs_release(&devs);
 }
 
+/* MaxReadReq on the path, IRQ pinning, CPU governors and C-states, THP, memlock limits */
+static const struct rq_read node_tuning_reads[] = {
+	RQ_READS_PCI("config", RQ_PCI_FUNCTION | RQ_PCI_BRIDGES),
+	RQ_READS_PCI_TREE("msi_irqs", 2, RQ_PCI_FUNCTION),
+	RQ_READS_GLOB("/proc/irq/[0-9]*/smp_affinity_list"),
+	RQ_READS_GLOB("/proc/irq/[0-9]*/effective_affinity_list"),
+	RQ_READS_PROCESS("irqbalance"),
+	RQ_READS_GLOB("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor"),
+	RQ_READS_GLOB("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/name"),
+	RQ_READS_GLOB("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/latency"),
+	RQ_READS_GLOB("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/disable"),
+	RQ_READS_FILE("/sys/kernel/mm/transparent_hugepage/enabled"),
+	RQ_READS_FILE("/etc/security/limits.conf"), RQ_READS_TREE("/etc/security/limits.d", 1),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_node_tuning = {
 	.name = "node-tuning",
 	.summary = "node tuning for RDMA: PCIe MaxReadReq/MaxPayload per ConnectX function, governor and deep C-states on the rails' IRQ CPUs, irqbalance vs pinned IRQs, THP and memlock (read-only)",
@@ -380,6 +396,7 @@ const struct rq_kind rq_kind_node_tuning = {
 	       "A row `node`: irqbalance, transparent huge pages, the memlock entries of limits.conf and "
 	       "limits.d/ (judged with memlock_unlimited).  Unreadable config space or IRQs are facts.",
 	.keys = nt_keys,
+	.reads = node_tuning_reads,
 	.cfg_size = sizeof(struct nt_cfg),
 	.default_targets = "hca,sysroot",
 	.run = nt_run,

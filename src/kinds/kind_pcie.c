@@ -394,6 +394,14 @@ static void pcie_run(struct rq_ctx *ctx, const void *p)
 	rdma_devs_release(&devs);
 }
 
+/* Each link of the path to the root port, and the NUMA node's CPUs */
+static const struct rq_read pcie_reads[] = {
+	RQ_READS_PCI("current_link_speed", RQ_PCI_ALL), RQ_READS_PCI("current_link_width", RQ_PCI_ALL),
+	RQ_READS_PCI("max_link_speed", RQ_PCI_ALL), RQ_READS_PCI("max_link_width", RQ_PCI_ALL),
+	RQ_READS_GLOB("/sys/devices/system/node/node[0-9]*/cpulist"),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_pcie = {
 	.name = "pcie",
 	.summary = "every HCA's PCIe path at the best its links allow, able to carry the card's ports, NUMA node known",
@@ -407,6 +415,7 @@ const struct rq_kind rq_kind_pcie = {
 	       "multi-node machines.  VFs (link "
 	       "unknown, width 0) and virtual devices (rxe) SKIP.",
 	.keys = pcie_keys,
+	.reads = pcie_reads,
 	.cfg_size = sizeof(struct pcie_cfg),
 	.default_targets = "hca,sysroot",
 	.run = pcie_run,

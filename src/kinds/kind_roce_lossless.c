@@ -346,6 +346,16 @@ static void rl_run(struct rq_ctx *ctx, const void *p)
 	rdma_devs_release(&devs);
 }
 
+/* DCB (trust, PFC), MLNX_OFED's ECN, rdma_cm's RoCE defaults, a LAG's slaves */
+static const struct rq_read roce_lossless_reads[] = {
+	RQ_READS_TOOL("dcb", "-j", "app", "show", "dev", "{netdev}"),
+	RQ_READS_TOOL("dcb", "-j", "pfc", "show", "dev", "{netdev}"),
+	RQ_READS_NETDEV_TREE("ecn", 3),
+	RQ_READS_NETDEV("bonding/mode"), RQ_READS_NETDEV("bonding/slaves"),
+	RQ_READS_TREE("/sys/kernel/config/rdma_cm", 4),
+	RQ_READS_END,
+};
+
 const struct rq_kind rq_kind_roce_lossless = {
 	.name = "roce-lossless",
 	.summary = "RoCE ports set up for lossless RDMA (each slave PF of a LAG): trust DSCP, PFC on the RoCE priority only, ECN, CNP priority, RoCE v2 and ToS (read-only)",
@@ -359,6 +369,7 @@ const struct rq_kind rq_kind_roce_lossless = {
 	       "slave PF's DCB and ECN are judged, not the bond's.  `dcb` missing: SKIP with the "
 	       "reason.  rxe SKIPs.",
 	.keys = rl_keys,
+	.reads = roce_lossless_reads,
 	.cfg_size = sizeof(struct rl_cfg),
 	.default_targets = "hca,sysroot",
 	.run = rl_run,

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Capture a node for replay (see capture.h, sysroot.h).  What is copied is
- * exactly what the node kinds and rdmadev read, found the way they find it:
- * from /sys/class/infiniband to each device's directory and PCI function,
- * every Mellanox PCI function (bound or not), the netdevs, uverbs/umad
- * class entries, the stack's modules, CPU/NUMA lists, /proc/interrupts and
- * /proc/irq/<n>/ affinities, plus the tools' outputs.  Nothing is followed
+ * what the node kinds declare they read (rq_kind.reads, core/reads.h) and
+ * what the device layer reads (base_reads below), found the way rdmadev
+ * finds it: from /sys/class/infiniband to each device's directory and PCI
+ * function, the PCI functions of the declared vendors (bound or not), the
+ * bridges above them, the netdevs, the uverbs/umad class entries; then the
+ * declared modules, paths (globs expanded), daemons and tools.  Capture
+ * holds no list of its own of what a kind reads: a new kind's reads are
+ * captured once its file declares them.  Nothing is followed
  * blindly: symlinks are copied as links and their targets are copied by the
  * step that needs them, so the copy stays small and never loops.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +26,22 @@
 
 #include "qual/capture.h"
 #include "core/ctx.h"
+#include "core/case.h"
+#include "core/kind.h"
 #include "core/proc.h"
 #include "qual/redact.h"
 #include "qual/sysroot.h"
 #include "core/util.h"
 
+/* The union of base_reads and every kind's reads: each thing once, in first-declared order. */
+struct reads {
+	struct rq_read *v;
+	size_t n, cap;
+};
+
 struct cap {
 	const struct capture_opts *o;
+	struct reads reads;	/* what to copy: reads_union() */
 	char src[PATH_MAX];	/* "" for the live node, else a canonical tree path */
 	char dst[PATH_MAX];
 	struct sb manifest;
@@ -38,57 +51,110 @@ struct cap {
 	size_t nseen, capseen;
 };
 
-static const char *const stack_modules[] = {
-	"mlx5_core", "mlx5_ib", "mlx4_core", "mlx4_ib", "ib_core", "ib_uverbs", "ib_umad", "ib_cm",
-	"iw_cm", "rdma_cm", "rdma_ucm", "ib_ipoib", "rdma_rxe", "siw", "udp_tunnel", "ip6_udp_tunnel",
-	"mlxfw", "crc32_generic",
-	/* GPUDirect RDMA: the GPU driver (its modules) and its peer-memory client */
-	"nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nv_peer_mem",
-	/* MLNX_OFED's compatibility layer (driver-stack: OFED's modules or the kernel's) */
-	"mlx_compat", NULL,
-};
-
-/* PCI function attributes the kinds read (no config/resource/rom: binary or side effects). */
-static const char *const pci_attrs[] = {
-	"vendor", "device", "subsystem_vendor", "subsystem_device", "class", "revision",
-	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
-	"numa_node", "local_cpulist", "local_cpus", "uevent", "sriov_numvfs", "sriov_totalvfs",
-	"sriov_drivers_autoprobe", "sriov_offset", "sriov_stride", "enable", "physfn",
-	/* PCIe AER counters (drivers/pci/pcie/aer.c): link health by growth */
-	"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal", NULL,
-};
-
 /*
- * Config space (4 KiB to root, 256 bytes otherwise; reading it has no side
- * effects) of the functions and bridges on a rail's path: gpudirect reads
- * the ACS capability, node tuning the Device Control register.  And the
- * IOMMU group the device sits in (its `type` is copied beside it).
+ * What capture copies that is no one kind's: what the device layer reads
+ * (rdmadev finds devices through these, the node facts every row carries
+ * come from these) and the node's record, which a person or sysroot's
+ * replay reads (the device's identity and link state, the plain tool
+ * listings, the daemons that change what a node does).  The rest comes
+ * from the kinds' own lists (rq_kind.reads).
  */
-static const char *const cfg_attrs[] = { "config", "iommu_group", NULL };
-
-static const char *const net_attrs[] = {
-	"mtu", "type", "dev_port", "dev_id", "operstate", "carrier", "address", "mode",
-	"ifindex", "speed", "duplex", "uevent", "master",
-	/* a bond's slaves (bond_sysfs.c): roce-lossless judges a LAG's slave PFs */
-	"bonding/mode", "bonding/slaves", NULL,
+static const struct rq_read base_reads[] = {
+	/* rdmadev: a device's function, its driver, its NUMA node; the netdev's device */
+	RQ_READS_PCI("vendor", RQ_PCI_ALL),
+	RQ_READS_PCI("device", RQ_PCI_ALL),
+	RQ_READS_PCI("subsystem_vendor", RQ_PCI_ALL),
+	RQ_READS_PCI("subsystem_device", RQ_PCI_ALL),
+	RQ_READS_PCI("class", RQ_PCI_ALL),
+	RQ_READS_PCI("revision", RQ_PCI_ALL),
+	RQ_READS_PCI("numa_node", RQ_PCI_ALL),
+	RQ_READS_PCI("uevent", RQ_PCI_ALL),
+	RQ_READS_PCI("enable", RQ_PCI_ALL), RQ_READS_PCI("local_cpus", RQ_PCI_ALL),
+	/* the function's SR-IOV layout (driver judges the VFs themselves) */
+	RQ_READS_PCI("sriov_numvfs", RQ_PCI_ALL), RQ_READS_PCI("sriov_totalvfs", RQ_PCI_ALL),
+	RQ_READS_PCI("sriov_offset", RQ_PCI_ALL), RQ_READS_PCI("sriov_stride", RQ_PCI_ALL),
+	RQ_READS_PCI_LINK("driver", RQ_PCI_FUNCTION),
+	/* the verbs and MAD class entries of the function (uverbsN, umadN: ibdev, port) */
+	RQ_READS_PCI_TREE("infiniband_verbs", 3, RQ_PCI_FUNCTION),
+	RQ_READS_PCI_TREE("infiniband_mad", 3, RQ_PCI_FUNCTION),
+	RQ_READS_NETDEV("mtu"), RQ_READS_NETDEV("type"), RQ_READS_NETDEV("dev_port"),
+	RQ_READS_NETDEV("dev_id"), RQ_READS_NETDEV("operstate"), RQ_READS_NETDEV("carrier"),
+	RQ_READS_NETDEV("address"), RQ_READS_NETDEV("ifindex"),
+	RQ_READS_NETDEV("duplex"), RQ_READS_NETDEV("uevent"),
+	RQ_READS_NETDEV_LINK("device"),
+	/* node facts: the kernel, libibverbs, rdma-core, OFED, mlx5_core's version */
+	RQ_READS_MODULE("mlx5_core", 0),
+	RQ_READS_FILE("/proc/sys/kernel/osrelease"),
+	RQ_READS_FILE("/proc/sys/kernel/hostname"),
+	RQ_READS_FILE("/usr/lib/x86_64-linux-gnu/libibverbs.so.1"),
+	RQ_READS_FILE("/usr/lib/aarch64-linux-gnu/libibverbs.so.1"),
+	RQ_READS_FILE("/usr/lib64/libibverbs.so.1"), RQ_READS_FILE("/usr/lib/libibverbs.so.1"),
+	RQ_READS_TOOL("ofed_info", "-s"), RQ_READS_TOOL("pkg-config", "--modversion", "libibverbs"),
+	/* the verbs stack's ABI and device nodes (recorded in the manifest, never created) */
+	RQ_READS_TREE("/dev/infiniband", 1),
+	RQ_READS_FILE("/sys/class/infiniband_verbs/abi_version"),
+	RQ_READS_FILE("/sys/class/infiniband_mad/abi_version"),
+	RQ_READS_FILE("/sys/devices/system/cpu/possible"), RQ_READS_FILE("/sys/devices/system/node/online"),
+	/* the record: the listings a person reads first, pid 1, the daemons that change a node */
+	RQ_READS_TOOL("ibv_devinfo", "-v"), RQ_READS_TOOL("ibv_devinfo"), RQ_READS_TOOL("ibstat"),
+	RQ_READS_TOOL("rdma", "link", "show"), RQ_READS_TOOL("rdma", "dev", "show"),
+	RQ_READS_FILE("/proc/1/comm"),
+	RQ_READS_PROCESS("opensm"), RQ_READS_PROCESS("ibacm"), RQ_READS_PROCESS("rdma-ndd"),
+	/* the IRQs' affinities as the kernel keeps them, whoever judges them */
+	RQ_READS_GLOB("/proc/irq/[0-9]*/smp_affinity"), RQ_READS_GLOB("/proc/irq/[0-9]*/effective_affinity"),
+	RQ_READS_GLOB("/proc/irq/[0-9]*/affinity_hint"), RQ_READS_GLOB("/proc/irq/[0-9]*/node"),
+	RQ_READS_END,
 };
 
-static const char *const tools[][6] = {
-	{ "ibv_devinfo", "-v" }, { "ibv_devinfo" }, { "ibstat" }, { "rdma", "link", "show" },
-	{ "rdma", "dev", "show" }, { "ofed_info", "-s" }, { "pkg-config", "--modversion", "libibverbs" },
-	{ "nvidia-smi", "topo", "-m" }, { "mokutil", "--sb-state" },
-	/* whom the kernel trusts to sign modules: the enrolled MOKs and the enrollments still queued */
-	{ "mokutil", "--list-enrolled" }, { "mokutil", "--list-new" },
-	/*
-	 * The kernel log: what the kernel said about Secure Boot, module
-	 * signatures and refused symbols (driver-stack).  util-linux dmesg
-	 * reads it without blocking; as non-root with kernel.dmesg_restrict it
-	 * fails and its exit status and error are what is kept.
-	 */
-	{ "dmesg" },
-};
+static bool argv_eq(const char *const *a, const char *const *b)
+{
+	size_t i;
 
-static const char *const watched_procs[] = { "irqbalance", "opensm", "ibacm", "rdma-ndd", NULL };
+	for (i = 0; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return !a[i] && !b[i];
+}
+
+static void reads_add(struct reads *u, const struct rq_read *list)
+{
+	for (const struct rq_read *r = list; r && r->type != RQ_READ_END; r++) {
+		struct rq_read *m = NULL;
+
+		for (size_t i = 0; i < u->n && !m; i++) {
+			struct rq_read *e = &u->v[i];
+
+			if (e->type != r->type)
+				continue;
+			if (r->type == RQ_READ_TOOL ? argv_eq(e->argv, r->argv) :
+			    r->type == RQ_READ_PCI_VENDOR ? e->flags == r->flags : !strcmp(e->path, r->path))
+				m = e;
+		}
+		if (m) {
+			if (r->depth > m->depth)
+				m->depth = r->depth;
+			if (r->type != RQ_READ_PCI_VENDOR)
+				m->flags |= r->flags;
+			m->follow |= r->follow;
+			continue;
+		}
+		if (u->n == u->cap) {
+			u->cap = u->cap ? u->cap * 2 : 64;
+			u->v = xrealloc(u->v, u->cap * sizeof(*u->v));
+		}
+		u->v[u->n++] = *r;
+	}
+}
+
+/* base_reads, then the kinds core was handed, in their order. */
+static void reads_union(struct reads *u)
+{
+	const struct rq_kind *k;
+
+	reads_add(u, base_reads);
+	for (size_t i = 0; (k = rq_kind_iter(i)); i++)
+		reads_add(u, k->reads);
+}
 
 static uint64_t fnv(const char *s, size_t n)
 {
@@ -322,14 +388,43 @@ static int cp_follow(struct cap *c, const char *rel, char *target, size_t size)
 	return resolve(c, rel, target, size);
 }
 
-static void cp_attrs(struct cap *c, const char *dir, const char *const *attrs)
+/*
+ * One declared attribute of a device directory: through a link when its
+ * first component is one (iommu_group/type), the link and its target when
+ * the read follows it (driver, a netdev's device), else the entry itself.
+ */
+static void cp_dev_attr(struct cap *c, const char *dir, const struct rq_read *r)
 {
-	for (size_t i = 0; attrs[i]; i++) {
-		char rel[PATH_MAX];
+	char rel[PATH_MAX], t[PATH_MAX], s[PATH_MAX];
+	const char *slash = strchr(r->path, '/');
+	struct stat st;
 
-		catp(rel, sizeof(rel), dir, "/", attrs[i]);
-		cp_entry(c, rel, 0);
+	if (slash) {
+		snprintf(rel, sizeof(rel), "%s/%.*s", dir, (int)(slash - r->path), r->path);
+		spath(c, rel, s, sizeof(s));
+		if (lstat(s, &st) == 0 && S_ISLNK(st.st_mode)) {
+			if (resolve(c, rel, t, sizeof(t)) == 0) {
+				catp(rel, sizeof(rel), t, slash, "");
+				cp_entry(c, rel, (int)r->depth);
+			}
+			return;
+		}
 	}
+	catp(rel, sizeof(rel), dir, "/", r->path);
+	if (r->follow) {
+		if (cp_follow(c, rel, t, sizeof(t)) == 0)
+			cp_entry(c, t, (int)r->depth);
+		return;
+	}
+	cp_entry(c, rel, (int)r->depth);
+}
+
+/* The declared attributes of a PCI device in scope (RQ_PCI_*). */
+static void cp_pci_attrs(struct cap *c, const char *dir, unsigned scope)
+{
+	for (size_t i = 0; i < c->reads.n; i++)
+		if (c->reads.v[i].type == RQ_READ_PCI && (c->reads.v[i].flags & scope))
+			cp_dev_attr(c, dir, &c->reads.v[i]);
 }
 
 static void cp_netdev(struct cap *c, const char *ndir)
@@ -337,20 +432,15 @@ static void cp_netdev(struct cap *c, const char *ndir)
 	char rel[PATH_MAX], t[PATH_MAX], up[PATH_MAX];
 
 	cp_entry(c, ndir, 0);
-	cp_attrs(c, ndir, net_attrs);
-	/* MLNX_OFED's mlx5 ECN settings: ecn/roce_np|roce_rp/enable/N, cnp_* */
-	catp(rel, sizeof(rel), ndir, "/ecn", "");
-	cp_entry(c, rel, 3);
-	/* device -> the virtio device or PCI function; a virtio parent holds msi_irqs/. */
+	for (size_t i = 0; i < c->reads.n; i++)
+		if (c->reads.v[i].type == RQ_READ_NETDEV)
+			cp_dev_attr(c, ndir, &c->reads.v[i]);
+	/* device -> the virtio device or PCI function; the device above it (virtio's PCI function) */
 	snprintf(rel, sizeof(rel), "%s/device", ndir);
-	if (cp_follow(c, rel, t, sizeof(t)) == 0) {
-		cp_entry(c, t, 0);
+	if (resolve(c, rel, t, sizeof(t)) == 0) {
 		catp(up, sizeof(up), t, "/..", "");
-		if (resolve(c, up, up, sizeof(up)) == 0) {
-			catp(rel, sizeof(rel), up, "/msi_irqs", "");
-			cp_entry(c, rel, 2);
-			cp_attrs(c, up, pci_attrs);
-		}
+		if (resolve(c, up, up, sizeof(up)) == 0)
+			cp_pci_attrs(c, up, RQ_PCI_PARENT);
 	}
 }
 
@@ -377,44 +467,20 @@ static void cp_bridges(struct cap *c, const char *pdir)
 		slash = strrchr(up, '/');
 		if (!slash || !is_bdf(slash + 1))
 			break;
-		cp_attrs(c, up, pci_attrs);
-		cp_attrs(c, up, cfg_attrs);
-	}
-}
-
-/* The type of the IOMMU group a device's iommu_group link points at. */
-static void cp_iommu_group(struct cap *c, const char *pdir)
-{
-	char rel[PATH_MAX], t[PATH_MAX];
-
-	catp(rel, sizeof(rel), pdir, "/iommu_group", "");
-	if (resolve(c, rel, t, sizeof(t)) == 0) {
-		catp(rel, sizeof(rel), t, "/type", "");
-		cp_entry(c, rel, 0);
+		cp_pci_attrs(c, up, RQ_PCI_BRIDGES);
 	}
 }
 
 static void cp_pci(struct cap *c, const char *pdir)
 {
-	char rel[PATH_MAX], t[PATH_MAX];
+	char rel[PATH_MAX];
 	struct dirent **ents = NULL;
 	char s[PATH_MAX];
 	int n;
 
 	cp_entry(c, pdir, 0);
-	cp_attrs(c, pdir, pci_attrs);
-	cp_attrs(c, pdir, cfg_attrs);
-	cp_iommu_group(c, pdir);
+	cp_pci_attrs(c, pdir, RQ_PCI_FUNCTION);
 	cp_bridges(c, pdir);
-	snprintf(rel, sizeof(rel), "%s/driver", pdir);
-	if (cp_follow(c, rel, t, sizeof(t)) == 0)
-		cp_entry(c, t, 0);	/* the driver's directory itself, not its bind files */
-	snprintf(rel, sizeof(rel), "%s/msi_irqs", pdir);
-	cp_entry(c, rel, 2);
-	snprintf(rel, sizeof(rel), "%s/infiniband_verbs", pdir);
-	cp_entry(c, rel, 3);
-	snprintf(rel, sizeof(rel), "%s/infiniband_mad", pdir);
-	cp_entry(c, rel, 3);
 	snprintf(rel, sizeof(rel), "%s/net", pdir);
 	spath(c, rel, s, sizeof(s));
 	n = scandir(s, &ents, NULL, alphasort);
@@ -472,7 +538,15 @@ static void cp_ibdev(struct cap *c, const char *idir)
 	}
 }
 
-static void cp_mlx_functions(struct cap *c)
+static bool vendor_read(struct cap *c, unsigned long id)
+{
+	for (size_t i = 0; i < c->reads.n; i++)
+		if (c->reads.v[i].type == RQ_READ_PCI_VENDOR && c->reads.v[i].flags == id)
+			return true;
+	return false;
+}
+
+static void cp_vendor_functions(struct cap *c)
 {
 	char s[PATH_MAX];
 	struct dirent **ents = NULL;
@@ -487,9 +561,8 @@ static void cp_mlx_functions(struct cap *c)
 			snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s", ents[i]->d_name);
 			spath(c, rel, p, sizeof(p));
 			strncat(p, "/vendor", sizeof(p) - strlen(p) - 1);
-			/* ConnectX functions, and NVIDIA's (GPUs) for gpudirect */
-			if (!read_line(p, v, sizeof(v)) &&
-			    (strtoul(v, NULL, 16) == 0x15b3 || strtoul(v, NULL, 16) == 0x10de) &&
+			/* the vendors the kinds declare (ConnectX functions, NVIDIA's GPUs) */
+			if (!read_line(p, v, sizeof(v)) && vendor_read(c, strtoul(v, NULL, 16)) &&
 			    cp_follow(c, rel, t, sizeof(t)) == 0)
 				cp_pci(c, t);
 		}
@@ -498,34 +571,87 @@ static void cp_mlx_functions(struct cap *c)
 	free(ents);
 }
 
-static void cp_proc(struct cap *c)
+/* A declared path: a link followed when asked, else the entry and depth levels below it. */
+static void cp_path_one(struct cap *c, const char *rel, const struct rq_read *r)
+{
+	char t[PATH_MAX];
+
+	if (r->follow) {
+		if (cp_follow(c, rel, t, sizeof(t)) == 0)
+			cp_entry(c, t, (int)r->depth);
+	} else {
+		cp_entry(c, rel, (int)r->depth);
+	}
+}
+
+/* A declared path, {kernel} made the running kernel's release, its globs expanded under the source. */
+static void cp_path(struct cap *c, const struct rq_read *r)
+{
+	char pat[PATH_MAX], kver[256], s[PATH_MAX], esc[2 * PATH_MAX + 1];
+	const char *k = strstr(r->path, "{kernel}");
+	size_t n = 0, sl = strlen(c->src);
+	glob_t g;
+
+	if (k) {
+		spath(c, "/proc/sys/kernel/osrelease", s, sizeof(s));
+		if (read_line(s, kver, sizeof(kver)))
+			return;
+		snprintf(pat, sizeof(pat), "%.*s%.200s%s", (int)(k - r->path), r->path, kver, k + 8);
+	} else {
+		snprintf(pat, sizeof(pat), "%s", r->path);
+	}
+	if (!strpbrk(pat, "*?[")) {
+		cp_path_one(c, pat, r);
+		return;
+	}
+	/* the source's own name is no pattern */
+	for (const char *p = c->src; *p && n + 2 < sizeof(esc); p++) {
+		if (strchr("*?[]\\", *p))
+			esc[n++] = '\\';
+		esc[n++] = *p;
+	}
+	esc[n] = '\0';
+	strncat(esc, pat, sizeof(esc) - n - 1);
+	if (glob(esc, 0, NULL, &g) == 0)
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (strlen(g.gl_pathv[i]) > sl)
+				cp_path_one(c, g.gl_pathv[i] + sl, r);
+	globfree(&g);
+}
+
+/* The declared modules' state, paths and daemons. */
+static void cp_node(struct cap *c)
 {
 	char s[PATH_MAX];
 	struct dirent **ents = NULL;
 	int n;
-	static const char *const irq_files[] = {
-		"smp_affinity", "smp_affinity_list", "effective_affinity", "effective_affinity_list",
-		"affinity_hint", "node", NULL,
-	};
 
-	cp_entry(c, "/proc/interrupts", 0);
-	cp_entry(c, "/proc/sys/kernel/osrelease", 0);
-	cp_entry(c, "/proc/sys/kernel/hostname", 0);
-	spath(c, "/proc/irq", s, sizeof(s));
-	n = scandir(s, &ents, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		if (isdigit((unsigned char)ents[i]->d_name[0])) {
-			char dir[PATH_MAX];
+	for (size_t i = 0; i < c->reads.n; i++) {
+		/* taint: E = loaded without a verified signature */
+		static const char *const mfiles[] = { "initstate", "version", "srcversion", "refcnt", "taint" };
+		const struct rq_read *r = &c->reads.v[i];
+		char dir[PATH_MAX];
+		struct stat st;
 
-			snprintf(dir, sizeof(dir), "/proc/irq/%s", ents[i]->d_name);
-			cp_attrs(c, dir, irq_files);
+		if (r->type != RQ_READ_MODULE)
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/module/%.200s", r->path);
+		spath(c, dir, s, sizeof(s));
+		if (stat(s, &st) == 0) {
+			cp_entry(c, dir, 0);	/* a dir without initstate: built in */
+			for (size_t k = 0; k < ARRAY_SIZE(mfiles); k++) {
+				char rel[PATH_MAX];
+
+				catp(rel, sizeof(rel), dir, "/", mfiles[k]);
+				cp_entry(c, rel, 0);
+			}
 		}
-		free(ents[i]);
 	}
-	free(ents);
-	/* Only the daemons the kinds ask about (irqbalance...), and pid 1. */
+	for (size_t i = 0; i < c->reads.n; i++)
+		if (c->reads.v[i].type == RQ_READ_PATH)
+			cp_path(c, &c->reads.v[i]);
+	/* Only the daemons the kinds ask about (irqbalance...). */
 	spath(c, "/proc", s, sizeof(s));
-	ents = NULL;
 	n = scandir(s, &ents, NULL, NULL);
 	for (int i = 0; i < n; i++) {
 		char rel[PATH_MAX], p[PATH_MAX], comm[64];
@@ -534,10 +660,10 @@ static void cp_proc(struct cap *c)
 			snprintf(rel, sizeof(rel), "/proc/%s/comm", ents[i]->d_name);
 			spath(c, rel, p, sizeof(p));
 			if (!read_line(p, comm, sizeof(comm))) {
-				bool want = !strcmp(ents[i]->d_name, "1");
+				bool want = false;
 
-				for (size_t k = 0; watched_procs[k]; k++)
-					want |= !strcmp(comm, watched_procs[k]);
+				for (size_t k = 0; k < c->reads.n; k++)
+					want |= c->reads.v[k].type == RQ_READ_PROCESS && !strcmp(comm, c->reads.v[k].path);
 				if (want)
 					cp_entry(c, rel, 0);
 			}
@@ -545,110 +671,6 @@ static void cp_proc(struct cap *c)
 		free(ents[i]);
 	}
 	free(ents);
-}
-
-static void cp_misc(struct cap *c)
-{
-	static const char *const libdirs[] = {
-		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", NULL,
-	};
-	char s[PATH_MAX], kver[256];
-	struct dirent **ents = NULL;
-	int n;
-
-	for (size_t i = 0; stack_modules[i]; i++) {
-		/* taint: E = loaded without a verified signature */
-		static const char *const mfiles[] = { "initstate", "version", "srcversion", "refcnt", "taint", NULL };
-		char dir[PATH_MAX];
-		struct stat st;
-
-		snprintf(dir, sizeof(dir), "/sys/module/%s", stack_modules[i]);
-		spath(c, dir, s, sizeof(s));
-		if (stat(s, &st) == 0) {
-			cp_entry(c, dir, 0);	/* a dir without initstate: built in */
-			cp_attrs(c, dir, mfiles);
-		}
-	}
-	cp_entry(c, "/sys/devices/system/cpu/online", 0);
-	cp_entry(c, "/sys/devices/system/cpu/possible", 0);
-	cp_entry(c, "/sys/devices/system/node/online", 0);
-	spath(c, "/sys/devices/system/node", s, sizeof(s));
-	n = scandir(s, &ents, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		if (str_starts(ents[i]->d_name, "node") && isdigit((unsigned char)ents[i]->d_name[4])) {
-			char rel[PATH_MAX];
-
-			snprintf(rel, sizeof(rel), "/sys/devices/system/node/%s/cpulist", ents[i]->d_name);
-			cp_entry(c, rel, 0);
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	for (size_t i = 0; libdirs[i]; i++) {
-		char rel[PATH_MAX];
-
-		snprintf(rel, sizeof(rel), "%s/libibverbs.so.1", libdirs[i]);
-		cp_entry(c, rel, 0);
-	}
-	/* /dev/infiniband: recorded in the manifest, never created. */
-	cp_entry(c, "/dev/infiniband", 1);
-	cp_entry(c, "/sys/class/infiniband_verbs/abi_version", 0);
-	/* rdma_cm configfs: DEV/ports/N/default_roce_mode, default_roce_tos */
-	cp_entry(c, "/sys/kernel/config/rdma_cm", 4);
-	cp_entry(c, "/sys/class/infiniband_mad/abi_version", 0);
-	/* the NVIDIA driver's version and flavour (open or proprietary kernel module) */
-	cp_entry(c, "/proc/driver/nvidia/version", 0);
-	/* driver-stack: Secure Boot, lockdown, signature enforcement, taint */
-	cp_entry(c, "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
-	/* Setup Mode, and shim's validation switch: the kernel boots with Secure Boot off under either */
-	cp_entry(c, "/sys/firmware/efi/efivars/SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c", 0);
-	cp_entry(c, "/sys/firmware/efi/efivars/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23", 0);
-	cp_entry(c, "/sys/kernel/security/lockdown", 0);
-	cp_entry(c, "/sys/module/module/parameters/sig_enforce", 0);
-	cp_entry(c, "/proc/sys/kernel/tainted", 0);
-	/* the kernel's keyrings (module signing keys) as root sees them */
-	cp_entry(c, "/proc/keys", 0);
-	/* the kernel headers DKMS builds against, and the kernels mlnx-ofed-kernel was built for */
-	spath(c, "/proc/sys/kernel/osrelease", s, sizeof(s));
-	if (!read_line(s, kver, sizeof(kver))) {
-		char b[PATH_MAX], t[PATH_MAX];
-
-		snprintf(b, sizeof(b), "/lib/modules/%.200s/build", kver);
-		cp_entry(c, b, 0);
-		if (resolve(c, b, t, sizeof(t)) == 0)
-			cp_entry(c, t, 0);
-	}
-	cp_entry(c, "/var/lib/dkms/mlnx-ofed-kernel", 2);
-	/* the NVIDIA driver's DKMS builds (its DKMS names: nvidia, nvidia-open) */
-	cp_entry(c, "/var/lib/dkms/nvidia", 2);
-	cp_entry(c, "/var/lib/dkms/nvidia-open", 2);
-	/* node-tuning: each CPU's governor and idle states, THP, the memlock limits */
-	spath(c, "/sys/devices/system/cpu", s, sizeof(s));
-	n = scandir(s, &ents, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		const char *e = ents[i]->d_name;
-
-		if (str_starts(e, "cpu") && isdigit((unsigned char)e[3])) {
-			char rel[PATH_MAX];
-
-			snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/%.32s/cpufreq/scaling_governor", e);
-			cp_entry(c, rel, 0);
-			for (int k = 0; k < 16; k++) {
-				static const char *const f[] = { "name", "latency", "disable" };
-
-				for (size_t j = 0; j < ARRAY_SIZE(f); j++) {
-					snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/%.32s/cpuidle/state%d/%s",
-						 e, k, f[j]);
-					cp_entry(c, rel, 0);
-				}
-			}
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	cp_entry(c, "/sys/kernel/mm/transparent_hugepage/enabled", 0);
-	cp_entry(c, "/etc/security/limits.conf", 0);
-	cp_entry(c, "/etc/security/limits.d", 1);
 }
 
 /* Run (or, from a tree, replay) one tool and store what it printed (a copy in keep, when given and it ran). */
@@ -741,6 +763,41 @@ static bool modinfo_filename(const char *text, char *out, size_t size)
 	return out[0] == '/';
 }
 
+/* A declared tool's argv with "{pci}" / "{netdev}" replaced by val; false when it has no such word. */
+static bool tool_argv(const struct rq_read *r, const char *word, const char *val, const char **argv, size_t max)
+{
+	bool has = false;
+	size_t k;
+
+	for (k = 0; r->argv[k] && k + 1 < max; k++) {
+		bool ph = !strcmp(r->argv[k], word);
+
+		has |= ph;
+		argv[k] = ph ? val : r->argv[k];
+	}
+	argv[k] = NULL;
+	return has;
+}
+
+static bool has_placeholder(const struct rq_read *r)
+{
+	for (size_t k = 0; r->argv[k]; k++)
+		if (!strcmp(r->argv[k], "{pci}") || !strcmp(r->argv[k], "{netdev}"))
+			return true;
+	return false;
+}
+
+/* Each declared tool with word in its argv, run with val for it. */
+static void run_tools_for(struct cap *c, struct rq_ctx *ctx, const char *word, const char *val)
+{
+	for (size_t i = 0; i < c->reads.n; i++) {
+		const char *argv[16];
+
+		if (c->reads.v[i].type == RQ_READ_TOOL && tool_argv(&c->reads.v[i], word, val, argv, ARRAY_SIZE(argv)))
+			run_tool(c, ctx, argv);
+	}
+}
+
 static void run_tools(struct cap *c)
 {
 	struct rq_ctx ctx = { .root = c->src, .replay = true, .log_fd = -1 };
@@ -750,41 +807,46 @@ static void run_tools(struct cap *c)
 	int n;
 
 	ctx.tool = rq_tool_replay;
-	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
-		const char *argv[7] = { 0 };
-
-		for (size_t k = 0; k < 6 && tools[i][k]; k++)
-			argv[k] = tools[i][k];
-		run_tool(c, &ctx, argv);
-	}
+	for (size_t i = 0; i < c->reads.n; i++)
+		if (c->reads.v[i].type == RQ_READ_TOOL && !has_placeholder(&c->reads.v[i]))
+			run_tool(c, &ctx, c->reads.v[i].argv);
 	/*
-	 * Where each loaded stack module comes from (driver-stack); on a GPU
-	 * node the NVIDIA driver's and its peer-memory module's even unloaded
-	 * (after a kernel update they may not exist for it, or not load).  And
-	 * the symbol CRCs that decide whether a peer-memory module fits the
-	 * loaded ib_core: those it was built with, those ib_core's file exports.
+	 * Where each loaded module comes from (RQ_MOD_MODINFO); on a GPU node
+	 * the NVIDIA driver's and its peer-memory module's even unloaded
+	 * (RQ_MOD_MODINFO_GPU: after a kernel update they may not exist for
+	 * it, or not load).  And the symbol CRCs that decide whether a
+	 * peer-memory module fits the loaded ib_core: those it was built with
+	 * (RQ_MOD_MODVERSIONS), those ib_core's file exports (RQ_MOD_EXPORTS).
 	 */
 	gpu = gpu_present(c);
-	for (size_t i = 0; stack_modules[i]; i++) {
-		const char *name = stack_modules[i];
+	for (size_t i = 0; i < c->reads.n; i++) {
+		const struct rq_read *r = &c->reads.v[i];
 		char p[PATH_MAX], file[PATH_MAX];
 		struct stat st;
 		struct sb out = SB_INIT;
-		const char *mi[] = { "modinfo", name, NULL };
-		bool peer = !strcmp(name, "nvidia_peermem") || !strcmp(name, "nv_peer_mem");
+		const char *mi[] = { "modinfo", r->path, NULL };
 
-		snprintf(p, sizeof(p), "/sys/module/%s", name);
+		if (r->type != RQ_READ_MODULE)
+			continue;
+		snprintf(p, sizeof(p), "/sys/module/%.200s", r->path);
 		spath(c, p, s, sizeof(s));
-		if (stat(s, &st) == 0 || (gpu && (!strcmp(name, "nvidia") || peer)))
+		if (((r->flags & RQ_MOD_MODINFO) && stat(s, &st) == 0) || ((r->flags & RQ_MOD_MODINFO_GPU) && gpu))
 			run_tool_keep(c, &ctx, mi, &out);
-		if (out.buf && (peer || !strcmp(name, "ib_core")) && modinfo_filename(out.buf, file, sizeof(file))) {
-			const char *mv[] = { "modprobe", peer ? "--dump-modversions" : "--show-exports", file, NULL };
+		if (out.buf && modinfo_filename(out.buf, file, sizeof(file))) {
+			if (r->flags & RQ_MOD_MODVERSIONS) {
+				const char *mv[] = { "modprobe", "--dump-modversions", file, NULL };
 
-			run_tool(c, &ctx, mv);
+				run_tool(c, &ctx, mv);
+			}
+			if (r->flags & RQ_MOD_EXPORTS) {
+				const char *mv[] = { "modprobe", "--show-exports", file, NULL };
+
+				run_tool(c, &ctx, mv);
+			}
 		}
 		sb_release(&out);
 	}
-	/* firmware as the flash tool sees it (flashed vs running image, PSID) */
+	/* the tools asked about each RDMA device's PCI function ("{pci}": firmware, flashed vs running) */
 	spath(c, "/sys/class/infiniband", s, sizeof(s));
 	n = scandir(s, &ents, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
@@ -798,19 +860,14 @@ static void run_tools(struct cap *c)
 
 			t[len] = '\0';
 			b = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
-			if (is_bdf(b)) {
-				const char *q[] = { "mstflint", "-d", b, "q", NULL };
-				const char *fwm[] = { "mlxfwmanager", "--query", "-d", b, NULL };
-
-				run_tool(c, &ctx, q);
-				run_tool(c, &ctx, fwm);
-			}
+			if (is_bdf(b))
+				run_tools_for(c, &ctx, "{pci}", b);
 		}
 		free(ents[i]);
 	}
 	free(ents);
 	ents = NULL;
-	/* DCB state of every Ethernet netdev (the roce-lossless kind reads it) */
+	/* and about every Ethernet netdev ("{netdev}": DCB state) */
 	spath(c, "/sys/class/net", s, sizeof(s));
 	n = scandir(s, &ents, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
@@ -819,16 +876,112 @@ static void run_tools(struct cap *c)
 
 		snprintf(p, sizeof(p), "%s/%s/type", s, dev);
 		/* ARPHRD_ETHER; lo is ARPHRD_LOOPBACK */
-		if (dev[0] != '.' && !read_line(p, v, sizeof(v)) && !strcmp(v, "1")) {
-			const char *app[] = { "dcb", "-j", "app", "show", "dev", dev, NULL };
-			const char *pfc[] = { "dcb", "-j", "pfc", "show", "dev", dev, NULL };
-
-			run_tool(c, &ctx, app);
-			run_tool(c, &ctx, pfc);
-		}
+		if (dev[0] != '.' && !read_line(p, v, sizeof(v)) && !strcmp(v, "1"))
+			run_tools_for(c, &ctx, "{netdev}", dev);
 		free(ents[i]);
 	}
 	free(ents);
+}
+
+/* The PCI devices of an RQ_READ_PCI scope, in words. */
+static void scope_describe(unsigned scope, struct sb *out)
+{
+	if (scope == RQ_PCI_ALL) {
+		sb_adds(out, "each RDMA PCI function, the bridges above it and a netdev's parent device");
+		return;
+	}
+	sb_adds(out, scope & RQ_PCI_FUNCTION ? "each RDMA PCI function" : "");
+	if (scope & RQ_PCI_BRIDGES)
+		sb_adds(out, scope & RQ_PCI_FUNCTION ? " and the bridges above it" : "the bridges above each RDMA PCI function");
+	if (scope & RQ_PCI_PARENT)
+		sb_adds(out, scope & (RQ_PCI_FUNCTION | RQ_PCI_BRIDGES) ? " and a netdev's parent device" :
+			"a netdev's parent device");
+}
+
+static void depth_describe(const struct rq_read *r, struct sb *out)
+{
+	if (r->follow)
+		sb_adds(out, " and what it links to");
+	if (r->depth)
+		sb_addf(out, " (%u level%s below it)", r->depth, r->depth == 1 ? "" : "s");
+}
+
+/* The next read is a plain attribute like r (same type and scope): one item with it. */
+static bool same_kind_next(const struct rq_read *r)
+{
+	const struct rq_read *n = r + 1;
+
+	return n->type == r->type && n->flags == r->flags && !n->depth && !n->follow;
+}
+
+void rq_capture_reads_describe(const struct rq_read *reads, struct sb *out)
+{
+	for (const struct rq_read *r = reads; r && r->type != RQ_READ_END; r++) {
+		switch (r->type) {
+		case RQ_READ_PATH:
+			sb_addf(out, "`%s`", r->path);
+			depth_describe(r, out);
+			break;
+		case RQ_READ_PCI:
+			/* a run of attributes of one scope is one item */
+			sb_addf(out, "`%s`", r->path);
+			while (!r->depth && !r->follow && same_kind_next(r))
+				sb_addf(out, ", `%s`", (++r)->path);
+			sb_adds(out, " of ");
+			scope_describe(r->flags, out);
+			depth_describe(r, out);
+			break;
+		case RQ_READ_PCI_VENDOR:
+			sb_addf(out, "every PCI function of vendor `0x%04x`, bound or not", r->flags);
+			break;
+		case RQ_READ_NETDEV:
+			sb_addf(out, "`%s`", r->path);
+			while (!r->depth && !r->follow && same_kind_next(r))
+				sb_addf(out, ", `%s`", (++r)->path);
+			sb_adds(out, " of every netdev (`/sys/class/net/*/`)");
+			depth_describe(r, out);
+			break;
+		case RQ_READ_MODULE:
+			sb_addf(out, "module `%s` (`/sys/module/%s`", r->path, r->path);
+			if (r->flags & RQ_MOD_MODINFO)
+				sb_addf(out, ", `modinfo %s` where it is loaded", r->path);
+			if (r->flags & RQ_MOD_MODINFO_GPU)
+				sb_adds(out, ", and on a node with an NVIDIA GPU even unloaded");
+			if (r->flags & RQ_MOD_EXPORTS)
+				sb_adds(out, ", `modprobe --show-exports` of its file");
+			if (r->flags & RQ_MOD_MODVERSIONS)
+				sb_adds(out, ", `modprobe --dump-modversions` of its file");
+			sb_addc(out, ')');
+			break;
+		case RQ_READ_PROCESS:
+			sb_addf(out, "whether `%s` runs (`/proc/*/comm`)", r->path);
+			break;
+		case RQ_READ_TOOL: {
+			bool pci = false, nd = false;
+
+			sb_adds(out, "`");
+			for (size_t k = 0; r->argv[k]; k++) {
+				sb_addf(out, "%s%s", k ? " " : "", r->argv[k]);
+				pci |= !strcmp(r->argv[k], "{pci}");
+				nd |= !strcmp(r->argv[k], "{netdev}");
+			}
+			sb_adds(out, "`");
+			if (pci)
+				sb_adds(out, " for each RDMA device's PCI function");
+			if (nd)
+				sb_adds(out, " for each Ethernet netdev");
+			break;
+		}
+		case RQ_READ_END:
+			break;
+		}
+		sb_addc(out, '\n');
+	}
+}
+
+const struct rq_read *rq_capture_base_reads(void)
+{
+	return base_reads;
 }
 
 /*
@@ -915,13 +1068,13 @@ int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err
 		rq_redact_init(&c.redact, host);
 	}
 
+	reads_union(&c.reads);
 	cp_class(&c, "/sys/class/infiniband", cp_ibdev, 0);
-	cp_mlx_functions(&c);
+	cp_vendor_functions(&c);
 	cp_class(&c, "/sys/class/infiniband_verbs", NULL, 2);
 	cp_class(&c, "/sys/class/infiniband_mad", NULL, 2);
 	cp_class(&c, "/sys/class/net", cp_netdev, 0);
-	cp_misc(&c);
-	cp_proc(&c);
+	cp_node(&c);
 	run_tools(&c);
 
 	iso8601_now(when, sizeof(when));
@@ -949,6 +1102,7 @@ int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err
 	for (size_t i = 0; i < c.capseen; i++)
 		free(c.seen[i]);
 	free(c.seen);
+	free(c.reads.v);
 	explicit_bzero(&c.redact, sizeof(c.redact));	/* the key dies with the capture */
 	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `rdmaqual capture DIR`: copy what the node kinds read (sysfs, procfs,
- * module files) and what the tools print (`ibv_devinfo -v`, `ibstat`,
+ * module files: each kind's rq_kind.reads) and what the tools print (`ibv_devinfo -v`, `ibstat`,
  * `rdma link show`...) into a tree that `--target sysroot:DIR` replays.
  * Symlinks are reproduced (relative, as sysfs has them) together with the
  * directories they point at, so readers that resolve them under a root
@@ -12,6 +12,7 @@
 #define RQ_CAPTURE_H
 
 #include <stdbool.h>
+#include "core/reads.h"
 #include "core/util.h"
 
 struct capture_opts {
@@ -26,5 +27,14 @@ struct capture_stats {
 };
 
 int rq_capture(const struct capture_opts *o, struct capture_stats *st, char *err, size_t errsz);
+
+/*
+ * What is copied comes from the kinds (rq_kind.reads, core/reads.h) and
+ * from capture's own base list: what the device layer reads (rdmadev, the
+ * node facts) and the node's record, which no one kind owns.
+ */
+const struct rq_read *rq_capture_base_reads(void);
+/* reads in words, one line each (`code` marked as markdown marks it), appended to out. */
+void rq_capture_reads_describe(const struct rq_read *reads, struct sb *out);
 
 #endif
