@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parsers/fabgen.h"
+#include "fabric/fabgen.h"
 #include "parsers/ibnet.h"
 #include "parsers/parse_fabric.h"
-#include "rdma/routing.h"
+#include "fabric/routing.h"
 #include "kinds/ibkind.h"
 #include "core/ctx.h"
 #include "core/result.h"

@@ -23,17 +23,18 @@ cd "$(dirname "$0")/.."
 out=${RQ_LAYERS_OUT:-build}
 mkdir -p "$out"
 
-SRC_ALL="core parsers rdma qual agent kinds vm targets cluster"
+SRC_ALL="core parsers rdma fabric qual agent kinds vm targets cluster"
 allowed() {
 	case $1 in
 	core)    echo "" ;;
 	parsers) echo "core" ;;
 	rdma)    echo "core parsers" ;;
+	fabric)  echo "core parsers" ;;
 	qual)    echo "core parsers rdma" ;;
 	agent)   echo "core" ;;
-	kinds)   echo "core parsers rdma qual" ;;
+	kinds)   echo "core parsers rdma fabric qual" ;;
 	vm)      echo "core agent" ;;
-	targets) echo "core parsers rdma qual agent vm" ;;
+	targets) echo "core parsers rdma fabric qual agent vm" ;;
 	cluster) echo "core" ;;
 	# harness/
 	report)  echo "$SRC_ALL" ;;

@@ -2,7 +2,7 @@
 /*
  * rdmaqual fabric: topologies for the ibsim target.
  *
- *   fabric gen SPEC [-o FILE] [--plan FILE]   a fat tree or rail layout (src/parsers/fabgen.h)
+ *   fabric gen SPEC [-o FILE] [--plan FILE]   a fat tree, rail or ring layout (src/fabric/fabgen.h)
  *   fabric import TOPOLOGY [-o FILE]          a real fabric's ibnetdiscover output as an ibsim net
  *   fabric qos-lint POLICY [--vlcap N]        a qos-policy.conf against opensm's grammar
  *
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "parsers/fabgen.h"
+#include "fabric/fabgen.h"
 #include "parsers/ibnet.h"
 #include "parsers/qos_policy.h"
 #include "core/util.h"

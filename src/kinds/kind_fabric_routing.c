@@ -11,7 +11,7 @@
  * loop; the Dally-Seitz condition).  And it can be correct and slow, when a
  * leaf sends most destinations up the same few uplinks.  This reads the
  * topology with its LIDs (ibnetdiscover) and every switch's forwarding
- * table (dump_fts), follows every route (rdma/routing.h), and gives one row
+ * table (dump_fts), follows every route (fabric/routing.h), and gives one row
  * per check: reachability, credit loops, balance, each naming the switch,
  * port and destination at fault.  Read-only on any fabric.
  */
@@ -22,7 +22,7 @@
 #include "kinds/ibkind.h"
 #include "parsers/parse_fabric.h"
 #include "parsers/parse_ibdiag.h"
-#include "rdma/routing.h"
+#include "fabric/routing.h"
 #include "core/util.h"
 
 struct fr_cfg {

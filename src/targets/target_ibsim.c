@@ -28,7 +28,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
-#include "parsers/fabgen.h"
+#include "fabric/fabgen.h"
 #include "parsers/ibnet.h"
 #include "parsers/qos_policy.h"
 #include "rdma/ibsm.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/fabgen.h"
+#include "fabric/fabgen.h"
 #include "core/util.h"
 
 #define SW_GUID_BASE 0x0002c90200000000ULL

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma/routing.h"
+#include "fabric/routing.h"
 #include "core/util.h"
 
 #define NO_ROUTE 0xff
