@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "parsers/parse_nvtopo.h"
@@ -627,7 +628,7 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 	struct rdma_devs devs;
 	struct nvtopo *t = NULL;
 	struct rq_result *node;
-	char missing[64], why[256], buf[512];
+	char why[256], buf[512];
 	int *idx, n, ng = scan_gpus(ctx, g, MAX_GPUS), nnear = 0, nrails = 0;
 	const char *sel = ctx->c ? ctx->c->devices : NULL;
 	bool named = sel && *sel && strcmp(sel, "all") && strcmp(sel, "first-active");
@@ -638,8 +639,7 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 		free(g);
 		return;
 	}
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs)) {
 		free(g);
 		return;
 	}
@@ -650,11 +650,8 @@ static void gd_run(struct rq_ctx *ctx, const void *p)
 		rq_fact_add(node, "nvidia_smi_topo", "read");
 	snprintf(buf, sizeof(buf), "%d", ng);
 	rq_fact_add(node, "gpus", buf);
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
 	rn = xcalloc((size_t)devs.n + 1, sizeof(*rn));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
+	n = nodekind_select(ctx, &devs, &idx, NULL);
 
 	judge_peer_memory(ctx, cfg, node);
 

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "rdma/nodeinfo.h"
 #include "parsers/parse_interrupts.h"
 #include "rdma/rdmadev.h"
@@ -571,14 +572,12 @@ static void irq_run(struct rq_ctx *ctx, const void *p)
 	struct rdma_devs devs;
 	struct interrupts in = { 0 };
 	struct sb text = SB_INIT;
-	char path[PATH_MAX], err[256], missing[64];
+	char path[PATH_MAX], err[256];
 	int *idx, n;
 	bool irqb, have_in = false;
 
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
 	rq_path(ctx, path, sizeof(path), "/proc/interrupts");
 	if (read_file(path, &text, 0) == 0) {
 		if (interrupts_parse(text.buf, text.len, &in, err, sizeof(err)) == 0)
@@ -587,12 +586,7 @@ static void irq_run(struct rq_ctx *ctx, const void *p)
 			rq_log(ctx, "/proc/interrupts not understood (%s): using msi_irqs/ only", err);
 	}
 	irqb = node_proc_running(ctx, "irqbalance");
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
-	else if (n == 0)
-		rq_result_set(ctx->main, RQ_SKIP, "no RDMA device selected: no completion IRQs to check");
+	n = nodekind_select(ctx, &devs, &idx, "no RDMA device selected: no completion IRQs to check");
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "rdma/rdmadev.h"
@@ -235,19 +236,11 @@ static void lh_run(struct rq_ctx *ctx, const void *p)
 	struct lh_row *rows = NULL;
 	size_t nrows = 0;
 	int *idx, n;
-	char missing[64];
 	bool growth = !ctx->replay;
 
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
-	else if (n == 0)
-		rq_result_set(ctx->main, RQ_SKIP, "no RDMA device selected");
+	n = nodekind_select(ctx, &devs, &idx, "no RDMA device selected");
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 

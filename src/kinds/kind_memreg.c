@@ -36,6 +36,7 @@
 
 #include "core/kind.h"
 #include "core/util.h"
+#include "kinds/nodekind.h"
 #include "kinds/app_text.h"
 #include "kinds/memreg.h"
 #include "rdma/rdmadev.h"
@@ -684,7 +685,7 @@ static void mr_run(struct rq_ctx *ctx, const void *p)
 	struct rdma_devs devs = { 0 };
 	struct ibv_device **list = NULL;
 	struct mr_limits lim;
-	char missing[64] = "", err[256];
+	char err[256];
 	int *idx = NULL, n, nib = 0;
 	uint64_t mem_cap;
 
@@ -692,18 +693,10 @@ static void mr_run(struct rq_ctx *ctx, const void *p)
 		rq_result_set(ctx->main, RQ_SKIP, "memory registration needs a live device, not a captured tree");
 		return;
 	}
-	if (rdma_devs_scan(ctx, &devs)) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV) {
-		rq_judge(ctx->main, false, "device %s not found", missing);
-		goto out;
-	}
-	if (n == 0) {
-		rq_result_set(ctx->main, RQ_SKIP, "no RDMA device on this node");
+	n = nodekind_select(ctx, &devs, &idx, "no RDMA device on this node");
+	if (n <= 0) {
 		goto out;
 	}
 	if (cfg->memlock) {

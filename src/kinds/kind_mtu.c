@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "rdma/nodeinfo.h"
 #include "parsers/parse_devinfo.h"
 #include "rdma/rdmadev.h"
@@ -338,21 +339,13 @@ static void mtu_run(struct rq_ctx *ctx, const void *vp)
 	const struct mtu_state *st = ctx->state;
 	struct rdma_devs devs;
 	struct devinfo di = { 0 };
-	char why[512], missing[64];
+	char why[512];
 	int *idx, n, ret;
 
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV) {
-		rq_judge(ctx->main, false, "device %s not found", missing);
-		goto out;
-	}
-	if (n == 0) {
-		rq_result_set(ctx->main, RQ_SKIP, "no RDMA device selected");
+	n = nodekind_select(ctx, &devs, &idx, "no RDMA device selected");
+	if (n <= 0) {
 		goto out;
 	}
 	/* set: change first, then judge what the ports show afterwards. */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "core/util.h"
 #include "rdma/nodeinfo.h"
 #include "rdma/rdmadev.h"
@@ -285,18 +286,13 @@ static void nt_run(struct rq_ctx *ctx, const void *p)
 	const struct nt_cfg *cfg = p;
 	struct rq_result *node = rq_ctx_row(ctx, "node", 0);
 	struct rdma_devs devs;
-	char missing[64], path[PATH_MAX], v[128], pinned_rails[256] = "";
+	char path[PATH_MAX], v[128], pinned_rails[256] = "";
 	bool irqbalance = node_proc_running(ctx, "irqbalance");
 	int *idx, n;
 
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
+	n = nodekind_select(ctx, &devs, &idx, NULL);
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "rdma/pci_ids.h"
 #include "rdma/rdmadev.h"
 #include "core/util.h"
@@ -358,19 +359,11 @@ static void pcie_run(struct rq_ctx *ctx, const void *p)
 {
 	const struct pcie_cfg *cfg = p;
 	struct rdma_devs devs;
-	char missing[64];
 	int *idx, n, nnodes = numa_nodes(ctx);
 
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
-	else if (n == 0)
-		rq_result_set(ctx->main, RQ_SKIP, "no RDMA device selected: no PCIe link to check");
+	n = nodekind_select(ctx, &devs, &idx, "no RDMA device selected: no PCIe link to check");
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 		struct rq_result *row = rq_ctx_row(ctx, d->name, 0);

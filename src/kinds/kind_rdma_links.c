@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "rdma/rdmadev.h"
 #include "core/util.h"
 
@@ -86,19 +87,11 @@ static void links_run(struct rq_ctx *ctx, const void *vcfg)
 {
 	const struct links_cfg *cfg = vcfg;
 	struct rdma_devs devs = { 0 };
-	char missing[64] = "";
 	int *idx, n;
 
-	if (rdma_devs_scan(ctx, &devs)) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
-	else if (n == 0)
-		rq_result_set(ctx->main, RQ_SKIP, "no RDMA device on this node");
+	n = nodekind_select(ctx, &devs, &idx, "no RDMA device on this node");
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 

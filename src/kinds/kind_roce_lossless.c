@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "core/kind.h"
+#include "kinds/nodekind.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "rdma/rdmadev.h"
@@ -309,17 +310,11 @@ static void rl_run(struct rq_ctx *ctx, const void *p)
 {
 	const struct rl_cfg *cfg = p;
 	struct rdma_devs devs;
-	char missing[64];
 	int *idx, n, nports = 0;
 
-	if (rdma_devs_scan(ctx, &devs) < 0) {
-		rq_result_set(ctx->main, RQ_ERROR, "cannot read /sys/class/infiniband");
+	if (!nodekind_scan(ctx, &devs))
 		return;
-	}
-	idx = xcalloc((size_t)devs.n + 1, sizeof(*idx));
-	n = rdma_devs_select2(ctx, &devs, idx, devs.n, missing, sizeof(missing));
-	if (n == -ENODEV)
-		rq_judge(ctx->main, false, "device %s not found", missing);
+	n = nodekind_select(ctx, &devs, &idx, NULL);
 	for (int i = 0; i < n; i++) {
 		const struct rdma_dev *d = &devs.v[idx[i]];
 
