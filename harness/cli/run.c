@@ -84,6 +84,9 @@ CLI_HELP_STATE_DIR
 "                           targets: each row's figures then carry their noise for\n"
 "                           compare and baseline save (rows say their round)\n"
 "  -v, --verbose            print each case's log on failure\n"
+"      --profile            where the time went, by target: opening it (a boot), each\n"
+"                           case's placement, run and teardown, closing it (stdout and\n"
+"                           the run's facts profile.TARGET)\n"
 "lab runs (docs/cluster.md):\n"
 "      --nodes LIST         qualify these nodes: node[01-16,20], @FILE, or slurm\n"
 "      --launcher L         ssh (default), slurm (srun in the allocation) or local\n"
@@ -438,6 +441,7 @@ static int run_main(int argc, char **argv, const char *resume)
 		{ "pairs", required_argument, NULL, 18 },
 		{ "drain-list", required_argument, NULL, 19 },
 		{ "resume", required_argument, NULL, 20 },
+		{ "profile", no_argument, NULL, 42 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -447,7 +451,7 @@ static int run_main(int argc, char **argv, const char *resume)
 	struct cluster *cl = NULL;
 	struct case_filter f = { 0 };
 	const char *report_dir = "reports";
-	bool fail_on_skip = false, dry = false;
+	bool fail_on_skip = false, dry = false, profile = false;
 	const char *baseline_path = NULL;
 	struct rq_baseline baseline = { 0 };
 	long long repeat = 1;
@@ -529,6 +533,7 @@ static int run_main(int argc, char **argv, const char *resume)
 						   RQ_MAX_REPEAT, optarg);
 			break;
 		case 'v': o.verbose = true; break;
+		case 42: profile = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return RQ_EXIT_USAGE;
 		}
@@ -907,6 +912,11 @@ static int run_main(int argc, char **argv, const char *resume)
 	/* Every node's work stops before the report is final. */
 	cluster_free(cl);
 	sched_close(&s);
+	if (profile) {
+		sched_profile_facts(&s, &rep.info);
+		sched_profile_print(&s, stdout);
+	}
+	sched_profile_release(&s);
 	runrep_end(&rep, &results);
 
 	struct rq_counts cnt;

@@ -18,7 +18,17 @@
 #include "core/proc.h"
 #include "exec/sched.h"
 #include "exec/unit.h"
+#include "report/report.h"
 
+
+static size_t t_index(const struct sched *s, const struct rq_target *t)
+{
+	size_t i = 0;
+
+	while (i < s->ntargets && s->targets[i] != t)
+		i++;
+	return i;
+}
 
 static struct rq_target *target_get(struct sched *s, const char *name, char *err, size_t errsz)
 {
@@ -42,6 +52,10 @@ static struct rq_target *target_get(struct sched *s, const char *name, char *err
 	t->arg = colon ? xstrdup(colon + 1) : NULL;
 	t->opts = s->opts;
 	s->targets = xrealloc(s->targets, (s->ntargets + 1) * sizeof(*s->targets));
+	s->time = xrealloc(s->time, (s->ntargets + 1) * sizeof(*s->time));
+	s->time[s->ntargets] = (struct sched_time){ 0 };
+	snprintf(s->time[s->ntargets].target, sizeof(s->time[0].target), "%s", name);
+	s->ntime = s->ntargets + 1;
 	s->targets[s->ntargets++] = t;
 	return t;
 }
@@ -111,7 +125,8 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 	struct sb log = SB_INIT;
 	struct rq_target *t = NULL;
 	struct rq_placement p = { 0 };
-	int64_t start = now_ms();
+	int64_t start = now_ms(), t_place = 0, t_run = 0;
+	struct sched_time *tm = NULL;
 	bool placed = false;
 
 	if (!sched_choose(s, c, tname, sizeof(tname), why, sizeof(why))) {
@@ -125,6 +140,7 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "%s", err));
 		goto done;
 	}
+	tm = &s->time[t_index(s, t)];
 	if (!t->opened && !t->open_err) {
 		int64_t t0 = now_ms();
 
@@ -137,6 +153,7 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 		sb_addf(&log, "# target %s %s in %.1f s\n", tname,
 			t->opened ? "opened" : "failed to open", (now_ms() - t0) / 1000.0);
 		start = now_ms();
+		tm->open_s += (start - t0) / 1000.0;
 	}
 	if (t->open_err) {
 		/* Remembered: a VM that did not boot is not retried for every case. */
@@ -144,16 +161,25 @@ void sched_run_case(struct sched *s, const struct rq_case *c, struct rq_results 
 		goto done;
 	}
 	rq_where_init(&p.where);
+	t_place = now_ms();
+	tm->cases++;
 	if (t->ops->place(t, c, &p, err, sizeof(err))) {
 		rq_results_add(&rows, rq_verdict_row(c->name, RQ_ERROR, "target %s: %s", tname,
 						err[0] ? err : "cannot place the case"));
 		goto done;
 	}
 	placed = true;
+	t_run = now_ms();
+	tm->place_s += (t_run - t_place) / 1000.0;
 	run_placed(s, c, tname, &p, &rows, &log);
+	tm->run_s += (now_ms() - t_run) / 1000.0;
 done:
-	if (placed && t->ops->unplace)
+	if (placed && t->ops->unplace) {
+		int64_t t0 = now_ms();
+
 		t->ops->unplace(t, c, &p, &rows);
+		tm->unplace_s += (now_ms() - t0) / 1000.0;
+	}
 	if (placed) {
 		if (p.env)
 			for (size_t i = 0; p.env[i]; i++)
@@ -183,9 +209,11 @@ void sched_close(struct sched *s)
 {
 	for (size_t i = s->ntargets; i-- > 0;) {
 		struct rq_target *t = s->targets[i];
+		int64_t t0 = now_ms();
 
 		if (t->opened && t->ops->close)
 			t->ops->close(t);
+		s->time[i].close_s += (now_ms() - t0) / 1000.0;
 		free(t->name);
 		free(t->arg);
 		free(t);
@@ -194,4 +222,54 @@ void sched_close(struct sched *s)
 	s->targets = NULL;
 	s->ntargets = 0;
 	rq_agent_local_close();
+}
+
+static void time_line(const struct sched_time *t, struct sb *sb)
+{
+	sb_addf(sb, "open %.1f s, %u case%s: place %.1f s, run %.1f s, unplace %.1f s; close %.1f s",
+		t->open_s, t->cases, t->cases == 1 ? "" : "s", t->place_s, t->run_s, t->unplace_s, t->close_s);
+}
+
+void sched_profile_print(const struct sched *s, FILE *fp)
+{
+	struct sched_time all = { .target = "all" };
+
+	fprintf(fp, "profile (wall seconds):\n  %-24s %6s %6s %8s %8s %8s %7s\n", "target", "open", "cases",
+		"place", "run", "unplace", "close");
+	for (size_t i = 0; i <= s->ntime; i++) {
+		const struct sched_time *t = i < s->ntime ? &s->time[i] : &all;
+
+		if (i == s->ntime && s->ntime < 2)
+			break;	/* one target: its line is the total */
+		fprintf(fp, "  %-24s %6.1f %6u %8.1f %8.1f %8.1f %7.1f\n", t->target, t->open_s, t->cases,
+			t->place_s, t->run_s, t->unplace_s, t->close_s);
+		if (i < s->ntime) {
+			all.open_s += t->open_s;
+			all.cases += t->cases;
+			all.place_s += t->place_s;
+			all.run_s += t->run_s;
+			all.unplace_s += t->unplace_s;
+			all.close_s += t->close_s;
+		}
+	}
+}
+
+void sched_profile_facts(const struct sched *s, struct rq_run_info *info)
+{
+	for (size_t i = 0; i < s->ntime; i++) {
+		struct sb sb = SB_INIT;
+		char *key = xasprintf("profile.%s", s->time[i].target);
+
+		time_line(&s->time[i], &sb);
+		rq_run_info_fact(info, key, sb.buf);
+		free(key);
+		sb_release(&sb);
+	}
+}
+
+void sched_profile_release(struct sched *s)
+{
+	free(s->time);
+	s->time = NULL;
+	s->ntime = 0;
 }

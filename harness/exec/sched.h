@@ -7,15 +7,30 @@
 #define RQ_SCHED_H
 
 #include <signal.h>
+#include <stdio.h>
 #include "core/case.h"
 #include "core/result.h"
 #include "core/target.h"
 
 
+/*
+ * Where a run's time went, by target (run --profile): opening it (a boot),
+ * then per case the placement (a fresh guest, an SM that settles), the run
+ * itself and the teardown, then closing it.  Wall seconds; a target's
+ * entry outlives sched_close, which adds its close time.
+ */
+struct sched_time {
+	char target[64];
+	unsigned cases;
+	double open_s, place_s, run_s, unplace_s, close_s;
+};
+
 struct sched {
 	const struct rq_run_opts *opts;
 	struct rq_target **targets;
 	size_t ntargets;
+	struct sched_time *time;	/* [i]: targets[i]'s, kept after close */
+	size_t ntime;
 	unsigned case_seq;	/* for distinct out-of-band ports */
 	/*
 	 * Called about once a second while a case runs (the run's reports are
@@ -34,5 +49,11 @@ bool sched_choose(struct sched *s, const struct rq_case *c, char *name, size_t n
 /* Environment facts of every target opened so far. */
 void sched_facts(struct sched *s, struct rq_result *sink);
 void sched_close(struct sched *s);
+/* The time table, a row a target and their total (stdout of run --profile). */
+void sched_profile_print(const struct sched *s, FILE *fp);
+/* The same as facts of the run ("profile.TARGET": "open 6.0 s, 12 cases: ..."). */
+struct rq_run_info;
+void sched_profile_facts(const struct sched *s, struct rq_run_info *info);
+void sched_profile_release(struct sched *s);
 
 #endif

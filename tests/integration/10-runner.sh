@@ -105,4 +105,19 @@ if [ ! -d "/lib/modules/$(uname -r)" ] && [ ! -d /sys/module/rdma_rxe ]; then
 	expect_grep "auto never picks rxe-host" 'SKIP.*no target for this case here' "$T/h2.out"
 fi
 
+# 9. --profile: where the time went, by target, on stdout and in the run's facts
+printf 'defaults:\n  targets: [local]\ncases:\n' >"$T/prof.yaml"
+for c in a b c; do
+	printf '  - {name: prof.%s, kind: command, argv: [sleep, "0.3"]}\n' "$c" >>"$T/prof.yaml"
+done
+"$RQ" run --profile --report-dir "$T/p" "$T/prof.yaml" >"$T/p.out" 2>&1
+expect_eq "profiled run exit status" 0 $?
+expect_grep "the table names the target and its three cases" '^  local +[0-9.]+ +3 ' "$T/p.out"
+prof=$(jq -r '.facts["profile.local"]' "$T/p/latest/results.json")
+expect_true "the fact says three cases ($prof)" sh -c "echo '$prof' | grep -q '3 cases: place '"
+expect_true "... whose run time covers the three sleeps ($prof)" \
+	awk -v s="$prof" 'BEGIN { sub(/.* run /, "", s); exit !(s + 0 >= 0.9) }'
+"$RQ" run --report-dir "$T/p2" "$T/prof.yaml" >"$T/p2.out" 2>&1
+expect_eq "without --profile: no profile fact" null "$(jq -r '.facts["profile.local"]' "$T/p2/latest/results.json")"
+
 finish
