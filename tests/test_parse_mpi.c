@@ -706,6 +706,27 @@ START_TEST(mpi_refused_samples)
 }
 END_TEST
 
+/* A NUL byte is not a tool's output: each table parser refuses it at its line (rq_lines_next_text). */
+START_TEST(tables_refuse_nul)
+{
+	static const char text[] = "# a header\nx\0y\n";
+	struct nccl_report n;
+	struct osu_report o;
+	struct coll_report c;
+	char err[128];
+
+	ck_assert_int_ne(nccl_parse(text, sizeof(text) - 1, &n, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "line 2: NUL byte in text");
+	nccl_release(&n);
+	ck_assert_int_ne(osu_parse(text, sizeof(text) - 1, &o, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "line 2: NUL byte in text");
+	osu_release(&o);
+	ck_assert_int_ne(coll_parse(text, sizeof(text) - 1, &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "line 2: NUL byte in text");
+	coll_release(&c);
+}
+END_TEST
+
 START_TEST(coll_counters_bad)
 {
 	static const char bad[] =
@@ -751,6 +772,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, coll_rxe_ob1_tcp);
 	tcase_add_test(tc, mpi_refused_samples);
 	tcase_add_test(tc, coll_counters_bad);
+	tcase_add_test(tc, tables_refuse_nul);
 	tcase_add_test(tc, osu_alltoall_75);
 	tcase_add_test(tc, osu_bibw_datatype_after_header);
 	tcase_add_test(tc, osu_latency_50_banner);

@@ -114,3 +114,14 @@ void rq_missing_json(json_t *o, const struct rq_missing *m)
 	}
 	json_object_set_new(o, "missing", a);
 }
+
+char *rq_lines_next_text(struct rq_lines *l, int *ret, char *err, size_t errsz)
+{
+	char *s = rq_lines_next(l);
+
+	if (s && l->nul) {
+		*ret = rq_parse_error(err, errsz, l->no, "NUL byte in text");
+		return NULL;
+	}
+	return s ? strtrim(s) : NULL;
+}

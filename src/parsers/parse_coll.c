@@ -201,18 +201,12 @@ static int read_node(struct coll_report *r, const char *s, unsigned no, char *er
 int coll_parse(const char *text, size_t len, struct coll_report *r, char *err, size_t errsz)
 {
 	struct rq_lines l;
-	char *s;
+	char *t;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
 	rq_lines_init(&l, text, len);
-	while (!ret && (s = rq_lines_next(&l))) {
-		char *t = strtrim(s);
-
-		if (l.nul) {
-			ret = rq_parse_error(err, errsz, l.no, "NUL byte in text");
-			break;
-		}
+	while (!ret && (t = rq_lines_next_text(&l, &ret, err, errsz))) {
 		if (!r->nranks) {
 			/* before the header: the launcher's own lines */
 			if (str_starts(t, "# rdmaqual-coll "))

@@ -166,19 +166,13 @@ int nccl_parse(const char *text, size_t len, struct nccl_report *r, char *err, s
 {
 	struct rq_lines l;
 	bool header = false, has_root = false;
-	char *s;
+	char *t;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->validation = -1;
 	rq_lines_init(&l, text, len);
-	while (!ret && (s = rq_lines_next(&l))) {
-		char *t = strtrim(s);
-
-		if (l.nul) {
-			ret = rq_parse_error(err, errsz, l.no, "NUL byte in text");
-			break;
-		}
+	while (!ret && (t = rq_lines_next_text(&l, &ret, err, errsz))) {
 		if (*t != '#') {
 			if (header && isdigit((unsigned char)*t))
 				ret = read_row(r, has_root, t, l.no, err, errsz);

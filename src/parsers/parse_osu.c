@@ -130,18 +130,12 @@ int osu_parse(const char *text, size_t len, struct osu_report *r, char *err, siz
 {
 	struct rq_lines l;
 	bool banner = false, header = false;
-	char *s;
+	char *t;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
 	rq_lines_init(&l, text, len);
-	while (!ret && (s = rq_lines_next(&l))) {
-		char *t = strtrim(s);
-
-		if (l.nul) {
-			ret = rq_parse_error(err, errsz, l.no, "NUL byte in text");
-			break;
-		}
+	while (!ret && (t = rq_lines_next_text(&l, &ret, err, errsz))) {
 		if (*t != '#') {
 			if (header && isdigit((unsigned char)*t))
 				ret = read_row(r, t, l.no, err, errsz);

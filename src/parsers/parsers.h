@@ -54,6 +54,12 @@ struct rq_lines {
 void rq_lines_init(struct rq_lines *l, const char *text, size_t len);
 char *rq_lines_next(struct rq_lines *l);
 void rq_lines_release(struct rq_lines *l);
+/*
+ * The next line of a text that may hold no NUL byte, trimmed at both ends
+ * (the table parsers: nccl-tests, OSU, rdmaqual-coll): NULL at the end, or
+ * at a NUL byte with *ret the error naming its line.
+ */
+char *rq_lines_next_text(struct rq_lines *l, int *ret, char *err, size_t errsz);
 
 /*
  * Fields that a parser found but could not read (a redacted GUID, "..." in
