@@ -119,6 +119,7 @@ struct rq_case {
 	char **modules;		size_t nmodules;	/* loaded before the case, unloaded after */
 	bool fresh_guest;	/* rxe-vm: boot fresh guests for this case */
 	bool vm_scratch;	/* rxe-vm: guests with the scratch disk at /scratch */
+	bool udev;		/* rxe-vm: guests running udevd (/dev/disk/by-id) */
 	char *judge;		/* figure globs judged against other runs, space-separated; NULL: the kind's key figures */
 	char *daemon_allowed;	/* why a process of the case may outlive it; NULL: one that does FAILs the case */
 	void *cfg;		/* kind's config struct, cfg_size bytes */

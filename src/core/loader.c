@@ -448,6 +448,7 @@ static void load_case(struct ld *ld, struct file_state *fs, yaml_node_t *cn)
 	free(cc.modules.num);
 	c->fresh_guest = cc.fresh_guest;
 	c->vm_scratch = cc.vm_scratch;
+	c->udev = cc.udev;
 	c->daemon_allowed = cc.daemon_allowed;
 	if (cc.judge.n) {
 		struct sb j = SB_INIT;
