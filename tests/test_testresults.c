@@ -262,16 +262,19 @@ START_TEST(blktests_conditions)
 		"    +expected queue count 2 not set\n"
 		"    +FAIL\n"
 		/* a description in parentheses that is not a condition stays out of the name */
-		"nvme/999 (a (nested) note) (more)                            [passed]\n";
+		"nvme/999 (a (nested) note) (more)                            [passed]\n"
+		/* " (" right before the status: nothing after it to read */
+		"nvme/998 ([passed]\n";
 
 	ck_assert_msg(blktests_parse(t, strlen(t), &r, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(r.n, 6);
+	ck_assert_uint_eq(r.n, 7);
 	ck_assert(fabs(find(&r, "nvme/003 (tr=rdma)")->time_s - 20.123) < 1e-9);
 	ck_assert(fabs(find(&r, "nvme/006 (tr=rdma bd=device)")->time_s - 8.676) < 1e-9);
 	ck_assert(fabs(find(&r, "nvme/006 (tr=rdma bd=file)")->time_s - 4.481) < 1e-9);
 	expect(&r, "nvme/048 (tr=rdma)", TR_SKIP, "minimum 2 cpus required");
 	ck_assert_ptr_nonnull(find(&r, "nvme/999"));
-	ck_assert_uint_eq(r.count[TR_PASS], 4);
+	ck_assert_ptr_nonnull(find(&r, "nvme/998"));
+	ck_assert_uint_eq(r.count[TR_PASS], 5);
 	ck_assert_uint_eq(r.count[TR_FAIL], 1);
 	ck_assert_uint_eq(r.count[TR_SKIP], 1);
 	tr_report_release(&r);

@@ -619,7 +619,7 @@ int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err,
  */
 static bool blk_cond(const char *p, const char *end)
 {
-	const char *e = memchr(p, ')', (size_t)(end - p));
+	const char *e = p < end ? memchr(p, ')', (size_t)(end - p)) : NULL;
 	bool word = false, eq = false;
 
 	if (!e || e == p || end - e < 3 || memcmp(e, ") (", 3))
