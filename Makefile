@@ -181,7 +181,7 @@ fuzz: $(FUZZ_BIN)
 # out: under TCG they add ~40 s to a warm demo whose goal is 45 s.  Run them
 # with ./rdmaqual run -t apps (docs/any-program.md).  So are cases/ulp
 # (NVMe-oF between the guests, -t ulp) and cases/suites (rdma-core's own
-# tests from a checkout, -t suites).
+# tests and blktests, from checkouts, -t suites).
 demo: deps
 	$(MAKE) all
 	./rdmaqual run --report-dir reports -t '!apps' -t '!mpi' -t '!ulp' -t '!suites' cases/

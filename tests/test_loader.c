@@ -589,16 +589,18 @@ START_TEST(modules_and_fresh_guest)
 
 	ck_assert_int_eq(load("cases:\n"
 			      "  - {name: m.one, kind: command, argv: [x], modules: [nvmet_rdma, null_blk, nvmet_rdma]}\n"
-			      "  - {name: m.two, kind: command_pair, server: [a], client: [b], fresh_guest: true}\n"
+			      "  - {name: m.two, kind: command_pair, server: [a], client: [b], fresh_guest: true, udev: true}\n"
 			      "  - {name: m.drv, kind: driver, modules: [mlx5_core]}\n"), 0);
 	c = case_named("m.one");
 	ck_assert_uint_eq(c->nmodules, 2);	/* a repeat is dropped */
 	ck_assert_str_eq(c->modules[0], "nvmet_rdma");
 	ck_assert_str_eq(c->modules[1], "null_blk");
 	ck_assert(!OWNED(c, "fresh_guest", bool));
+	ck_assert(!OWNED(c, "udev", bool));
 	c = case_named("m.two");
 	ck_assert_uint_eq(c->nmodules, 0);
 	ck_assert(OWNED(c, "fresh_guest", bool));
+	ck_assert(OWNED(c, "udev", bool));
 	/* the driver kind's own modules: (must be live) is not the common key */
 	ck_assert_uint_eq(case_named("m.drv")->nmodules, 0);
 	/* a name modprobe would take as an option or a path is refused where written */

@@ -229,6 +229,58 @@ END_TEST
  * indented lines under it): the last run's line without a status first,
  * a device test, a group whose prepare() refused, a diff under a failure.
  */
+/*
+ * Real ./check output (blktests of 2026-11, NVMET_TRTYPES=rdma USE_RXE=1 in
+ * an rxe-vm guest, 6.1 kernel): a test run once per condition names it
+ * before its description, each of its runs is a row of its own; the
+ * status-less lines carry padding.
+ */
+START_TEST(blktests_conditions)
+{
+	struct tr_report r;
+	char err[256] = "";
+	const char *t =
+		"./check: gawk is not available. Install GNU awk.\n"
+		"nvme/003 (tr=rdma) (test if we're sending keep-alives to a discovery controller)\n"
+		"nvme/003 (tr=rdma) (test if we're sending keep-alives to a discovery controller) [passed]\n"
+		"    runtime    ...  20.123s\n"
+		"nvme/006 (tr=rdma bd=device) (create an NVMeOF target)      \n"
+		"nvme/006 (tr=rdma bd=device) (create an NVMeOF target)       [passed]\n"
+		"    runtime    ...  8.676s\n"
+		"nvme/006 (tr=rdma bd=file) (create an NVMeOF target)        \n"
+		"nvme/006 (tr=rdma bd=file) (create an NVMeOF target)         [passed]\n"
+		"    runtime    ...  4.481s\n"
+		"nvme/048 (tr=rdma) (Test queue count changes on reconnect)  \n"
+		"nvme/048 (tr=rdma) (Test queue count changes on reconnect)   [not run]\n"
+		"    minimum 2 cpus required\n"
+		"nvme/048 (tr=rdma) (Test queue count changes on reconnect)   [failed]\n"
+		"    runtime    ...  23.655s\n"
+		"    --- tests/nvme/048.out\t2026-12-02 15:03:11.424166224 +0000\n"
+		"    +++ /scratch/blktests-results/nodev_tr_rdma/nvme/048.out.bad\t2026-12-02 15:37:08.008929794 +0000\n"
+		"    @@ -1,3 +1,5 @@\n"
+		"     Running nvme/048\n"
+		"    +expected queue count 2 not set\n"
+		"    +FAIL\n"
+		/* a description in parentheses that is not a condition stays out of the name */
+		"nvme/999 (a (nested) note) (more)                            [passed]\n"
+		/* " (" right before the status: nothing after it to read */
+		"nvme/998 ([passed]\n";
+
+	ck_assert_msg(blktests_parse(t, strlen(t), &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.n, 7);
+	ck_assert(fabs(find(&r, "nvme/003 (tr=rdma)")->time_s - 20.123) < 1e-9);
+	ck_assert(fabs(find(&r, "nvme/006 (tr=rdma bd=device)")->time_s - 8.676) < 1e-9);
+	ck_assert(fabs(find(&r, "nvme/006 (tr=rdma bd=file)")->time_s - 4.481) < 1e-9);
+	expect(&r, "nvme/048 (tr=rdma)", TR_SKIP, "minimum 2 cpus required");
+	ck_assert_ptr_nonnull(find(&r, "nvme/999"));
+	ck_assert_ptr_nonnull(find(&r, "nvme/998"));
+	ck_assert_uint_eq(r.count[TR_PASS], 5);
+	ck_assert_uint_eq(r.count[TR_FAIL], 1);
+	ck_assert_uint_eq(r.count[TR_SKIP], 1);
+	tr_report_release(&r);
+}
+END_TEST
+
 START_TEST(blktests_check_output)
 {
 	struct tr_report r;
@@ -511,6 +563,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, tap_real_test_more_and_kselftest);
 	tcase_add_test(tc, tap_forms);
 	tcase_add_test(tc, blktests_check_output);
+	tcase_add_test(tc, blktests_conditions);
 	tcase_add_test(tc, malformed_refused_at_line);
 	tcase_add_test(tc, import_judges_the_whole);
 	tcase_add_test(tc, import_file_errors);

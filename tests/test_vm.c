@@ -171,6 +171,13 @@ START_TEST(link_delay)
 	argv = rq_vm_argv(&s);
 	i = argv_find(argv, "-append");
 	ck_assert_ptr_null(strstr(argv[i + 1], "rq.delay"));
+	/* udevd: a case's udev reaches init as rq.udev=on; unset, no word (init's default) */
+	ck_assert_ptr_null(strstr(argv[i + 1], "rq.udev"));
+	rq_argv_free(argv);
+	s.udev = "on";
+	argv = rq_vm_argv(&s);
+	i = argv_find(argv, "-append");
+	ck_assert_ptr_nonnull(strstr(argv[i + 1], " rq.udev=on"));
 	rq_argv_free(argv);
 }
 END_TEST

@@ -600,14 +600,43 @@ int unittest_parse(const char *text, size_t len, struct tr_report *r, char *err,
  *       --- tests/nvme/012.out ...
  *   nvme/048 (Test queue count changes on reconnect)             [not run]
  *       nvme_trtype=loop is not supported in this test
+ *   nvme/006 (tr=rdma bd=file) (create an NVMeOF target)         [passed]
  *
  * (a group whose prepare() refuses prints GROUP, a slash and three
  * asterisks, [not run], and its reason: one skipped row for the group)
- * A test's name is its GROUP/NNN (with " => DEV" for a device test); the
+ * A test's name is its GROUP/NNN (with " => DEV" for a device test, and
+ * the condition a test runs under, "(tr=rdma bd=file)", when it has one); the
  * indented lines under it are its runtime ("... LAST" is this run's) and
  * why it failed or was not run.  A line with the name and no status is
  * the last run's, printed before this one: not a test.
  */
+/*
+ * A test that runs once per condition (nvme's transports and backends)
+ * prints it in parentheses before its description, as words KEY=VALUE:
+ * "nvme/006 (tr=rdma bd=device) (create an NVMeOF target)".  It names the
+ * test with the condition, as blktests' own results directory does, so
+ * that each run of it is a row of its own.  p: after "(", end: the status.
+ */
+static bool blk_cond(const char *p, const char *end)
+{
+	const char *e = p < end ? memchr(p, ')', (size_t)(end - p)) : NULL;
+	bool word = false, eq = false;
+
+	if (!e || e == p || end - e < 3 || memcmp(e, ") (", 3))
+		return false;
+	for (; p <= e; p++) {
+		if (*p == ' ' || p == e) {
+			if (word && !eq)
+				return false;
+			word = eq = false;
+		} else {
+			word = true;
+			eq |= *p == '=';
+		}
+	}
+	return true;
+}
+
 static bool blk_status(const char *line, size_t *name_len, enum tr_verdict *v,
 		       const char **status)
 {
@@ -627,6 +656,10 @@ static bool blk_status(const char *line, size_t *name_len, enum tr_verdict *v,
 			/* the name: up to " (" (the description) or the padding */
 			const char *d = strstr(line, " (");
 			size_t k = d && (size_t)(d - line) < n - w ? (size_t)(d - line) : n - w;
+
+			/* ... and the condition before the description, part of it */
+			if (d && (size_t)(d - line) < n - w && blk_cond(d + 2, line + n - w))
+				k = (size_t)(strchr(d + 2, ')') + 1 - line);
 
 			while (k && isspace((unsigned char)line[k - 1]))
 				k--;

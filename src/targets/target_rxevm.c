@@ -47,6 +47,7 @@ struct rxevm_keys {
 	uint64_t vm_memory;
 	bool fresh_guest;
 	bool vm_scratch;
+	bool udev;
 };
 
 /* 0 is "the run's"; a guest smaller than 128 MiB does not boot. */
@@ -72,6 +73,8 @@ static const struct key_def rxevm_key_rows[] = {
 	  .help = "boot fresh guests for this case (nothing left in /run, /tmp, configfs or the modules by the cases before; costs a boot)" },
 	{ .name = "vm_scratch", .type = KEY_BOOL, .offset = XK(vm_scratch), .def = "false",
 	  .help = "guests with a scratch disk at /scratch for this case (ext4 on virtio-blk: O_DIRECT, which tmpfs lacks; its writes are gone with the guests; they reboot when it differs)" },
+	{ .name = "udev", .type = KEY_BOOL, .offset = XK(udev), .def = "false",
+	  .help = "guests running the host's systemd-udevd for this case (/dev/disk/by-id links, what multipath and SRP need; on anyway with vm_scratch; costs about a quarter of a TCG boot; they reboot when it differs)" },
 	KEY_END
 };
 #undef XK
@@ -96,6 +99,9 @@ struct rxevm {
 	int boot_cpus, boot_mem_mb;	/* what the guests now up were booted with */
 	int want_cpus, want_mem_mb;	/* what the next boot uses (the case's, or the run's) */
 	bool want_scratch, boot_scratch;	/* the scratch disk (vm_scratch), next boot's and this one's */
+	bool want_udev, boot_udev;	/* udevd asked for (a case's udev), next boot's and this one's */
+	bool scratch_all;		/* $RQ_VM_SCRATCH=1: every boot has the scratch disk */
+	const char *udev_env;		/* $RQ_VM_UDEV: "on" or "off" for every boot, or NULL */
 	const char *init_mode;
 	struct rq_vm vm[RXEVM_MAX];
 	int nvm;
@@ -350,6 +356,8 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.tap = tap,
 			.ssh_dir = x->ssh ? ssh_dir : NULL,
 			.scratch = x->want_scratch && x->img.scratch[0] ? x->img.scratch : NULL,
+			/* a case's udev: true wins; unset, init's default (on with the scratch disk) */
+			.udev = x->want_udev ? "on" : x->udev_env,
 		};
 
 		snprintf(tap, sizeof(tap), "rqtap%d", i);
@@ -384,6 +392,7 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 	x->boot_ms = now_ms() - start;
 	x->boot_cpus = x->want_cpus;
 	x->boot_scratch = x->want_scratch;
+	x->boot_udev = x->want_udev;
 	x->boot_mem_mb = x->want_mem_mb;
 	x->accel = a;
 	x->up = true;
@@ -501,6 +510,14 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	x->want_cpus = x->cpus;
 	x->want_mem_mb = x->mem_mb;
 	x->init_mode = getenv("RQ_VM_INIT_MODE");
+	/* Knobs for bench/vm-boot.sh: what a boot costs with the disk, with udevd or without. */
+	const char *e = getenv("RQ_VM_SCRATCH");
+
+	x->scratch_all = e && !strcmp(e, "1");
+	x->want_scratch = x->scratch_all;
+	e = getenv("RQ_VM_UDEV");
+	if (e && (!strcmp(e, "on") || !strcmp(e, "off")))
+		x->udev_env = e;
 	rq_vm_state_dir(o, x->state_dir, sizeof(x->state_dir));
 	rc = rq_vm_image_prepare(o, &x->img, err, errsz);
 	if (rc < 0)
@@ -556,10 +573,11 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 
 	x->want_cpus = xk->vm_cpus ? (int)xk->vm_cpus : x->cpus;
 	x->want_mem_mb = xk->vm_memory ? (int)(xk->vm_memory >> 20) : x->mem_mb;
-	x->want_scratch = xk->vm_scratch;
+	x->want_scratch = xk->vm_scratch || x->scratch_all;
+	x->want_udev = xk->udev;
 	if (x->up && !x->broken &&
 	    (x->want_cpus != x->boot_cpus || x->want_mem_mb != x->boot_mem_mb ||
-	     x->want_scratch != x->boot_scratch ||
+	     x->want_scratch != x->boot_scratch || x->want_udev != x->boot_udev ||
 	     (xk->fresh_guest && x->used))) {
 		/*
 		 * Guests of another size, or guests a case before has used when
@@ -734,6 +752,11 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 		    "for cases with vm_scratch: /scratch, ext4 on virtio-blk /dev/vda (1 GiB, its writes "
 		    "thrown away with the guest)" :
 		    "none: mke2fs (e2fsprogs) made no scratch image");
+	/* The guests run the host's udevd, seen through 9p. */
+	rq_fact_add(sink, "vm.udev", access("/lib/systemd/systemd-udevd", X_OK) ?
+		    "none: no /lib/systemd/systemd-udevd on the host (udev)" :
+		    "for cases with udev or vm_scratch: the host's systemd-udevd (block devices "
+		    "replayed at boot: /dev/disk/by-id)");
 	if (t->opts->kernel_cmdline && *t->opts->kernel_cmdline)
 		rq_fact_add(sink, "vm.kernel_cmdline", t->opts->kernel_cmdline);
 	if (t->opts->link_delay && *t->opts->link_delay)

@@ -102,6 +102,7 @@ struct rq_vm_spec {
 	const char *cmdline;		/* the user's words (rq_kernel_cmdline_check'd), or NULL */
 	const char *link_delay;		/* rq.delay= (rq_link_delay_check'd), or NULL */
 	const char *scratch;		/* an ext4 image attached as virtio-blk, snapshot=on, or NULL */
+	const char *udev;		/* rq.udev= ("on", "off"), or NULL: init's default */
 };
 
 /* argv (NULL-terminated, each element and the array malloc'd). */

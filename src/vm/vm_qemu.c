@@ -141,6 +141,8 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 		sb_addf(&app, " rq.ssh=%s", s->ssh_dir);
 	if (s->link_delay && *s->link_delay)
 		sb_addf(&app, " rq.delay=%s", s->link_delay);
+	if (s->udev && *s->udev)
+		sb_addf(&app, " rq.udev=%s", s->udev);
 	add(&a, "-append");
 	add(&a, app.buf);
 	sb_release(&app);
