@@ -56,4 +56,13 @@ expect_true "suite took under 3 minutes (${took}s)" [ "$took" -lt 180 ]
 expect_true "no QEMU of the run left" no_proc "/tmp/rq-${owner:-none}-[0-9]+\.[^/]+/vm"
 expect_true "no temp dir of the run left" sh -c "! ls -d /tmp/rq-${owner:-none}-* 2>/dev/null | grep -q ."
 expect_true "no run-state record left" sh -c "! ls '$T/state'/rxevm-* 2>/dev/null | grep -q ."
+# A failed run's guests are gone with $T: their consoles' last lines go to
+# the test's output (a CI log), where the next one to look finds them.
+if [ "$_fails" -ne 0 ]; then
+	for c in "$T"/rep/latest/console-*.log; do
+		[ -f "$c" ] || continue
+		echo "  --- tail of $(basename "$c")"
+		tail -n 15 "$c" | sed 's/^/  | /'
+	done
+fi
 finish
