@@ -55,7 +55,6 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "lab/lab.h"
 #include "core/target.h"
 #include "agent/agent.h"
 #include "core/kind.h"
@@ -968,7 +967,6 @@ __attribute__((constructor)) static void install_registries(void)
 {
 	rq_kinds_install();
 	rq_targets_install();
-	rq_lab_install();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

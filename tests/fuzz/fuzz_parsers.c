@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "lab/lab.h"
 #include "core/target.h"
 #include "core/kind.h"
 #include "parsers/parsers.h"
@@ -80,7 +79,6 @@ __attribute__((constructor)) static void install_registries(void)
 {
 	rq_kinds_install();
 	rq_targets_install();
-	rq_lab_install();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
