@@ -336,7 +336,7 @@ static int ibsim_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 	const char *preload = ibsm_umad2sim_path();
 	struct ibnet net = { 0 };
 	const struct ibsim_keys none = { .fabric_sm = c->kind && c->kind->fabric_sm };
-	const struct ibsim_keys *ik = rq_case_keys(c, &ibsim_owner) ? rq_case_keys(c, &ibsim_owner) : &none;
+	const struct ibsim_keys *ik = rq_case_keys(c, &ibsim_owner) ?: &none;
 	bool start_sm = ik->fabric_sm;
 	int pipefd[2] = { -1, -1 }, logfd = -1, ret = -EIO;
 	int64_t sm_t0, sm_ms = 0, ready_ms = 0;

@@ -569,7 +569,7 @@ static int rxevm_place(struct rq_target *t, const struct rq_case *c, struct rq_p
 		return -EINVAL;
 	}
 	/* vm_cpus / vm_memory: the case's size, else the run's. */
-	const struct rxevm_keys none = { 0 }, *xk = rq_case_keys(c, &rxevm_owner) ? rq_case_keys(c, &rxevm_owner) : &none;
+	const struct rxevm_keys none = { 0 }, *xk = rq_case_keys(c, &rxevm_owner) ?: &none;
 
 	x->want_cpus = xk->vm_cpus ? (int)xk->vm_cpus : x->cpus;
 	x->want_mem_mb = xk->vm_memory ? (int)(xk->vm_memory >> 20) : x->mem_mb;
