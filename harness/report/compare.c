@@ -20,7 +20,6 @@
 #include "report/compare.h"
 #include "report/table.h"
 
-#define RESULTS_MAX (256u << 20)
 /* A run directory holds results.json; a file is taken as it is. */
 static int resolve(const char *arg, char *path, size_t size, char *err, size_t errsz)
 {
@@ -43,44 +42,6 @@ static int resolve(const char *arg, char *path, size_t size, char *err, size_t e
 	else
 		snprintf(err, errsz, "%s holds no results.json (give a run directory or a results.json)", arg);
 	return -ENOENT;
-}
-
-json_t *compare_load(const char *arg, char *path, size_t size)
-{
-	struct sb text = SB_INIT;
-	char err[600];
-	json_error_t je;
-	json_t *doc;
-	int ret;
-
-	if (resolve(arg, path, size, err, sizeof(err))) {
-		fprintf(stderr, "rdmaqual compare: %s\n", err);
-		return NULL;
-	}
-	ret = read_file(path, &text, RESULTS_MAX);	/* 16 MiB, the default, is ~15k rows */
-	if (ret) {
-		fprintf(stderr, "rdmaqual compare: %s: %s\n", path, strerror(-ret));
-		sb_release(&text);
-		return NULL;
-	}
-	if (text.len >= RESULTS_MAX) {	/* read_file stops at the limit */
-		fprintf(stderr, "rdmaqual compare: %s: larger than %u MiB, not read\n", path, RESULTS_MAX >> 20);
-		sb_release(&text);
-		return NULL;
-	}
-	doc = json_loadb(text.buf, text.len, 0, &je);
-	sb_release(&text);
-	if (!doc) {
-		fprintf(stderr, "rdmaqual compare: %s: not a results.json: not JSON (line %d: %s)\n",
-			path, je.line, je.text);
-		return NULL;
-	}
-	if (cmp_check_doc(doc, err, sizeof(err))) {
-		fprintf(stderr, "rdmaqual compare: %s: %s\n", path, err);
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
 }
 
 int compare_load_doc(const char *arg, char *path, size_t size, struct rq_run_doc *d)

@@ -12,13 +12,12 @@
 
 struct json_t;
 
-/* A run directory or a results.json, checked (cmp_check_doc); NULL after a message on stderr. */
-struct json_t *compare_load(const char *arg, char *path, size_t size);
 /*
- * The same into d, read a row at a time (core/run_doc.h): d is
- * rq_run_doc_init'd or cmp_doc_init'd before, which says what is kept, so
- * two large runs are never two trees.  0, or -1 after a message on stderr
- * (d released).
+ * A run directory or a results.json into d, read a row at a time and
+ * checked (core/run_doc.h): d is cmp_doc_init'd (or rq_run_doc_init'd)
+ * before, which says what is kept and checked, so two large runs are never
+ * two trees.  0, or -1 after a message on stderr naming the file (d
+ * released).
  */
 struct rq_run_doc;
 int compare_load_doc(const char *arg, char *path, size_t size, struct rq_run_doc *d);
