@@ -382,9 +382,13 @@ static int read_members(FILE *f, struct rq_run_doc *d, json_t *head)
 		}
 		c = skip_ws(f);
 		if (!strcmp(json_string_value(key), "results") && c == '[') {
-			/* a later "results" wins, as in jansson */
+			/*
+			 * A later "results" wins, as in jansson.  The head keeps
+			 * a null in its place, so that a document written again
+			 * (rq_run_doc_to_json) has its keys in the file's order.
+			 */
 			rq_run_doc_results(d, true);
-			json_object_del(head, "results");
+			json_object_set_new(head, "results", json_null());
 			ret = read_rows(f, d);
 		} else if ((v = read_value(f, c))) {
 			if (!strcmp(json_string_value(key), "results"))

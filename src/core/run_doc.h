@@ -46,7 +46,8 @@ struct rq_run_doc {
 	 */
 	int (*check_row)(const struct rq_result *r, char *err, size_t errsz);
 
-	struct json_t *head;		/* every key but the rows, as read (owned); NULL: not an object */
+	/* every key as read, "results" maybe a null in its place (owned); NULL: not an object */
+	struct json_t *head;
 	char *schema;			/* NULL: none or not a string */
 	bool has_run;			/* "run" is an object */
 	struct rq_run_head run;
