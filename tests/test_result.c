@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for src/core/result.c: verdict rules and the JSON round trip,
- * including garbage from an untrusted agent. */
+ * including garbage from an untrusted agent; and results.json read back
+ * (src/core/run_doc.c). */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "core/result.h"
+#include "core/run_doc.h"
+#include "report/report.h"
 #include "check_main.h"
 
 START_TEST(ids)
@@ -288,6 +293,188 @@ START_TEST(json_mutations)
 }
 END_TEST
 
+/* ---- results.json read back (core/run_doc.h) ---- */
+
+static char *tmp_write(const char *text)
+{
+	char *path = xstrdup("/tmp/rq-test-rundoc.XXXXXX");
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* What the runner writes is what the reader gives back, field by field and byte for byte. */
+START_TEST(run_doc_round_trip)
+{
+	char *argv[] = { "rdmaqual", "run", "bw" };
+	struct rq_run_info ri;
+	struct rq_results rs = { 0 };
+	struct rq_result *a = rq_result_new("bw.write", "rxe0", 1), *b = rq_result_new("drv", NULL, 0);
+	struct rq_run_doc d;
+	char err[512], *text, *path, *again;
+	json_t *j;
+
+	rq_run_info_init(&ri, "1.0", 3, argv);
+	free(ri.run_id);
+	ri.run_id = xstrdup("20260101T000000Z-1");
+	rq_run_info_fact(&ri, "kernel", "6.1");
+	rq_run_info_fact(&ri, "sysroot.synthesized_by", "me");
+	rq_run_info_finish(&ri);
+	ri.lab = json_pack("{s:[s]}", "nodes", "n1");	/* after the rows: the rewrite keeps it there */
+	a->kind = xstrdup("perftest");
+	a->target = xstrdup("rxe-vm");
+	a->log_path = xstrdup("logs/a.log");
+	a->node = xstrdup("n1");
+	a->duration_s = 1.5;
+	rq_figure_add(a, "bw_64KiB", 9.25, "Gb/s");
+	rq_figure_add(a, "odd", NAN, "");
+	rq_fact_add(a, "hca_model", "rxe");
+	rq_judge(a, true, "fine");
+	rq_result_finish(a);
+	rq_result_set(b, RQ_FAIL, "gone");
+	rq_results_add(&rs, a);
+	rq_results_add(&rs, b);
+	text = rq_json_render(&ri, &rs);
+	path = tmp_write(text);
+
+	rq_run_doc_init(&d);
+	ck_assert_msg(!rq_run_doc_load(&d, path, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(d.schema, RQ_RUN_DOC_SCHEMA);
+	ck_assert(d.has_run);
+	ck_assert_str_eq(d.run.id, "20260101T000000Z-1");
+	ck_assert_str_eq(d.run.version, "1.0");
+	ck_assert_str_eq(d.run.argv, "rdmaqual run bw");
+	ck_assert_ptr_nonnull(d.run.finished);
+	ck_assert(d.run.complete);
+	ck_assert(!d.run.synthesized);
+	ck_assert_uint_eq(d.run.repeats, 0);
+	ck_assert_uint_eq(d.nfacts, 2);
+	ck_assert_str_eq(rq_run_doc_fact(&d, "kernel"), "6.1");
+	ck_assert_ptr_null(rq_run_doc_fact(&d, "nope"));
+	ck_assert_uint_eq(d.counts.total, 2);
+	ck_assert_uint_eq(d.counts.pass, 1);
+	ck_assert_uint_eq(d.counts.fail, 1);
+	ck_assert_uint_eq(d.n, 2);
+	ck_assert_str_eq(d.rows[0]->id, "bw.write[rxe0/1]");
+	ck_assert_str_eq(d.rows[0]->node, "n1");
+	ck_assert_str_eq(d.rows[0]->log_path, "logs/a.log");
+	ck_assert(d.rows[0]->figs[0].value == 9.25);
+	ck_assert(isnan(d.rows[0]->figs[1].value));
+	ck_assert_ptr_null(d.rows[0]->figs[0].spread);
+	ck_assert_int_eq(d.rows[1]->verdict, RQ_FAIL);
+	ck_assert_ptr_eq(rq_run_doc_find(&d, "drv"), d.rows[1]);
+	ck_assert_ptr_nonnull(d.lab);
+
+	/* Written again, it is the file: the streamed head keeps its keys' order. */
+	j = rq_run_doc_to_json(&d);
+	again = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	ck_assert_ptr_nonnull(again);
+	ck_assert_uint_eq(strlen(again) + 1, strlen(text));
+	ck_assert(!strncmp(again, text, strlen(again)));
+	free(again);
+	json_decref(j);
+	rq_run_doc_release(&d);
+
+	/* A compact reader drops what compare does not read. */
+	rq_run_doc_init(&d);
+	d.flags = RQ_RUN_DOC_COMPACT;
+	ck_assert_msg(!rq_run_doc_load(&d, path, err, sizeof(err)), "%s", err);
+	ck_assert_ptr_null(d.rows[0]->log_path);
+	ck_assert_str_eq(d.rows[0]->kind, "perftest");
+	rq_run_doc_release(&d);
+
+	unlink(path);
+	free(path);
+	free(text);
+	rq_results_release(&rs);
+	rq_run_info_release(&ri);
+}
+END_TEST
+
+/* A merged figure's spread survives the row's JSON both ways. */
+START_TEST(run_doc_spread)
+{
+	struct rq_result *r = rq_result_new("bw", NULL, 0), *back;
+	const double s[3] = { 3, 1, 2 };
+	char err[256];
+	json_t *j;
+
+	rq_result_set(r, RQ_PASS, "ok");
+	rq_figure_add(r, "bw_avg", 2, "Gb/s");
+	rq_figure_set_spread(r, 0, 3, 1, 3, s, 3);
+	j = rq_result_to_json(r, false);
+	back = rq_result_from_json(j, err, sizeof(err));
+	ck_assert_msg(back != NULL, "%s", err);
+	ck_assert_ptr_nonnull(back->figs[0].spread);
+	ck_assert_uint_eq(back->figs[0].spread->n, 3);
+	ck_assert(back->figs[0].spread->min == 1 && back->figs[0].spread->max == 3);
+	ck_assert_uint_eq(back->figs[0].spread->nsamples, 3);
+	ck_assert(back->figs[0].spread->samples[0] == 3 && back->figs[0].spread->samples[2] == 2);
+	rq_result_free(back);
+	json_decref(j);
+	rq_result_free(r);
+}
+END_TEST
+
+/* One bad thing each; the error names the file and says what is wrong. */
+START_TEST(run_doc_malformed)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "{\"schema\": \"rdmaqual-results/1\", \"run\": {}}",
+		  ": \"results\" is missing or not an array" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": {}}",
+		  ": \"results\" is missing or not an array" },
+		{ "{\"results\": []}", ": not a results.json: no \"schema\" string" },
+		{ "{\"schema\": \"rdmaqual-results/9\", \"results\": []}", ": unknown schema \"rdmaqual-results/9\"" },
+		{ "[1, 2]", ": not a results.json: the document is not a JSON object" },
+		{ "{\"schema\": ", ": not a results.json: not JSON (line 1" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"facts\": {\"k\": 1}, \"results\": []}",
+		  ": fact \"k\" is not a string" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"facts\": [], \"results\": []}", ": \"facts\" is not an object" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": [{\"id\": \"a\", \"case\": \"a\", "
+		  "\"verdict\": \"PASS\"}, {\"id\": \"b\", \"case\": \"b\", \"verdict\": \"PASS\", \"port\": \"1\"}]}",
+		  ": results[1]: result: \"port\" must be an integer 0..65535" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": [{\"id\": \"a\", \"case\": \"a\"}]}",
+		  ": results[0]: result: missing \"verdict\"" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": [{\"id\": \"a\", \"case\": \"a\", "
+		  "\"verdict\": \"PASS\", \"figures\": [{\"name\": \"bw\", \"value\": 1, \"spread\": "
+		  "{\"samples\": [1, \"x\"]}}]}]}",
+		  ": results[0] (a): figure bw: sample 2 is not a finite number" },
+		{ "{\"schema\": \"rdmaqual-results/1\", \"results\": [{\"id\": \"a\", \"case\": \"a\", "
+		  "\"verdict\": \"PASS\", \"figures\": [{\"name\": \"bw\", \"value\": 1, \"spread\": 3}]}]}",
+		  ": results[0] (a): figure bw: spread is not an object" },
+		/* the head's faults come before a row's, as compare has always reported them */
+		{ "{\"results\": [{\"id\": 1}], \"schema\": \"x\"}", ": unknown schema \"x\"" },
+	};
+	char err[600];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *path = tmp_write(bad[i].text), *want = xasprintf("%s%s", path, bad[i].want);
+		struct rq_run_doc d;
+
+		rq_run_doc_init(&d);
+		ck_assert_int_eq(rq_run_doc_load(&d, path, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(!strncmp(err, want, strlen(want)), "case %zu: got \"%s\", want \"%s...\"", i, err, want);
+		rq_run_doc_release(&d);
+		unlink(path);
+		free(path);
+		free(want);
+	}
+	/* a file that is not there */
+	struct rq_run_doc d;
+
+	rq_run_doc_init(&d);
+	ck_assert_int_eq(rq_run_doc_load(&d, "/nonexistent/results.json", err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, "/nonexistent/results.json: No such file or directory");
+	rq_run_doc_release(&d);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_test(tc, ids);
@@ -297,6 +484,9 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, json_round_trip);
 	tcase_add_test(tc, json_garbage_rejected);
 	tcase_add_test(tc, json_mutations);
+	tcase_add_test(tc, run_doc_round_trip);
+	tcase_add_test(tc, run_doc_spread);
+	tcase_add_test(tc, run_doc_malformed);
 }
 
 RQ_CHECK_MAIN("result", add_tests)

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include "cli/cli.h"
 #include "core/result.h"
+#include "core/run_doc.h"
 #include "core/util.h"
 #include "qual/baseline.h"
 #include "qual/compare.h"
@@ -79,17 +80,21 @@ END_TEST
 /* One lookup of a row by id for repeat, qualify and the compare page. */
 START_TEST(doc_row)
 {
-	json_t *d = json_loads("{\"results\": [{\"verdict\": \"PASS\"}, {\"id\": 7}, "
-			       "{\"id\": \"a\", \"verdict\": \"FAIL\"}, {\"id\": \"a\", \"verdict\": \"PASS\"}, "
-			       "{\"id\": \"b\"}]}", 0, NULL);
+	json_t *d = doc("{\"id\": \"a\", \"case\": \"a\", \"verdict\": \"FAIL\"}, "
+			"{\"id\": \"a\", \"case\": \"a\", \"verdict\": \"PASS\"}, "
+			"{\"id\": \"b\", \"case\": \"b\", \"verdict\": \"SKIP\"}");
+	struct rq_run_doc rd;
+	char err[256];
 
-	ck_assert_ptr_nonnull(d);
-	/* the first of repeated rows; rows without a string id are passed over, not dereferenced */
-	ck_assert_str_eq(json_string_value(json_object_get(rq_doc_row(d, "a"), "verdict")), "FAIL");
-	ck_assert_ptr_eq(rq_doc_row(d, "b"), json_array_get(json_object_get(d, "results"), 4));
-	ck_assert_ptr_null(rq_doc_row(d, "c"));
-	ck_assert_ptr_null(rq_doc_row(d, NULL));
-	ck_assert_ptr_null(rq_doc_row(NULL, "a"));
+	rq_run_doc_init(&rd);
+	rq_run_doc_from_json(&rd, d);
+	ck_assert_int_eq(rq_run_doc_check(&rd, err, sizeof(err)), 0);
+	/* the first of repeated rows */
+	ck_assert_int_eq(rq_run_doc_find(&rd, "a")->verdict, RQ_FAIL);
+	ck_assert_ptr_eq(rq_run_doc_find(&rd, "b"), rd.rows[2]);
+	ck_assert_ptr_null(rq_run_doc_find(&rd, "c"));
+	ck_assert_ptr_null(rq_run_doc_find(&rd, NULL));
+	rq_run_doc_release(&rd);
 	json_decref(d);
 }
 END_TEST
@@ -489,6 +494,7 @@ START_TEST(html_noise)
 {
 	static const double b[6] = { 1.0, 1.01, 0.99, 1.02, 0.98, 1.0 }, a[6] = { 0.7, 0.71, 0.69, 0.7, 0.72, 0.68 };
 	json_t *db[6], *da[6], *mb, *ma, *cj;
+	struct rq_run_doc rdb, rda;
 	struct cmp_opts o;
 	struct cmp_report rep;
 	struct sb out = SB_INIT;
@@ -508,8 +514,13 @@ START_TEST(html_noise)
 	ck_assert_int_eq(cmp_compare(mb, ma, &o, &rep, err, sizeof(err)), 0);
 	cj = cmp_report_json(&rep, &o);
 	char *runs_b[] = { "/q/before/r1", "/q/before/r3" }, *runs_a[] = { "/q/after/r2", "/q/after/r4" };
-	struct rq_html_side hb = { .label = "before", .doc = mb, .runs = runs_b, .nruns = 2 },
-			    ha = { .label = "after", .doc = ma, .runs = runs_a, .nruns = 2 };
+	struct rq_html_side hb = { .label = "before", .doc = &rdb, .runs = runs_b, .nruns = 2 },
+			    ha = { .label = "after", .doc = &rda, .runs = runs_a, .nruns = 2 };
+
+	rq_run_doc_init(&rdb);
+	rq_run_doc_init(&rda);
+	rq_run_doc_from_json(&rdb, mb);
+	rq_run_doc_from_json(&rda, ma);
 
 	rq_html_compare(&out, "q", &hb, &ha, cj);
 	ck_assert_ptr_nonnull(strstr(out.buf, "<section id=\"noise\">"));
@@ -531,6 +542,8 @@ START_TEST(html_noise)
 		json_decref(db[i]);
 		json_decref(da[i]);
 	}
+	rq_run_doc_release(&rdb);
+	rq_run_doc_release(&rda);
 	json_decref(mb);
 	json_decref(ma);
 }
@@ -579,8 +592,12 @@ START_TEST(qualify_error_side_inert)
 			"\"reason\": \"boom\\u001b]0;OWNED\\u0007\\u001b[2J\\nPASS  forged\"}");
 	char buf[512] = "";
 	FILE *fp = fmemopen(buf, sizeof(buf) - 1, "w");
+	struct rq_run_doc rd;
 
-	ck_assert_int_eq(qualify_side_usable("before", d, fp), -1);
+	rq_run_doc_init(&rd);
+	rq_run_doc_from_json(&rd, d);
+	ck_assert_int_eq(qualify_side_usable("before", &rd, fp), -1);
+	rq_run_doc_release(&rd);
 	fclose(fp);
 	ck_assert_str_eq(buf, "rdmaqual qualify: every row of the before side is an ERROR, nothing to compare; "
 			 "the first: boom?]0;OWNED??[2J?PASS  forged\n");

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include "cli/cli.h"
 #include "report/compare.h"
+#include "core/run_doc.h"
 #include "core/util.h"
 #include "qual/baseline.h"
 
@@ -70,17 +71,20 @@ int cmd_baseline(int argc, char **argv)
 	}
 	int nruns = argc - optind - 2;
 	const char *out = argv[argc - 1];
-	json_t **res = xcalloc((size_t)nruns, sizeof(*res));
+	struct rq_run_doc *res = xcalloc((size_t)nruns, sizeof(*res));
+	const struct rq_run_doc **rp = xcalloc((size_t)nruns, sizeof(*rp));
 	int nres = 0;
 
 	for (; nres < nruns; nres++) {
-		res[nres] = compare_load(argv[optind + 1 + nres], path, sizeof(path));
-		if (!res[nres])
+		/* compare's reading: a run it would refuse makes no baseline either */
+		cmp_doc_init(&res[nres], 0);
+		if (compare_load_doc(argv[optind + 1 + nres], path, sizeof(path), &res[nres]))
 			break;
+		rp[nres] = &res[nres];
 	}
 	if (nres == nruns) {
-		const char *id = json_string_value(json_object_get(json_object_get(res[0], "run"), "id"));
-		json_t *bl = rq_baseline_from_runs(res, (size_t)nruns, &o, id ? id : path);
+		const char *id = res[0].run.id;
+		json_t *bl = rq_baseline_from_docs(rp, (size_t)nruns, &o, id ? id : path);
 		char *text = json_dumps(bl, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 
 		if (text && !write_file_atomic(out, text, strlen(text))) {
@@ -99,8 +103,9 @@ int cmd_baseline(int argc, char **argv)
 		json_decref(bl);
 	}
 	for (int i = 0; i < nres; i++)
-		json_decref(res[i]);
+		rq_run_doc_release(&res[i]);
 	free(res);
+	free(rp);
 	cmp_opts_release(&o);
 	return ret;
 }

@@ -73,6 +73,7 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
  * else says so on err, with the first reason made inert (core/term.h), -1.
  */
 struct json_t;
-int qualify_side_usable(const char *label, struct json_t *doc, FILE *err);
+struct rq_run_doc;
+int qualify_side_usable(const char *label, const struct rq_run_doc *doc, FILE *err);
 
 #endif

@@ -16,6 +16,7 @@
 #include "report/compare.h"
 #include "report/html.h"
 #include "core/json_text.h"
+#include "core/run_doc.h"
 #include "qual/compare.h"
 #include "core/util.h"
 
@@ -48,7 +49,8 @@ static char *dir_of(const char *path)
 }
 
 static int write_html(const char *file, const struct cmp_report *rep, const struct cmp_opts *o,
-		      json_t *before, json_t *after, const char *pb, const char *pa)
+		      const struct rq_run_doc *before, const struct rq_run_doc *after, const char *pb,
+		      const char *pa)
 {
 	json_t *doc = cmp_report_json(rep, o);
 	char *db = dir_of(pb), *da = dir_of(pa), *title = xasprintf("compare %s %s", pb, pa);
@@ -83,15 +85,12 @@ int cmd_compare(int argc, char **argv)
 	struct cmp_opts o;
 	struct cmp_report rep;
 	char err[600], pb[PATH_MAX], pa[PATH_MAX];
-	json_t *before = NULL, *after = NULL;
 	bool json = false;
 	const char *html = NULL;
 	int opt, rc, ret = RQ_EXIT_USAGE;
-	struct cmp_doc db, da;
+	struct rq_run_doc db, da;
 
 	cmp_opts_init(&o);
-	cmp_doc_init(&db);
-	cmp_doc_init(&da);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "T:h", lo, NULL)) != -1) {
 		switch (opt) {
@@ -130,25 +129,17 @@ int cmd_compare(int argc, char **argv)
 				   argc - optind, argc - optind == 1 ? "" : "s");
 	}
 	/*
-	 * The page draws every row of both documents, so it holds them; the
-	 * tables and --json need the rows' figures only, read a row at a time
-	 * (two 112 MB files: 1.6 GB as trees).
+	 * Read a row at a time (two 112 MB files: 1.6 GB as trees).  The page
+	 * draws every row of both documents with their logs, so it keeps the
+	 * rows whole; the tables and --json need the rows' figures only.
 	 */
-	if (html) {
-		before = compare_load(argv[optind], pb, sizeof(pb));
-		after = before ? compare_load(argv[optind + 1], pa, sizeof(pa)) : NULL;
-		if (!before || !after)
-			goto out;
-		rc = cmp_compare(before, after, &o, &rep, err, sizeof(err));
-	} else {
-		if (compare_load_doc(argv[optind], pb, sizeof(pb), &db))
-			goto out;
-		if (compare_load_doc(argv[optind + 1], pa, sizeof(pa), &da))
-			goto out;
-		rc = cmp_compare_docs(&db, &da, &o, &rep, err, sizeof(err));
-		cmp_doc_release(&db);
-		cmp_doc_release(&da);
-	}
+	cmp_doc_init(&db, html ? 0 : RQ_RUN_DOC_COMPACT);
+	cmp_doc_init(&da, html ? 0 : RQ_RUN_DOC_COMPACT);
+	if (compare_load_doc(argv[optind], pb, sizeof(pb), &db))
+		goto out;
+	if (compare_load_doc(argv[optind + 1], pa, sizeof(pa), &da))
+		goto out;
+	rc = cmp_compare_docs(&db, &da, &o, &rep, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "rdmaqual compare: %s\n", err);	/* cmp_check_doc passed: not expected */
 		goto out;
@@ -166,14 +157,12 @@ int cmd_compare(int argc, char **argv)
 		compare_print(stdout, &rep, pb, pa);
 	}
 	ret = rep.regressions ? RQ_EXIT_FAIL : RQ_EXIT_OK;
-	if (html && write_html(html, &rep, &o, before, after, pb, pa))
+	if (html && write_html(html, &rep, &o, &db, &da, pb, pa))
 		ret = RQ_EXIT_USAGE;
 	cmp_report_release(&rep);
 out:
-	cmp_doc_release(&db);
-	cmp_doc_release(&da);
-	json_decref(before);
-	json_decref(after);
+	rq_run_doc_release(&db);
+	rq_run_doc_release(&da);
 	cmp_opts_release(&o);
 	return ret;
 }

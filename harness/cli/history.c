@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include "cli/cli.h"
 #include "core/json_text.h"
+#include "core/run_doc.h"
 #include "core/term.h"
 #include "core/util.h"
 #include "qual/compare.h"
@@ -47,7 +48,7 @@ static void history_usage(FILE *fp)
 
 struct run {
 	char *path, *id, *started;
-	json_t *doc;
+	struct rq_run_doc doc;		/* its rows cut to what compare reads */
 };
 
 struct series {
@@ -79,22 +80,21 @@ static bool is_run_dir(const char *dir)
 static void add_run(struct hist *h, const char *dir)
 {
 	char path[PATH_MAX], real[PATH_MAX];
-	json_t *doc, *run;
+	struct rq_run_doc doc;
 
 	if (!realpath(dir, real))
 		return;
 	for (size_t i = 0; i < h->nruns; i++)
 		if (!strcmp(h->runs[i].path, real))
 			return;	/* reports/latest and the run it names */
-	doc = compare_load(real, path, sizeof(path));
-	if (!doc)
-		return;	/* compare_load said why */
-	run = json_object_get(doc, "run");
+	cmp_doc_init(&doc, RQ_RUN_DOC_COMPACT);
+	if (compare_load_doc(real, path, sizeof(path), &doc))
+		return;	/* compare_load_doc said why */
 	h->runs = xrealloc(h->runs, (h->nruns + 1) * sizeof(*h->runs));
 	h->runs[h->nruns++] = (struct run){
 		.path = xstrdup(real), .doc = doc,
-		.id = xstrdup(json_string_value(json_object_get(run, "id")) ?: "?"),
-		.started = xstrdup(json_string_value(json_object_get(run, "started")) ?: ""),
+		.id = xstrdup(doc.run.id ?: "?"),
+		.started = xstrdup(doc.run.started ?: ""),
 	};
 }
 
@@ -182,21 +182,17 @@ static void build(struct hist *h, double tol, bool all_figures)
 {
 	qsort(h->runs, h->nruns, sizeof(*h->runs), run_cmp);
 	for (size_t r = 0; r < h->nruns; r++) {
-		size_t i, j;
-		json_t *row, *f;
+		const struct rq_run_doc *d = &h->runs[r].doc;
 
-		json_array_foreach(json_object_get(h->runs[r].doc, "results"), i, row) {
-			const char *id = json_string_value(json_object_get(row, "id"));
-			const char *kind = json_string_value(json_object_get(row, "kind"));
-			const char *judge = json_string_value(json_object_get(row, "judge"));
+		for (size_t i = 0; i < d->n; i++) {
+			const struct rq_result *row = d->rows[i];
+			const char *id = row->id, *kind = row->kind, *judge = row->judge;
 
-			json_array_foreach(json_object_get(row, "figures"), j, f) {
-				const char *name = json_string_value(json_object_get(f, "name"));
-				const char *unit = json_string_value(json_object_get(f, "unit")) ?: "";
-				json_t *v = json_object_get(f, "value");
+			for (size_t j = 0; j < row->nfigs; j++) {
+				const char *name = row->figs[j].name, *unit = row->figs[j].unit;
+				double v = row->figs[j].value;
 
-				if (!id || !name || !json_is_number(v) || !isfinite(json_number_value(v)) ||
-				    cmp_direction(name, unit) == CMP_DIR_UNKNOWN ||
+				if (!isfinite(v) || cmp_direction(name, unit) == CMP_DIR_UNKNOWN ||
 				    (!all_figures && !cmp_key_figure(kind, judge, name)))
 					continue;
 				struct series *s = series_of(h, id, name, unit);
@@ -206,7 +202,7 @@ static void build(struct hist *h, double tol, bool all_figures)
 				s->run = xrealloc(s->run, (s->n + 1) * sizeof(*s->run));
 				s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
 				s->run[s->n] = r;
-				s->v[s->n++] = json_number_value(v);
+				s->v[s->n++] = v;
 			}
 		}
 	}
@@ -449,7 +445,7 @@ out:
 		free(h.runs[i].path);
 		free(h.runs[i].id);
 		free(h.runs[i].started);
-		json_decref(h.runs[i].doc);
+		rq_run_doc_release(&h.runs[i].doc);
 	}
 	free(h.runs);
 	for (size_t i = 0; i < h.ns; i++) {

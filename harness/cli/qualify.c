@@ -35,6 +35,7 @@
 #include "report/compare.h"
 #include "core/json_text.h"
 #include "core/proc.h"
+#include "core/run_doc.h"
 #include "core/target.h"
 #include "core/term.h"
 #include "core/util.h"
@@ -102,9 +103,10 @@ struct side {
 	char dir[PATH_MAX];		/* <qdir>/<label> */
 	char **runs;			/* run dirs, one per repeat */
 	size_t nruns;
-	json_t **docs;
+	struct rq_run_doc **docs;
 	size_t ndocs;			/* docs loaded so far */
-	json_t *doc;			/* the one judged (a merge when nruns > 1) */
+	struct rq_run_doc merged;	/* of the docs, when nruns > 1 */
+	const struct rq_run_doc *doc;	/* the one judged: docs[0] or merged */
 	char doc_path[PATH_MAX];
 };
 
@@ -244,9 +246,13 @@ static int side_load_docs(struct side *s)
 
 	s->docs = xrealloc(s->docs, (s->nruns + 1) * sizeof(*s->docs));
 	for (size_t i = s->ndocs; i < s->nruns; i++) {
-		s->docs[i] = compare_load(s->runs[i], path, sizeof(path));
-		if (!s->docs[i])
+		/* whole rows: the page shows their logs */
+		s->docs[i] = xcalloc(1, sizeof(*s->docs[i]));
+		cmp_doc_init(s->docs[i], 0);
+		if (compare_load_doc(s->runs[i], path, sizeof(path), s->docs[i])) {
+			free(s->docs[i]);
 			return -1;
+		}
 		s->ndocs = i + 1;
 	}
 	return 0;
@@ -259,20 +265,24 @@ static int side_doc(struct side *s, const char *qdir)
 
 	if (side_load_docs(s))
 		return -1;
-	json_decref(s->doc);
+	rq_run_doc_release(&s->merged);
 	s->doc = NULL;
 	if (s->nruns == 1) {
-		s->doc = json_incref(s->docs[0]);
+		s->doc = s->docs[0];
 		snprintf(s->doc_path, sizeof(s->doc_path), "%s/results.json", s->runs[0]);
 		return 0;
 	}
-	s->doc = rq_repeat_merge(s->docs, s->nruns, err, sizeof(err));
-	if (!s->doc) {
+	if (rq_repeat_merge_docs((const struct rq_run_doc *const *)s->docs, s->nruns, &s->merged, err,
+				 sizeof(err))) {
 		fprintf(stderr, "rdmaqual qualify: %s: %s\n", s->label, err);
 		return -1;
 	}
+	s->doc = &s->merged;
 	snprintf(s->doc_path, sizeof(s->doc_path), "%s/%s-median.json", qdir, s->label);
-	char *text = json_dumps(s->doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_t *doc = rq_run_doc_to_json(s->doc);
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+
+	json_decref(doc);
 
 	if (!text || write_file_atomic(s->doc_path, text, strlen(text)))
 		fprintf(stderr, "rdmaqual qualify: cannot write %s\n", s->doc_path);
@@ -285,18 +295,17 @@ static int side_doc(struct side *s, const char *qdir)
  * could not be had) judges nothing: comparing ERROR with ERROR would find
  * "no regression".  That is a failed qualification, not a passed one.
  */
-int qualify_side_usable(const char *label, json_t *doc, FILE *err)
+int qualify_side_usable(const char *label, const struct rq_run_doc *doc, FILE *err)
 {
 	const char *first = NULL;
-	size_t i, nerr = 0, n = json_array_size(json_object_get(doc, "results"));
-	json_t *r;
+	size_t nerr = 0, n = doc->n;
 
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
-		if (strcmp(json_string_value(json_object_get(r, "verdict")) ?: "", "ERROR"))
+	for (size_t i = 0; i < n; i++) {
+		if (doc->rows[i]->verdict != RQ_ERROR)
 			continue;
 		nerr++;
 		if (!first)
-			first = json_string_value(json_object_get(r, "reason"));
+			first = doc->rows[i]->reason;
 	}
 	if (n && nerr < n)
 		return 0;
@@ -314,9 +323,9 @@ static int side_usable(const struct side *s)
 	return qualify_side_usable(s->label, s->doc, stderr);
 }
 
-static const char *fact(json_t *doc, const char *key)
+static const char *fact(const struct rq_run_doc *doc, const char *key)
 {
-	const char *v = json_string_value(json_object_get(json_object_get(doc, "facts"), key));
+	const char *v = rq_run_doc_fact(doc, key);
 
 	return v ? v : "?";
 }
@@ -336,18 +345,27 @@ static void print_side_facts(const char *label, const struct side *s)
 		free(v[i]);
 }
 
-/* The rows of both sides by id: before's order, then after's new ones. */
-static json_t *all_ids(json_t *b, json_t *a)
+/*
+ * The rows of both sides by id: before's order, then after's new ones
+ * (*n of them; the strings are the documents').
+ */
+static const char **all_ids(const struct rq_run_doc *b, const struct rq_run_doc *a, size_t *n)
 {
-	json_t *ids = json_array(), *r;
-	size_t i;
+	const char **ids = xcalloc(b->n + a->n + 1, sizeof(*ids));
 
-	json_array_foreach(json_object_get(b, "results"), i, r)
-		json_array_append(ids, json_object_get(r, "id"));
-	json_array_foreach(json_object_get(a, "results"), i, r)
-		if (!rq_doc_row(b, json_string_value(json_object_get(r, "id"))))
-			json_array_append(ids, json_object_get(r, "id"));
+	*n = 0;
+	for (size_t i = 0; i < b->n; i++)
+		ids[(*n)++] = b->rows[i]->id;
+	for (size_t i = 0; i < a->n; i++)
+		if (!rq_run_doc_find(b, a->rows[i]->id))
+			ids[(*n)++] = a->rows[i]->id;
 	return ids;
+}
+
+/* A row's verdict for the tables, "-" where the side has no such row. */
+static const char *verdict_of(const struct rq_result *r)
+{
+	return r ? rq_verdict_name(r->verdict) : "-";
 }
 
 /* Regression findings about one row, joined ("bw_64KiB -23.1% (tol 5%)"). */
@@ -377,55 +395,59 @@ static char *row_regressions(const struct cmp_report *rep, const char *id)
 	return sb.buf;
 }
 
-static void print_side_by_side(FILE *fp, json_t *b, json_t *a, const struct cmp_report *rep)
+static void print_side_by_side(FILE *fp, const struct rq_run_doc *b, const struct rq_run_doc *a,
+			       const struct cmp_report *rep)
 {
 	struct table t = { .cols = 4 };
-	json_t *ids = all_ids(b, a), *id;
-	size_t i;
+	size_t n;
+	const char **ids = all_ids(b, a, &n);
 
 	table_cell(&t, "ROW");
 	table_cell(&t, "BEFORE");
 	table_cell(&t, "AFTER");
 	table_cell(&t, "REGRESSION");
-	json_array_foreach(ids, i, id) {
-		json_t *rb = rq_doc_row(b, json_string_value(id)), *ra = rq_doc_row(a, json_string_value(id));
-		char *why = row_regressions(rep, json_string_value(id));
+	for (size_t i = 0; i < n; i++) {
+		char *why = row_regressions(rep, ids[i]);
 
-		table_cell(&t, "%s", json_string_value(id));
-		table_cell(&t, "%s", rb ? json_string_value(json_object_get(rb, "verdict")) : "-");
-		table_cell(&t, "%s", ra ? json_string_value(json_object_get(ra, "verdict")) : "-");
+		table_cell(&t, "%s", ids[i]);
+		table_cell(&t, "%s", verdict_of(rq_run_doc_find(b, ids[i])));
+		table_cell(&t, "%s", verdict_of(rq_run_doc_find(a, ids[i])));
 		table_cell(&t, "%s", why ? why : "");
 		free(why);
 	}
 	fputs("\nper row, before and after\n", fp);
 	table_print(&t, fp);
-	json_decref(ids);
+	free(ids);
+}
+
+/* A number as the table has always shown it: one that is not there (null) reads 0. */
+static double num(double v)
+{
+	return isnan(v) ? 0 : v;
 }
 
 /* Medians with their spread, for figures that have one (--repeat). */
-static void print_spread(FILE *fp, json_t *b, json_t *a)
+static void print_spread(FILE *fp, const struct rq_run_doc *b, const struct rq_run_doc *a)
 {
 	struct table t = { .cols = 5 };
-	json_t *r, *f;
-	size_t i, j;
 
-	json_array_foreach(json_object_get(b, "results"), i, r) {
-		const char *id = json_string_value(json_object_get(r, "id"));
-		json_t *ra = rq_doc_row(a, id);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct rq_result *r = b->rows[i];
+		const char *id = r->id;
+		const struct rq_result *ra = rq_run_doc_find(a, id);
 
-		json_array_foreach(json_object_get(r, "figures"), j, f) {
-			json_t *sp = json_object_get(f, "spread"), *fa = NULL, *spa = NULL;
-			const char *name = json_string_value(json_object_get(f, "name"));
-			const char *unit = json_string_value(json_object_get(f, "unit"));
-			size_t k;
-			json_t *g;
+		for (size_t j = 0; j < r->nfigs; j++) {
+			const struct rq_figure *f = &r->figs[j], *fa = NULL;
+			const struct rq_spread *sp = f->spread, *spa;
+			const char *name = f->name, *unit = f->unit;
 
-			if (!sp || !unit || !*unit)
+			if (!sp || !*unit)
 				continue;
-			json_array_foreach(ra ? json_object_get(ra, "figures") : NULL, k, g)
-				if (!strcmp(json_string_value(json_object_get(g, "name")), name))
-					fa = g;
-			spa = fa ? json_object_get(fa, "spread") : NULL;
+			/* the after row's last figure of the name, as it always was */
+			for (size_t k = 0; ra && k < ra->nfigs; k++)
+				if (!strcmp(ra->figs[k].name, name))
+					fa = &ra->figs[k];
+			spa = fa ? fa->spread : NULL;
 			if (!t.n) {
 				table_cell(&t, "ROW");
 				table_cell(&t, "FIGURE");
@@ -435,16 +457,11 @@ static void print_spread(FILE *fp, json_t *b, json_t *a)
 			}
 			table_cell(&t, "%s", id);
 			table_cell(&t, "%s", name);
-			table_cell(&t, "%.4g [%.4g..%.4g] n=%d", json_number_value(json_object_get(f, "value")),
-				   json_number_value(json_object_get(sp, "min")),
-				   json_number_value(json_object_get(sp, "max")),
-				   (int)json_integer_value(json_object_get(sp, "n")));
+			table_cell(&t, "%.4g [%.4g..%.4g] n=%d", num(f->value), num(sp->min), num(sp->max),
+				   (int)sp->n);
 			if (spa)
-				table_cell(&t, "%.4g [%.4g..%.4g] n=%d",
-					   json_number_value(json_object_get(fa, "value")),
-					   json_number_value(json_object_get(spa, "min")),
-					   json_number_value(json_object_get(spa, "max")),
-					   (int)json_integer_value(json_object_get(spa, "n")));
+				table_cell(&t, "%.4g [%.4g..%.4g] n=%d", num(fa->value), num(spa->min), num(spa->max),
+					   (int)spa->n);
 			else
 				table_cell(&t, "-");
 			table_cell(&t, "%s", unit);
@@ -457,25 +474,24 @@ static void print_spread(FILE *fp, json_t *b, json_t *a)
 }
 
 /* One testcase per row; a regression about it is a <failure>. */
-static int write_junit(const char *path, json_t *b, json_t *a, const struct cmp_report *rep,
-		       double secs)
+static int write_junit(const char *path, const struct rq_run_doc *b, const struct rq_run_doc *a,
+		       const struct cmp_report *rep, double secs)
 {
-	json_t *ids = all_ids(b, a), *id;
+	size_t n, nfail = 0;
+	const char **ids = all_ids(b, a, &n);
 	struct sb x = SB_INIT;
-	size_t i, nfail = 0;
 	int rc;
 
-	json_array_foreach(ids, i, id) {
-		char *why = row_regressions(rep, json_string_value(id));
+	for (size_t i = 0; i < n; i++) {
+		char *why = row_regressions(rep, ids[i]);
 
 		nfail += why != NULL;
 		free(why);
 	}
 	sb_addf(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rdmaqual qualify\" "
-		"tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", json_array_size(ids),
-		nfail, secs);
+		"tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", n, nfail, secs);
 	sb_addf(&x, "  <testsuite name=\"qualify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		"skipped=\"0\" time=\"%.3f\">\n    <properties>\n", json_array_size(ids), nfail, secs);
+		"skipped=\"0\" time=\"%.3f\">\n    <properties>\n", n, nfail, secs);
 	static const char *const keys[] = { "vm.guest_kernel", "vm.kernel_package_version", "vm.kernel_origin" };
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		sb_addf(&x, "      <property name=\"before.%s\" value=\"", keys[k]);
@@ -485,28 +501,27 @@ static int write_junit(const char *path, json_t *b, json_t *a, const struct cmp_
 		sb_adds(&x, "\"/>\n");
 	}
 	sb_adds(&x, "    </properties>\n");
-	json_array_foreach(ids, i, id) {
-		const char *s = json_string_value(id);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = ids[i];
 		char *why = row_regressions(rep, s);
-		json_t *rb = rq_doc_row(b, s), *ra = rq_doc_row(a, s);
+		const struct rq_result *rb = rq_run_doc_find(b, s), *ra = rq_run_doc_find(a, s);
 
 		sb_adds(&x, "    <testcase classname=\"qualify\" name=\"");
 		xml_escape_attr(&x, s, strlen(s));
-		sb_addf(&x, "\" time=\"%.3f\">", ra ? json_number_value(json_object_get(ra, "duration_s")) : 0.0);
+		sb_addf(&x, "\" time=\"%.3f\">", ra ? ra->duration_s : 0.0);
 		if (why) {
 			sb_adds(&x, "\n      <failure type=\"REGRESSION\" message=\"");
 			xml_escape_attr(&x, why, strlen(why));
 			sb_adds(&x, "\"/>\n    ");
 		}
 		sb_addf(&x, "<system-out>before: %s; after: %s</system-out></testcase>\n",
-			rb ? json_string_value(json_object_get(rb, "verdict")) : "-",
-			ra ? json_string_value(json_object_get(ra, "verdict")) : "-");
+			verdict_of(rb), verdict_of(ra));
 		free(why);
 	}
 	sb_adds(&x, "  </testsuite>\n</testsuites>\n");
 	rc = write_file_atomic(path, x.buf, x.len);
 	sb_release(&x);
-	json_decref(ids);
+	free(ids);
 	return rc;
 }
 
@@ -532,11 +547,13 @@ static void side_release(struct side *s)
 {
 	for (size_t i = 0; i < s->nruns; i++)
 		free(s->runs[i]);
-	for (size_t i = 0; i < s->ndocs; i++)
-		json_decref(s->docs[i]);
+	for (size_t i = 0; i < s->ndocs; i++) {
+		rq_run_doc_release(s->docs[i]);
+		free(s->docs[i]);
+	}
 	free(s->runs);
 	free(s->docs);
-	json_decref(s->doc);
+	rq_run_doc_release(&s->merged);
 }
 
 static bool any_unsure;
@@ -550,18 +567,19 @@ static bool any_unsure;
 static int worth_another(struct side *b, struct side *a, const struct cmp_opts *co, int cap)
 {
 	struct cmp_report rep;
-	json_t *mb, *ma;
+	struct rq_run_doc mb, ma;
 	char err[512];
 	int more = 0;
 
 	if (side_load_docs(b) || side_load_docs(a))
 		return -1;
-	mb = rq_repeat_merge(b->docs, b->ndocs, err, sizeof(err));
-	ma = mb ? rq_repeat_merge(a->docs, a->ndocs, err, sizeof(err)) : NULL;
-	if (!mb || !ma || cmp_compare(mb, ma, co, &rep, err, sizeof(err))) {
+	rq_run_doc_init(&ma);
+	if (rq_repeat_merge_docs((const struct rq_run_doc *const *)b->docs, b->ndocs, &mb, err, sizeof(err)) ||
+	    rq_repeat_merge_docs((const struct rq_run_doc *const *)a->docs, a->ndocs, &ma, err, sizeof(err)) ||
+	    cmp_compare_docs(&mb, &ma, co, &rep, err, sizeof(err))) {
 		fprintf(stderr, "rdmaqual qualify: %s\n", err);
-		json_decref(mb);
-		json_decref(ma);
+		rq_run_doc_release(&mb);
+		rq_run_doc_release(&ma);
 		return -1;
 	}
 	any_unsure = rep.count[CMP_FIG_UNSURE] > 0;
@@ -583,8 +601,8 @@ static int worth_another(struct side *b, struct side *a, const struct cmp_opts *
 	}
 	fflush(stdout);
 	cmp_report_release(&rep);
-	json_decref(mb);
-	json_decref(ma);
+	rq_run_doc_release(&mb);
+	rq_run_doc_release(&ma);
 	return more;
 }
 
@@ -800,7 +818,7 @@ int cmd_qualify(int argc, char **argv)
 	}
 	if (side_doc(&sb_, qdir) || side_doc(&sa, qdir) || side_usable(&sb_) || side_usable(&sa))
 		goto out;
-	if (cmp_compare(sb_.doc, sa.doc, &co, &rep, err, sizeof(err))) {
+	if (cmp_compare_docs(sb_.doc, sa.doc, &co, &rep, err, sizeof(err))) {
 		fprintf(stderr, "rdmaqual qualify: %s\n", err);
 		goto out;
 	}

@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <jansson.h>
 #include "core/json_text.h"
+#include "core/run_doc.h"
 #include "core/util.h"
 #include "qual/compare.h"
 #include "report/compare.h"
 #include "report/table.h"
 
-#define RESULTS_MAX (256u << 20)
 /* A run directory holds results.json; a file is taken as it is. */
 static int resolve(const char *arg, char *path, size_t size, char *err, size_t errsz)
 {
@@ -44,220 +44,14 @@ static int resolve(const char *arg, char *path, size_t size, char *err, size_t e
 	return -ENOENT;
 }
 
-json_t *compare_load(const char *arg, char *path, size_t size)
+int compare_load_doc(const char *arg, char *path, size_t size, struct rq_run_doc *d)
 {
-	struct sb text = SB_INIT;
-	char err[600];
-	json_error_t je;
-	json_t *doc;
-	int ret;
+	char err[PATH_MAX + 600];
 
-	if (resolve(arg, path, size, err, sizeof(err))) {
+	if (resolve(arg, path, size, err, sizeof(err)) || rq_run_doc_load(d, path, err, sizeof(err))) {
 		fprintf(stderr, "rdmaqual compare: %s\n", err);
-		return NULL;
-	}
-	ret = read_file(path, &text, RESULTS_MAX);	/* 16 MiB, the default, is ~15k rows */
-	if (ret) {
-		fprintf(stderr, "rdmaqual compare: %s: %s\n", path, strerror(-ret));
-		sb_release(&text);
-		return NULL;
-	}
-	if (text.len >= RESULTS_MAX) {	/* read_file stops at the limit */
-		fprintf(stderr, "rdmaqual compare: %s: larger than %u MiB, not read\n", path, RESULTS_MAX >> 20);
-		sb_release(&text);
-		return NULL;
-	}
-	doc = json_loadb(text.buf, text.len, 0, &je);
-	sb_release(&text);
-	if (!doc) {
-		fprintf(stderr, "rdmaqual compare: %s: not a results.json: not JSON (line %d: %s)\n",
-			path, je.line, je.text);
-		return NULL;
-	}
-	if (cmp_check_doc(doc, err, sizeof(err))) {
-		fprintf(stderr, "rdmaqual compare: %s: %s\n", path, err);
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
-}
-
-/* ---- reading a results.json a row at a time ---------------------------- */
-
-/*
- * The top level is read here, each value but the rows parsed whole, and
- * each row of "results" parsed on its own (json_loadf stops at the end of
- * an object with JSON_DISABLE_EOF_CHECK) and handed to cmp_doc_row, which
- * keeps what compare reads.  Anything this small reader does not expect
- * (not JSON, a row that is not an object, text after the document) makes
- * it give up, and the whole file is read as before for the same message.
- */
-static int skip_ws(FILE *f)
-{
-	int c;
-
-	while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
-		;
-	return c;
-}
-
-/* A JSON string whose opening quote was read, decoded by jansson; NULL if bad. */
-static json_t *read_string(FILE *f)
-{
-	struct sb raw = SB_INIT;
-	bool esc = false;
-	json_t *v = NULL;
-	int c;
-
-	sb_addc(&raw, '"');
-	while ((c = getc(f)) != EOF) {
-		sb_addc(&raw, (char)c);
-		if (esc)
-			esc = false;
-		else if (c == '\\')
-			esc = true;
-		else if (c == '"')
-			break;
-	}
-	if (c == '"')
-		v = json_loadb(raw.buf, raw.len, JSON_DECODE_ANY, NULL);
-	sb_release(&raw);
-	return v;
-}
-
-/* A value whose first character c was read: object, array, string or a bare word. */
-static json_t *read_value(FILE *f, int c)
-{
-	struct sb word = SB_INIT;
-	json_t *v;
-
-	if (c == '{' || c == '[') {
-		ungetc(c, f);
-		return json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
-	}
-	if (c == '"')
-		return read_string(f);
-	/* a number, true, false or null: up to the next delimiter */
-	while (c != EOF && !strchr(",}] \t\r\n", c)) {
-		sb_addc(&word, (char)c);
-		c = getc(f);
-	}
-	if (c != EOF)
-		ungetc(c, f);
-	v = word.len ? json_loadb(word.buf, word.len, JSON_DECODE_ANY, NULL) : NULL;
-	sb_release(&word);
-	return v;
-}
-
-static int read_rows(FILE *f, struct cmp_doc *d)
-{
-	int c = skip_ws(f);
-
-	if (c == ']')
-		return 0;
-	for (;;) {
-		json_t *row;
-
-		if (c != '{')
-			return -1;
-		ungetc(c, f);
-		row = json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
-		if (!row)
-			return -1;
-		cmp_doc_row(d, row);
-		json_decref(row);
-		c = skip_ws(f);
-		if (c == ']')
-			return 0;
-		if (c != ',')
-			return -1;
-		c = skip_ws(f);
-	}
-}
-
-static int read_doc(FILE *f, struct cmp_doc *d)
-{
-	int c = skip_ws(f);
-
-	if (c != '{')
+		rq_run_doc_release(d);
 		return -1;
-	d->head = json_object();
-	c = skip_ws(f);
-	if (c == '}')
-		return skip_ws(f) == EOF ? 0 : -1;
-	for (;;) {
-		json_t *key, *v;
-		int ret = 0;
-
-		if (c != '"' || !(key = read_string(f)))
-			return -1;
-		if (skip_ws(f) != ':') {
-			json_decref(key);
-			return -1;
-		}
-		c = skip_ws(f);
-		if (!strcmp(json_string_value(key), "results") && c == '[') {
-			/* a later "results" wins, as in jansson */
-			cmp_doc_results(d, true);
-			json_object_del(d->head, "results");
-			ret = read_rows(f, d);
-		} else if ((v = read_value(f, c))) {
-			if (!strcmp(json_string_value(key), "results"))
-				cmp_doc_results(d, false);
-			json_object_set_new(d->head, json_string_value(key), v);
-		} else {
-			ret = -1;
-		}
-		json_decref(key);
-		if (ret)
-			return -1;
-		c = skip_ws(f);
-		if (c == '}')
-			return skip_ws(f) == EOF ? 0 : -1;
-		if (c != ',')
-			return -1;
-		c = skip_ws(f);
-	}
-}
-
-int compare_load_doc(const char *arg, char *path, size_t size, struct cmp_doc *d)
-{
-	char err[600];
-	struct stat st;
-	FILE *f;
-	int ret;
-
-	cmp_doc_init(d);
-	if (resolve(arg, path, size, err, sizeof(err))) {
-		fprintf(stderr, "rdmaqual compare: %s\n", err);
-		return -1;
-	}
-	f = fopen(path, "re");
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size >= RESULTS_MAX) {
-		if (f)
-			fclose(f);
-		goto whole;	/* the whole-file reader says what is wrong */
-	}
-	ret = read_doc(f, d);
-	fclose(f);
-	if (ret)
-		goto whole;
-	if (cmp_doc_check(d, err, sizeof(err))) {
-		fprintf(stderr, "rdmaqual compare: %s: %s\n", path, err);
-		cmp_doc_release(d);
-		return -1;
-	}
-	return 0;
-whole:
-	cmp_doc_release(d);
-	{
-		json_t *doc = compare_load(arg, path, size);
-
-		if (!doc)
-			return -1;
-		cmp_doc_from_json(d, doc);
-		json_decref(doc);
 	}
 	return 0;
 }

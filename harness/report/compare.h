@@ -12,14 +12,15 @@
 
 struct json_t;
 
-/* A run directory or a results.json, checked (cmp_check_doc); NULL after a message on stderr. */
-struct json_t *compare_load(const char *arg, char *path, size_t size);
 /*
- * The same, read a row at a time into d (qual/compare.h): what `compare`
- * uses when it draws no page, so two large runs are never two trees.
- * 0, or -1 after a message on stderr.
+ * A run directory or a results.json into d, read a row at a time and
+ * checked (core/run_doc.h): d is cmp_doc_init'd (or rq_run_doc_init'd)
+ * before, which says what is kept and checked, so two large runs are never
+ * two trees.  0, or -1 after a message on stderr naming the file (d
+ * released).
  */
-int compare_load_doc(const char *arg, char *path, size_t size, struct cmp_doc *d);
+struct rq_run_doc;
+int compare_load_doc(const char *arg, char *path, size_t size, struct rq_run_doc *d);
 /* The tables and the result line `compare` prints. */
 void compare_print(FILE *fp, const struct cmp_report *rep, const char *pb, const char *pa);
 

@@ -42,6 +42,9 @@ struct json_t;
  * or NULL.
  */
 void rq_html_run(struct sb *out, struct json_t *doc, const char *run_dir, const char *extra_html);
+/* The same from a document read (core/run_doc.h). */
+struct rq_run_doc;
+void rq_html_run_doc(struct sb *out, const struct rq_run_doc *doc, const char *run_dir, const char *extra_html);
 /*
  * The same page from a run's rows (rs, spooled or not) and doc, a
  * results.json document without its "results" (run, facts, counts): the
@@ -57,7 +60,7 @@ int rq_html_run_rows_write(int dirfd, const char *name, struct json_t *doc, cons
 struct rq_html_side {
 	const char *label;		/* "before" */
 	const char *spec;		/* "debian:bookworm", a path, or NULL */
-	struct json_t *doc;		/* results.json document (medians for --repeat) */
+	const struct rq_run_doc *doc;	/* its results.json (medians for --repeat) */
 	const char *run_dir;		/* for log tails, or NULL */
 	char *const *runs;		/* qualify: every run of the side, in order (links), or NULL */
 	size_t nruns;

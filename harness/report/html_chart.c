@@ -60,18 +60,18 @@ struct charts {
 /* Figures named FAMILY_SIZE ("bw_64KiB", "msg_rate_4KiB") become points. */
 static void collect(struct charts *cs, struct rows *rows, int side, const char *label)
 {
-	size_t i, j;
-	json_t *r, *f;
+	size_t i;
+	const struct rq_result *r;
 
 	ROWS_EACH(rows, i, r)
-		json_array_foreach(json_object_get(r, "figures"), j, f) {
-			const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
-			const char *us = name ? strrchr(name, '_') : NULL;
-			json_t *v = json_object_get(f, "value");
+		for (size_t j = 0; j < r->nfigs; j++) {
+			const char *name = r->figs[j].name, *unit = r->figs[j].unit;
+			const char *us = strrchr(name, '_');
+			double v = r->figs[j].value;
 			double x;
 			struct chart *c = NULL;
 
-			if (!us || us == name || !json_is_number(v) || !(x = parse_size(us + 1)))
+			if (!us || us == name || !isfinite(v) || !(x = parse_size(us + 1)))
 				continue;
 			for (size_t k = 0; k < cs->n; k++)
 				if (!strncmp(cs->c[k].family, name, (size_t)(us - name)) &&
@@ -86,8 +86,8 @@ static void collect(struct charts *cs, struct rows *rows, int side, const char *
 			}
 			c->p = xrealloc(c->p, (c->n + 1) * sizeof(*c->p));
 			c->p[c->n++] = (struct point){
-				.series = label ? xasprintf("%s: %s", label, jstr(r, "id")) : xstrdup(jstr(r, "id")),
-				.side = side, .x = x, .y = json_number_value(v) };
+				.series = label ? xasprintf("%s: %s", label, r->id) : xstrdup(r->id),
+				.side = side, .x = x, .y = v };
 		}
 }
 
@@ -221,22 +221,22 @@ static void latency_chart(struct sb *out, struct rows *docs, const char *const *
 	double vmax = 0;
 
 	for (int d = 0; d < ndocs; d++) {
-		size_t i, j;
-		json_t *r, *f;
+		size_t i;
+		const struct rq_result *r;
 
 		ROWS_EACH(&docs[d], i, r)
-			json_array_foreach(json_object_get(r, "figures"), j, f) {
-				const char *name = jstr(f, "name"), *unit = jstr(f, "unit");
-				json_t *v = json_object_get(f, "value");
+			for (size_t j = 0; j < r->nfigs; j++) {
+				const char *name = r->figs[j].name, *unit = r->figs[j].unit;
+				double v = r->figs[j].value;
 
-				if (!unit || strcmp(unit, "us") || !json_is_number(v) ||
+				if (strcmp(unit, "us") || !isfinite(v) ||
 				    !(str_starts(name, "lat") || str_starts(name, "t_")))
 					continue;
 				b = xrealloc(b, (n + 1) * sizeof(*b));
 				b[n++] = (struct bar){ .label = xasprintf("%s%s%s %s", labels[d] ? labels[d] : "",
-									  labels[d] ? ": " : "", jstr(r, "id"), name),
-						       .side = d, .v = json_number_value(v) };
-				vmax = fmax(vmax, json_number_value(v));
+									  labels[d] ? ": " : "", r->id, name),
+						       .side = d, .v = v };
+				vmax = fmax(vmax, v);
 			}
 	}
 	if (!n)

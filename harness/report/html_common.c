@@ -12,6 +12,7 @@
  * on a CI server without network.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,46 +60,54 @@ void html_rows_drain(struct rows *s, struct sb *out)
 		afile_drain(s->f, out, 1u << 20);
 }
 
-struct rows html_doc_rows(json_t *doc)
+struct rows html_doc_rows(const struct rq_run_doc *doc)
 {
-	return (struct rows){ .arr = json_object_get(doc, "results") };
+	return (struct rows){ .doc = doc };
 }
 
 size_t html_rows_n(const struct rows *s)
 {
-	return s->rs ? rq_results_total(s->rs) : json_array_size(s->arr);
+	return s->rs ? rq_results_total(s->rs) : s->doc ? s->doc->n : 0;
 }
 
 /* A number as results.json has it (10 significant digits), read back. */
-static void as_written(json_t *v)
+static double as_written(double v)
 {
 	char buf[64];
 
-	if (!json_is_real(v))
-		return;
-	snprintf(buf, sizeof(buf), "%.10g", json_real_value(v));
-	json_real_set(v, strtod(buf, NULL));
+	if (!isfinite(v))
+		return v;
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	return strtod(buf, NULL);
 }
 
-json_t *html_rows_at(struct rows *s, size_t i)
+const struct rq_result *html_rows_at(struct rows *s, size_t i)
 {
-	size_t k;
-	json_t *f;
+	const struct rq_result *r;
 
 	if (!s->rs)
-		return json_array_get(s->arr, i);
-	json_decref(s->cur);
-	s->cur = rq_result_to_json(rq_results_get(s->rs, i), false);
-	as_written(json_object_get(s->cur, "duration_s"));
-	json_array_foreach(json_object_get(s->cur, "figures"), k, f)
-		as_written(json_object_get(f, "value"));
-	return s->cur;
+		return s->doc->rows[i];
+	/* A shallow copy: only the numbers differ from the row's, and it lives until the next one. */
+	r = rq_results_get(s->rs, i);
+	if (r->nfigs > s->cap) {
+		s->cap = r->nfigs;
+		s->figs = xrealloc(s->figs, s->cap * sizeof(*s->figs));
+	}
+	s->cur = *r;
+	s->cur.figs = s->figs;
+	for (size_t k = 0; k < r->nfigs; k++) {
+		s->figs[k] = r->figs[k];
+		s->figs[k].value = as_written(r->figs[k].value);
+	}
+	s->cur.duration_s = as_written(r->duration_s);
+	return &s->cur;
 }
 
 void html_rows_release(struct rows *s)
 {
-	json_decref(s->cur);
-	s->cur = NULL;
+	free(s->figs);
+	s->figs = NULL;
+	s->cap = 0;
 }
 static const char *style =
 "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1200px}"
@@ -152,13 +161,11 @@ void html_page_end(struct sb *out)
 void html_counts_of(struct rows *rows, unsigned c[4])
 {
 	size_t i;
-	json_t *r;
+	const struct rq_result *r;
 
 	memset(c, 0, 4 * sizeof(*c));
 	ROWS_EACH(rows, i, r)
-		for (int k = 0; k < 4; k++)
-			if (!strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", html_verdicts[k]))
-				c[k]++;
+		c[html_verdict_index(r)]++;
 }
 
 /*
@@ -216,25 +223,33 @@ static void log_tail(struct sb *out, const char *run_dir, const char *log_path)
 }
 
 /* A row as people read it: its id, and its round when run --repeat made it (JUnit's "ID #K"). */
-void html_row_name(struct sb *out, json_t *r)
+void html_row_name(struct sb *out, const struct rq_result *r)
 {
-	json_t *k = json_object_get(r, "repeat");
+	esc(out, r->id);
+	if (r->repeat)
+		sb_addf(out, " #%u", r->repeat);
+}
 
-	esc(out, jstr(r, "id"));
-	if (json_is_integer(k))
-		sb_addf(out, " #%lld", (long long)json_integer_value(k));
+int html_verdict_index(const struct rq_result *r)
+{
+	int k = 0;
+
+	/* one this page does not show (undecided) is drawn as an ERROR, as a reader would judge it */
+	while (k < 4 && strcmp(rq_verdict_name(r->verdict), html_verdicts[k]))
+		k++;
+	return k < 4 ? k : 1;
 }
 
 /* FAIL and ERROR rows of doc first, with reason and log tail. */
 void html_failures(struct sb *out, struct rows *rows, const char *run_dir, const char *label)
 {
 	size_t i, n = 0;
-	json_t *r;
+	const struct rq_result *r;
 
 	ROWS_EACH(rows, i, r) {
-		const char *v = jstr(r, "verdict");
+		const char *v = rq_verdict_name(r->verdict);
 
-		if (!v || (strcmp(v, "FAIL") && strcmp(v, "ERROR")))
+		if (r->verdict != RQ_FAIL && r->verdict != RQ_ERROR)
 			continue;
 		if (!n++) {
 			sb_adds(out, "<section id=\"failures\"><h2>Failures");
@@ -246,15 +261,15 @@ void html_failures(struct sb *out, struct rows *rows, const char *run_dir, const
 			sb_adds(out, "</h2>\n");
 		}
 		sb_addf(out, "<div class=\"failure\" data-verdict=\"%s\" data-id=\"", v);
-		esc(out, jstr(r, "id"));
+		esc(out, r->id);
 		sb_addf(out, "\"><b class=\"%s\">%s</b> <b>", v, v);
 		html_row_name(out, r);
 		sb_adds(out, "</b> on ");
-		esc(out, jstr(r, "target"));
+		esc(out, r->target);
 		sb_adds(out, "<br><span class=\"reason\">");
-		esc(out, jstr(r, "reason"));
+		esc(out, r->reason);
 		sb_adds(out, "</span>\n");
-		log_tail(out, run_dir, jstr(r, "log_path"));
+		log_tail(out, run_dir, r->log_path);
 		sb_adds(out, "</div>\n");
 		html_rows_drain(rows, out);
 	}
@@ -270,17 +285,14 @@ void html_filter_buttons(struct sb *out)
 	sb_adds(out, "</p>\n");
 }
 
-void html_facts_table(struct sb *out, json_t *doc, const char *id, const char *title)
+void html_facts_table(struct sb *out, const struct rq_run_doc *doc, const char *id, const char *title)
 {
-	const char *k;
-	json_t *v;
-
 	sb_addf(out, "<section><h2>%s</h2><table id=\"%s\">\n", title, id);
-	json_object_foreach(json_object_get(doc, "facts"), k, v) {
+	for (size_t i = 0; i < doc->nfacts; i++) {
 		sb_adds(out, "<tr><th>");
-		esc(out, k);
+		esc(out, doc->facts[i].key);
 		sb_adds(out, "</th><td>");
-		esc(out, json_string_value(v));
+		esc(out, doc->facts[i].value);
 		sb_adds(out, "</td></tr>\n");
 	}
 	sb_adds(out, "</table></section>\n");
@@ -290,11 +302,11 @@ void html_facts_table(struct sb *out, json_t *doc, const char *id, const char *t
  * A replay of a synthesized tree says so before anything else (report.h);
  * on a comparison's page, side names the side that is one.
  */
-void html_synthesized_banner(struct sb *out, json_t *doc, const char *side)
+void html_synthesized_banner(struct sb *out, const struct rq_run_doc *doc, const char *side)
 {
-	json_t *facts = json_object_get(doc, "facts");
+	const char *tree = rq_run_doc_fact(doc, "sysroot"), *by = rq_run_doc_fact(doc, "sysroot.synthesized_by");
 
-	if (!json_is_true(json_object_get(json_object_get(doc, "run"), "synthesized")))
+	if (!doc->run.synthesized)
 		return;
 	if (side) {
 		sb_adds(out, "<p id=\"synthesized-");
@@ -306,8 +318,8 @@ void html_synthesized_banner(struct sb *out, json_t *doc, const char *side)
 		sb_adds(out, "<p id=\"synthesized\" class=\"banner-synth\"><b>Synthesized node tree.</b> "
 			"This run replayed ");
 	}
-	esc(out, jstr(facts, "sysroot") ? jstr(facts, "sysroot") : "a node tree");
+	esc(out, tree ? tree : "a node tree");
 	sb_adds(out, ", made from documented formats by ");
-	esc(out, jstr(facts, "sysroot.synthesized_by") ? jstr(facts, "sysroot.synthesized_by") : "synthesized");
+	esc(out, by ? by : "synthesized");
 	sb_adds(out, ", not captured from a machine: its verdicts are a fixture's, not a node's.</p>\n");
 }

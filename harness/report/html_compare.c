@@ -189,7 +189,7 @@ static void noise_section(struct sb *out, const struct rq_html_side *b, const st
 void rq_html_compare(struct sb *out, const char *title, const struct rq_html_side *b,
 		     const struct rq_html_side *a, json_t *cmp)
 {
-	json_t *sum = json_object_get(cmp, "summary"), *ids = json_array(), *r, *f;
+	json_t *sum = json_object_get(cmp, "summary"), *ids = json_array(), *f;
 	json_int_t regressions = 0;
 	size_t i;
 
@@ -209,7 +209,8 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 	const struct rq_html_side *sides[2] = { b, a };
 
 	for (int s = 0; s < 2; s++) {
-		json_t *facts = json_object_get(sides[s]->doc, "facts");
+		const struct rq_run_doc *d = sides[s]->doc;
+		const char *kernel = rq_run_doc_fact(d, "vm.guest_kernel");
 		unsigned c[4];
 
 		struct rows rows = html_doc_rows(sides[s]->doc);
@@ -236,16 +237,16 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 				sb_adds(out, "</a>");
 			}
 		} else {
-			esc(out, sides[s]->run_dir ? sides[s]->run_dir : jstr(json_object_get(sides[s]->doc, "run"), "id"));
+			esc(out, sides[s]->run_dir ? sides[s]->run_dir : d->run.id);
 		}
 		sb_adds(out, "</td><td>");
-		esc(out, jstr(facts, "vm.guest_kernel") ? jstr(facts, "vm.guest_kernel") : jstr(facts, "host.kernel"));
+		esc(out, kernel ? kernel : rq_run_doc_fact(d, "host.kernel"));
 		sb_adds(out, "</td><td>");
-		esc(out, jstr(facts, "vm.kernel_package"));
+		esc(out, rq_run_doc_fact(d, "vm.kernel_package"));
 		sb_adds(out, " ");
-		esc(out, jstr(facts, "vm.kernel_package_version"));
+		esc(out, rq_run_doc_fact(d, "vm.kernel_package_version"));
 		sb_adds(out, "<br><span class=\"muted\">");
-		esc(out, jstr(facts, "vm.kernel_origin"));
+		esc(out, rq_run_doc_fact(d, "vm.kernel_origin"));
 		sb_adds(out, "</span></td><td>");
 		for (int k = 0; k < 4; k++)
 			sb_addf(out, "<span class=\"count %s\" data-verdict=\"%s\" data-n=\"%u\">%u %s</span> ",
@@ -281,16 +282,19 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 
 	/* Per row side by side; rows with a regression first. */
 	/* Each id once: a run with repeated rows is one row here (its figures are judged over all). */
-	json_t *seen = json_object();
-	json_t *both[2] = { b->doc, a->doc };
+	struct strmap seen = { 0 };
+	const struct rq_run_doc *both[2] = { b->doc, a->doc };
 
 	for (int s = 0; s < 2; s++)
-		json_array_foreach(json_object_get(both[s], "results"), i, r)
-			if (jstr(r, "id") && !json_object_get(seen, jstr(r, "id"))) {
-				json_object_set_new(seen, jstr(r, "id"), json_true());
-				json_array_append(ids, json_object_get(r, "id"));
-			}
-	json_decref(seen);
+		for (i = 0; i < both[s]->n; i++) {
+			const char *id = both[s]->rows[i]->id;
+			bool added;
+
+			strmap_put(&seen, id, 1, &added);
+			if (added)
+				json_array_append_new(ids, json_string(id));
+		}
+	strmap_release(&seen);
 	sb_adds(out, "<section><h2>Rows, before and after</h2>\n");
 	html_filter_buttons(out);
 	sb_adds(out, "<table id=\"rows\"><tr><th>row</th><th>before</th><th>after</th><th>findings</th>"
@@ -300,7 +304,7 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 
 		json_array_foreach(ids, i, id) {
 			const char *s = json_string_value(id);
-			json_t *rb = rq_doc_row(b->doc, s), *ra = rq_doc_row(a->doc, s);
+			const struct rq_result *rb = rq_run_doc_find(b->doc, s), *ra = rq_run_doc_find(a->doc, s);
 			bool regr = false;
 			size_t j;
 
@@ -309,7 +313,8 @@ void rq_html_compare(struct sb *out, const char *title, const struct rq_html_sid
 						json_is_true(json_object_get(f, "regression")));
 			if (regr != (pass == 0))
 				continue;
-			const char *vb = rb ? jstr(rb, "verdict") : "-", *va = ra ? jstr(ra, "verdict") : "-";
+			const char *vb = rb ? rq_verdict_name(rb->verdict) : "-";
+			const char *va = ra ? rq_verdict_name(ra->verdict) : "-";
 
 			/* data-verdict is the after side's: what the DOM counts match. */
 			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-regression=\"%d\" data-id=\"",

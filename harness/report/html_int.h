@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
+#include "core/run_doc.h"
 #include "core/util.h"
 #include "report/html.h"
 
@@ -27,23 +28,30 @@ static inline const char *jstr(json_t *o, const char *k)
 
 /* Worst first: the order rows are listed in and a grid cell's verdict is chosen by. */
 extern const char *const html_verdicts[4];
+struct rq_result;
+/* A row's verdict's index in html_verdicts (one without a verdict: ERROR's). */
+int html_verdict_index(const struct rq_result *r);
 
 /*
- * The rows a page is drawn from: a document's "results", or a run's rows
- * (a lab run's are mostly spooled on disk), each made into its results.json
- * object when it is read, so a page of 122,880 rows never holds them all.
- * A row from html_rows_at is good until the next html_rows_at on the same rows.
+ * The rows a page is drawn from: a document's (core/run_doc.h), or a run's
+ * rows (a lab run's are mostly spooled on disk), each read as its
+ * results.json would give it back (numbers to 10 digits) when it is read,
+ * so a page of 122,880 rows never holds them all and draws the same as
+ * from the file.  A row from html_rows_at is good until the next
+ * html_rows_at on the same rows.
  */
 struct rows {
-	json_t *arr;
+	const struct rq_run_doc *doc;
 	const struct rq_results *rs;
-	json_t *cur;
+	struct rq_result cur;		/* a run's row, its figures rounded (borrowed strings) */
+	struct rq_figure *figs;		/* cur's */
+	size_t cap;
 	struct afile *f;	/* the page's file, written as the row sections grow, or NULL */
 };
 
-struct rows html_doc_rows(json_t *doc);
+struct rows html_doc_rows(const struct rq_run_doc *doc);
 size_t html_rows_n(const struct rows *s);
-json_t *html_rows_at(struct rows *s, size_t i);
+const struct rq_result *html_rows_at(struct rows *s, size_t i);
 /* Between rows of a section: the page so far goes to its file (no section looks back). */
 void html_rows_drain(struct rows *s, struct sb *out);
 void html_rows_release(struct rows *s);
@@ -56,12 +64,12 @@ void html_page_end(struct sb *out);
 
 /* c[k]: the rows whose verdict is html_verdicts[k] (one without a verdict: ERROR). */
 void html_counts_of(struct rows *rows, unsigned c[4]);
-void html_row_name(struct sb *out, json_t *r);
+void html_row_name(struct sb *out, const struct rq_result *r);
 /* The FAIL and ERROR rows with reason and log tail (label: the side, or NULL). */
 void html_failures(struct sb *out, struct rows *rows, const char *run_dir, const char *label);
 void html_filter_buttons(struct sb *out);
-void html_facts_table(struct sb *out, json_t *doc, const char *id, const char *title);
-void html_synthesized_banner(struct sb *out, json_t *doc, const char *side);
+void html_facts_table(struct sb *out, const struct rq_run_doc *doc, const char *id, const char *title);
+void html_synthesized_banner(struct sb *out, const struct rq_run_doc *doc, const char *side);
 
 /* The charts section of ndocs sides (labels[d]: a side's name, NULL for a run's page). */
 void html_charts(struct sb *out, struct rows *docs, const char *const *labels, int ndocs);
@@ -75,8 +83,8 @@ struct trend {
 	size_t n;
 };
 
-void html_trend_load(struct trend *t, const char *run_dir, json_t *self);
+void html_trend_load(struct trend *t, const char *run_dir, const struct rq_run_doc *self);
 void html_trend_release(struct trend *t);
-void html_trend_svg(struct sb *out, const struct trend *t, const char *row, json_t *f);
+void html_trend_svg(struct sb *out, const struct trend *t, const char *row, const struct rq_figure *f);
 
 #endif

@@ -3,6 +3,7 @@
  * A run's page (report/html.h): summary, verdict grid, failures, every row
  * with its figures and their trends, the charts and the environment.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,10 @@
 #include "qual/compare.h"
 #include "report/html_int.h"
 
-static void summary(struct sb *out, json_t *doc, struct rows *rows, const char *id)
+static void summary(struct sb *out, const struct rq_run_doc *doc, struct rows *rows, const char *id)
 {
 	unsigned c[4];
-	json_t *run = json_object_get(doc, "run");
+	const struct rq_run_head *run = &doc->run;
 
 	html_counts_of(rows, c);
 	sb_addf(out, "<section id=\"%s\" class=\"summary\" data-total=\"%zu\">\n", id,
@@ -25,38 +26,34 @@ static void summary(struct sb *out, json_t *doc, struct rows *rows, const char *
 		sb_addf(out, "<span class=\"badge count %s\" data-verdict=\"%s\" data-n=\"%u\">%u %s</span>",
 			c[k] ? html_verdicts[k] : "muted", html_verdicts[k], c[k], c[k], html_verdicts[k]);
 	sb_adds(out, "\n<p class=\"muted\">run ");
-	esc(out, jstr(run, "id"));
+	esc(out, run->id);
 	sb_adds(out, " on ");
-	esc(out, jstr(run, "hostname"));
+	esc(out, run->hostname);
 	sb_adds(out, ", started ");
-	esc(out, jstr(run, "started"));
-	sb_addf(out, ", %.1f s", json_number_value(json_object_get(run, "duration_s")));
-	if (!json_is_true(json_object_get(run, "complete")))
+	esc(out, run->started);
+	sb_addf(out, ", %.1f s", run->duration_s);
+	if (!run->complete)
 		sb_adds(out, ", <b>INCOMPLETE</b> (interrupted or still running)");
-	if (json_integer_value(json_object_get(run, "repeats")) > 1)
-		sb_addf(out, ", medians over %d runs", (int)json_integer_value(json_object_get(run, "repeats")));
+	if (run->repeats > 1)
+		sb_addf(out, ", medians over %d runs", (int)run->repeats);
 	sb_adds(out, "<br>");
-	esc(out, jstr(run, "argv"));
+	esc(out, run->argv);
 	sb_adds(out, "</p>\n</section>\n");
 }
 
-static void figure_text(struct sb *out, json_t *f)
+static void figure_text(struct sb *out, const struct rq_figure *f)
 {
-	json_t *v = json_object_get(f, "value");
-	json_t *sp = json_object_get(f, "spread");
-
-	esc(out, jstr(f, "name"));
-	if (json_is_number(v))
-		sb_addf(out, "=%.4g", json_number_value(v));
+	esc(out, f->name);
+	if (isfinite(f->value))
+		sb_addf(out, "=%.4g", f->value);
 	else
 		sb_adds(out, "=?");
-	if (jstr(f, "unit") && *jstr(f, "unit")) {
+	if (*f->unit) {
 		sb_adds(out, " ");
-		esc(out, jstr(f, "unit"));
+		esc(out, f->unit);
 	}
-	if (sp)
-		sb_addf(out, " [%.4g..%.4g]", json_number_value(json_object_get(sp, "min")),
-			json_number_value(json_object_get(sp, "max")));
+	if (f->spread)
+		sb_addf(out, " [%.4g..%.4g]", f->spread->min, f->spread->max);
 }
 
 /*
@@ -66,18 +63,20 @@ static void figure_text(struct sb *out, json_t *f)
  */
 #define FIGS_UNFOLDED 8
 
-static bool judged_fig(json_t *f)
+static bool judged_fig(const struct rq_figure *f)
 {
-	return cmp_direction(jstr(f, "name"), jstr(f, "unit")) != CMP_DIR_UNKNOWN;
+	return cmp_direction(f->name, f->unit) != CMP_DIR_UNKNOWN;
 }
 
-static void row_figures(struct sb *out, json_t *figs, const struct trend *t, const char *row)
+#define FIGS_EACH(r, j, f) for ((j) = 0; (j) < (r)->nfigs && ((f) = &(r)->figs[j]); (j)++)
+
+static void row_figures(struct sb *out, const struct rq_result *r, const struct trend *t, const char *row)
 {
-	size_t j, n = json_array_size(figs), shown = 0, folded = 0;
-	json_t *f;
+	size_t j, n = r->nfigs, shown = 0, folded = 0;
+	const struct rq_figure *f;
 
 	if (n <= FIGS_UNFOLDED) {
-		json_array_foreach(figs, j, f) {
+		FIGS_EACH(r, j, f) {
 			if (j)
 				sb_adds(out, "<br>");
 			figure_text(out, f);
@@ -86,7 +85,7 @@ static void row_figures(struct sb *out, json_t *figs, const struct trend *t, con
 		}
 		return;
 	}
-	json_array_foreach(figs, j, f)
+	FIGS_EACH(r, j, f)
 		if (judged_fig(f)) {
 			if (shown++)
 				sb_adds(out, "<br>");
@@ -95,7 +94,7 @@ static void row_figures(struct sb *out, json_t *figs, const struct trend *t, con
 		}
 	sb_addf(out, "<details class=\"figs\"><summary>%zu more figure%s</summary>", n - shown,
 		n - shown == 1 ? "" : "s");
-	json_array_foreach(figs, j, f)
+	FIGS_EACH(r, j, f)
 		if (!judged_fig(f)) {
 			if (folded++)
 				sb_adds(out, "<br>");
@@ -105,23 +104,23 @@ static void row_figures(struct sb *out, json_t *figs, const struct trend *t, con
 }
 
 /* "suite" of a row: its case name up to the first '.'; "where": [device/port] or its node. */
-static char *row_suite(json_t *r)
+static char *row_suite(const struct rq_result *r)
 {
-	const char *c = jstr(r, "case") ? jstr(r, "case") : jstr(r, "id") ? jstr(r, "id") : "?";
+	const char *c = r->case_name ? r->case_name : r->id ? r->id : "?";
 	const char *dot = strchr(c, '.');
 
 	return dot ? xstrndup(c, (size_t)(dot - c)) : xstrdup(c);
 }
 
-static char *row_where(json_t *r)
+static char *row_where(const struct rq_result *r)
 {
-	const char *id = jstr(r, "id") ? jstr(r, "id") : "", *lb = strrchr(id, '[');
+	const char *id = r->id ? r->id : "", *lb = strrchr(id, '[');
 
-	if (jstr(r, "node"))
-		return xstrdup(jstr(r, "node"));
+	if (r->node)
+		return xstrdup(r->node);
 	if (lb && str_ends(id, "]"))
 		return xstrndup(lb + 1, strlen(lb + 1) - 1);
-	return xstrdup(jstr(r, "device") ? jstr(r, "device") : "(node)");
+	return xstrdup(r->device ? r->device : "(node)");
 }
 
 /* A list of distinct strings, found by a map: a lab page has thousands of nodes. */
@@ -161,7 +160,7 @@ static void verdict_grid(struct sb *out, struct rows *rows)
 {
 	struct strlist wl = { 0 }, sl = { 0 };
 	size_t nw, ns, i;
-	json_t *r;
+	const struct rq_result *r;
 	int *worst;
 	size_t *first, *count;
 
@@ -185,12 +184,8 @@ static void verdict_grid(struct sb *out, struct rows *rows)
 	ROWS_EACH(rows, i, r) {
 		char *w = row_where(r), *s = row_suite(r);
 		size_t c = str_index(&wl, w) * ns + str_index(&sl, s);
-		int v = 0;
+		int v = html_verdict_index(r);	/* unknown: as bad as an ERROR */
 
-		while (v < 4 && strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", html_verdicts[v]))
-			v++;
-		if (v == 4)
-			v = 1;		/* unknown: as bad as an ERROR */
 		/* html_verdicts[] is worst first: FAIL, ERROR, SKIP, PASS; link to the first row of the worst kind. */
 		if (v < worst[c]) {
 			worst[c] = v;
@@ -239,7 +234,7 @@ static void verdict_grid(struct sb *out, struct rows *rows)
 static void rows_table(struct sb *out, struct rows *rows, const struct trend *t)
 {
 	size_t i;
-	json_t *r;
+	const struct rq_result *r;
 
 	sb_adds(out, "<section><h2>Rows</h2>\n");
 	html_filter_buttons(out);
@@ -247,29 +242,28 @@ static void rows_table(struct sb *out, struct rows *rows, const struct trend *t)
 		"<th>time</th><th>reason</th><th>figures</th></tr>\n");
 	for (int k = 0; k < 4; k++)
 		ROWS_EACH(rows, i, r) {
-			if (strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "ERROR", html_verdicts[k]))
+			if (html_verdict_index(r) != k)
 				continue;
 			sb_addf(out, "<tr class=\"row\" data-verdict=\"%s\" data-id=\"", html_verdicts[k]);
-			esc(out, jstr(r, "id"));
+			esc(out, r->id);
 			sb_addf(out, "\" id=\"row-%zu\"><td class=\"%s\">%s</td><td>", i, html_verdicts[k], html_verdicts[k]);
 			html_row_name(out, r);
 			sb_adds(out, "</td><td>");
-			esc(out, jstr(r, "target"));
-			sb_addf(out, "</td><td>%.2f s</td><td>", json_number_value(json_object_get(r, "duration_s")));
-			esc(out, jstr(r, "reason"));
+			esc(out, r->target);
+			sb_addf(out, "</td><td>%.2f s</td><td>", r->duration_s);
+			esc(out, r->reason);
 			sb_adds(out, "</td><td>");
-			row_figures(out, json_object_get(r, "figures"), t, jstr(r, "id"));
+			row_figures(out, r, t, r->id);
 			sb_adds(out, "</td></tr>\n");
 			html_rows_drain(rows, out);
 		}
 	sb_adds(out, "</table></section>\n");
 }
 
-static void run_page(struct sb *out, json_t *doc, struct rows *rows, const char *run_dir,
+static void run_page(struct sb *out, const struct rq_run_doc *doc, struct rows *rows, const char *run_dir,
 		     const char *extra_html)
 {
-	json_t *run = json_object_get(doc, "run");
-	char *title = xasprintf("rdmaqual run %s", jstr(run, "id") ? jstr(run, "id") : "?");
+	char *title = xasprintf("rdmaqual run %s", doc->run.id ? doc->run.id : "?");
 	const char *lab[1] = { NULL };
 
 	html_page_begin(out, "run", title);
@@ -290,20 +284,41 @@ static void run_page(struct sb *out, json_t *doc, struct rows *rows, const char 
 	free(title);
 }
 
-void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *extra_html)
+void rq_html_run_doc(struct sb *out, const struct rq_run_doc *doc, const char *run_dir, const char *extra_html)
 {
 	struct rows rows = html_doc_rows(doc);
 
 	run_page(out, doc, &rows, run_dir, extra_html);
 }
 
+void rq_html_run(struct sb *out, json_t *doc, const char *run_dir, const char *extra_html)
+{
+	struct rq_run_doc d;
+
+	/* what of it reads (a row in error ends the rows; the page draws the rest) */
+	rq_run_doc_init(&d);
+	rq_run_doc_from_json(&d, doc);
+	rq_html_run_doc(out, &d, run_dir, extra_html);
+	rq_run_doc_release(&d);
+}
+
+/* The runner's head (rq_json_head), read as a document without rows. */
+static void head_doc(struct rq_run_doc *d, json_t *head)
+{
+	rq_run_doc_init(d);
+	rq_run_doc_head(d, json_incref(head));
+}
+
 void rq_html_run_rows(struct sb *out, json_t *doc, const struct rq_results *rs,
 		      const char *run_dir, const char *extra_html)
 {
 	struct rows rows = { .rs = rs };
+	struct rq_run_doc d;
 
-	run_page(out, doc, &rows, run_dir, extra_html);
+	head_doc(&d, doc);
+	run_page(out, &d, &rows, run_dir, extra_html);
 	html_rows_release(&rows);
+	rq_run_doc_release(&d);
 }
 
 int rq_html_run_rows_write(int dirfd, const char *name, json_t *doc, const struct rq_results *rs,
@@ -312,13 +327,16 @@ int rq_html_run_rows_write(int dirfd, const char *name, json_t *doc, const struc
 	struct sb html = SB_INIT;
 	struct afile f;
 	struct rows rows = { .rs = rs, .f = &f };
+	struct rq_run_doc d;
 	int ret = afile_open_at(&f, dirfd, name);
 
 	if (ret)
 		return ret;
 	/* written as it is drawn: a 4,096-node page is tens of MB */
-	run_page(&html, doc, &rows, run_dir, extra_html);
+	head_doc(&d, doc);
+	run_page(&html, &d, &rows, run_dir, extra_html);
 	html_rows_release(&rows);
+	rq_run_doc_release(&d);
 	afile_drain(&f, &html, 0);
 	sb_release(&html);
 	return afile_commit(&f);

@@ -121,9 +121,9 @@ static json_t *trend_index_read(int pfd, const char *name, size_t *budget)
 	return doc;
 }
 
-void html_trend_load(struct trend *t, const char *run_dir, json_t *self)
+void html_trend_load(struct trend *t, const char *run_dir, const struct rq_run_doc *self)
 {
-	const char *mine = jstr(json_object_get(self, "run"), "started"), *slash;
+	const char *mine = self->run.started, *slash;
 	char *parent, **names = NULL;
 	size_t nn = 0, budget = RQ_TREND_BUDGET;
 	DIR *d;
@@ -187,13 +187,13 @@ void html_trend_release(struct trend *t)
 }
 
 /* A sparkline of the figure's earlier values and this one (the last dot, larger). */
-void html_trend_svg(struct sb *out, const struct trend *t, const char *row, json_t *f)
+void html_trend_svg(struct sb *out, const struct trend *t, const char *row, const struct rq_figure *f)
 {
 	double v[RQ_TREND_RUNS + 1], lo, hi;
 	size_t n = 0;
-	const char *name = jstr(f, "name"), *unit = jstr(f, "unit") ? jstr(f, "unit") : "";
+	const char *name = f->name, *unit = f->unit;
 
-	if (!t || !t->n || !row || !name || !json_is_number(json_object_get(f, "value")))
+	if (!t || !t->n || !row || !isfinite(f->value))
 		return;
 	for (size_t i = 0; i < t->n; i++) {
 		json_t *r = json_object_get(t->idx[i], row), *g;
@@ -209,7 +209,7 @@ void html_trend_svg(struct sb *out, const struct trend *t, const char *row, json
 	}
 	if (n < 2)
 		return;		/* no history to speak of */
-	v[n++] = json_number_value(json_object_get(f, "value"));
+	v[n++] = f->value;
 	lo = hi = v[0];
 	for (size_t i = 1; i < n; i++) {
 		lo = fmin(lo, v[i]);

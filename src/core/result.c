@@ -65,6 +65,26 @@ struct rq_result *rq_result_new(const char *case_name, const char *device, int p
 	return r;
 }
 
+static void spread_free(struct rq_spread *sp)
+{
+	if (sp)
+		free(sp->samples);
+	free(sp);
+}
+
+void rq_figure_set_spread(struct rq_result *r, size_t i, size_t n, double min, double max,
+			  const double *samples, size_t nsamples)
+{
+	struct rq_spread *sp = xcalloc(1, sizeof(*sp));
+
+	*sp = (struct rq_spread){ .n = n, .min = min, .max = max, .nsamples = nsamples };
+	sp->samples = xcalloc(nsamples + 1, sizeof(*sp->samples));
+	if (nsamples)
+		memcpy(sp->samples, samples, nsamples * sizeof(*samples));
+	spread_free(r->figs[i].spread);
+	r->figs[i].spread = sp;
+}
+
 void rq_result_free(struct rq_result *r)
 {
 	if (!r)
@@ -82,6 +102,7 @@ void rq_result_free(struct rq_result *r)
 	for (size_t i = 0; i < r->nfigs; i++) {
 		free(r->figs[i].name);
 		free(r->figs[i].unit);
+		spread_free(r->figs[i].spread);
 	}
 	free(r->figs);
 	for (size_t i = 0; i < r->nfacts; i++) {
@@ -214,6 +235,19 @@ void rq_result_finish(struct rq_result *r)
 
 /* ---- JSON ---- */
 
+static json_t *spread_json(const struct rq_spread *sp)
+{
+	json_t *o = json_object(), *samples = json_array();
+
+	for (size_t i = 0; i < sp->nsamples; i++)
+		json_array_append_new(samples, rq_json_num(sp->samples[i]));
+	json_object_set_new(o, "n", json_integer((json_int_t)sp->n));
+	json_object_set_new(o, "min", rq_json_num(sp->min));
+	json_object_set_new(o, "max", rq_json_num(sp->max));
+	json_object_set_new(o, "samples", samples);
+	return o;
+}
+
 json_t *rq_result_to_json(const struct rq_result *r, bool with_log)
 {
 	json_t *o = json_object();
@@ -240,6 +274,8 @@ json_t *rq_result_to_json(const struct rq_result *r, bool with_log)
 		json_object_set_new(f, "name", rq_json_text(r->figs[i].name));
 		json_object_set_new(f, "value", rq_json_num(r->figs[i].value));
 		json_object_set_new(f, "unit", rq_json_text(r->figs[i].unit));
+		if (r->figs[i].spread)	/* a merged document's (qual/repeat.c) */
+			json_object_set_new(f, "spread", spread_json(r->figs[i].spread));
 		json_array_append_new(figs, f);
 	}
 	json_object_set_new(o, "figures", figs);
@@ -316,13 +352,68 @@ static int get_num(json_t *v, const char *what, double *out, char *err, size_t e
 	return 0;
 }
 
+/*
+ * Figure i's "spread" (qual/repeat.h), when it has one.  Checked after
+ * every other field of the row, so that the error can name a row that is
+ * otherwise good; a sample must be a finite number (compare bootstraps
+ * them).
+ */
+static int get_spread(json_t *f, struct rq_result *r, size_t i, char *err, size_t errsz)
+{
+	const char *name = r->figs[i].name;
+	json_t *sp = json_object_get(f, "spread"), *v, *x;
+	double min = NAN, max = NAN, *samples = NULL;
+	long long n = 0;
+	size_t k, ns = 0;
+
+	if (!sp || json_is_null(sp))
+		return 0;
+	if (!json_is_object(sp)) {
+		snprintf(err, errsz, "figure %.60s: spread is not an object", name);
+		return -EINVAL;
+	}
+	if (get_uint(sp, "n", 1000000000, &n, err, errsz)) {
+		snprintf(err, errsz, "figure %.60s: spread.n is not a count", name);
+		return -EINVAL;
+	}
+	if (((v = json_object_get(sp, "min")) && get_num(v, "", &min, err, errsz)) ||
+	    ((v = json_object_get(sp, "max")) && get_num(v, "", &max, err, errsz))) {
+		snprintf(err, errsz, "figure %.60s: spread.min and .max must be numbers", name);
+		return -EINVAL;
+	}
+	v = json_object_get(sp, "samples");
+	if (v && !json_is_array(v)) {
+		snprintf(err, errsz, "figure %.60s: spread.samples is not an array", name);
+		return -EINVAL;
+	}
+	samples = xcalloc(json_array_size(v) + 1, sizeof(*samples));
+	json_array_foreach(v, k, x) {
+		if (!json_is_number(x) || !isfinite(json_number_value(x))) {
+			snprintf(err, errsz, "figure %.60s: sample %zu is not a finite number", name, k + 1);
+			free(samples);
+			return -EINVAL;
+		}
+		samples[ns++] = json_number_value(x);
+	}
+	rq_figure_set_spread(r, i, (size_t)n, min, max, samples, ns);
+	free(samples);
+	return 0;
+}
+
 struct rq_result *rq_result_from_json(json_t *j, char *err, size_t errsz)
+{
+	return rq_result_from_json_named(j, NULL, err, errsz);
+}
+
+struct rq_result *rq_result_from_json_named(json_t *j, char **bad_row, char *err, size_t errsz)
 {
 	struct rq_result *r = NULL;
 	char *id = NULL, *case_name = NULL, *verdict = NULL, *device = NULL;
 	long long port = 0, n;
 	char dummy[1];
 
+	if (bad_row)
+		*bad_row = NULL;
 	if (!err || !errsz) {
 		err = dummy;
 		errsz = sizeof(dummy);
@@ -442,6 +533,13 @@ struct rq_result *rq_result_from_json(json_t *j, char *err, size_t errsz)
 		/* The log may carry NULs; keep them (reporters escape them). */
 		sb_add(&r->log, json_string_value(v), json_string_length(v));
 	}
+	/* figures was checked above: an array of objects, one a figure */
+	for (size_t i = 0; figs && i < r->nfigs; i++)
+		if (get_spread(json_array_get(figs, i), r, i, err, errsz)) {
+			if (bad_row)
+				*bad_row = xstrdup(r->id);
+			goto bad;
+		}
 	free(case_name);
 	free(verdict);
 	free(device);

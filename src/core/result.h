@@ -25,10 +25,24 @@ int rq_verdict_parse(const char *s, enum rq_verdict *v);
 /* How bad a verdict is, for "the worst of": PASS 0 < SKIP 1 < FAIL 2 < ERROR (or undecided) 3. */
 int rq_verdict_rank(enum rq_verdict v);
 
+/*
+ * A figure's repeats, in a document that folded several runs into one
+ * (qual/repeat.h): value is then their median.  Only documents read or
+ * merged carry one; rows a run makes never do (the spool and the agent
+ * protocol do not carry it).
+ */
+struct rq_spread {
+	size_t n;		/* runs that had the figure */
+	double min, max;
+	double *samples;	/* each run's value, in run order */
+	size_t nsamples;
+};
+
 struct rq_figure {
 	char *name;	/* "bw_avg", "lat_p99" */
 	double value;
 	char *unit;	/* "Gb/s", "us", "B" */
+	struct rq_spread *spread;	/* NULL: one run's value */
 };
 
 struct rq_fact {
@@ -125,5 +139,14 @@ struct rq_result *rq_result_unpack(const char *buf, size_t len);
 struct json_t;
 struct json_t *rq_result_to_json(const struct rq_result *r, bool with_log);
 struct rq_result *rq_result_from_json(struct json_t *j, char *err, size_t errsz);
+/*
+ * As rq_result_from_json; where the row's own fields are good and a
+ * figure's "spread" is not, *bad_row gets the row's id (malloc'd), so that
+ * a document's reader can name the row (core/run_doc.h).
+ */
+struct rq_result *rq_result_from_json_named(struct json_t *j, char **bad_row, char *err, size_t errsz);
+/* Give figure i of r a spread (a copy of samples[0..n-1]); replaces one it had. */
+void rq_figure_set_spread(struct rq_result *r, size_t i, size_t n, double min, double max,
+			  const double *samples, size_t nsamples);
 
 #endif

@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include "core/json_text.h"
 #include "core/result.h"
+#include "core/run_doc.h"
 #include "core/util.h"
 #include "qual/baseline.h"
 #include "qual/repeat.h"
@@ -46,21 +47,6 @@ const char *rq_baseline_model(const struct rq_result *r)
 	return NULL;
 }
 
-/* The same from a results.json row (figures skipped). */
-static const char *json_model(json_t *row)
-{
-	static const char *const keys[] = { "hca_model", "model", "board_id" };
-	json_t *facts = json_object_get(row, "facts");
-	const char *dev = jstr(row, "device");
-
-	for (size_t k = 0; k < 3; k++)
-		if (jstr(facts, keys[k]) && *jstr(facts, keys[k]))
-			return jstr(facts, keys[k]);
-	if (dev && str_starts(dev, "rxe"))
-		return "rxe";
-	return NULL;
-}
-
 static json_t *entry_find(json_t *entries, const char *c, const char *target, const char *model)
 {
 	size_t i;
@@ -80,18 +66,38 @@ json_t *rq_baseline_from_results(json_t *results, const struct cmp_opts *tol, co
 
 json_t *rq_baseline_from_runs(json_t *const *runs, size_t nruns, const struct cmp_opts *tol, const char *source)
 {
-	json_t *entries = json_array(), *r, *tols = json_array();
+	struct rq_run_doc *d = xcalloc(nruns + 1, sizeof(*d));
+	const struct rq_run_doc **dp = xcalloc(nruns + 1, sizeof(*dp));
+	json_t *bl;
+
+	for (size_t i = 0; i < nruns; i++) {
+		rq_run_doc_init(&d[i]);
+		rq_run_doc_from_json(&d[i], runs[i]);
+		dp[i] = &d[i];
+	}
+	bl = rq_baseline_from_docs(dp, nruns, tol, source);
+	for (size_t i = 0; i < nruns; i++)
+		rq_run_doc_release(&d[i]);
+	free(d);
+	free(dp);
+	return bl;
+}
+
+json_t *rq_baseline_from_docs(const struct rq_run_doc *const *runs, size_t nruns, const struct cmp_opts *tol,
+			      const char *source)
+{
+	json_t *entries = json_array(), *tols = json_array();
 	char ts[32];
 	size_t i;
 
 	/* Group rows by key first: a figure's value is the median over the group. */
 	for (size_t d = 0; d < nruns; d++)
-	json_array_foreach(json_object_get(runs[d], "results"), i, r) {
-		const char *c = jstr(r, "case"), *target = jstr(r, "target"), *model = json_model(r);
-		json_t *e, *f;
-		size_t j;
+	for (i = 0; i < runs[d]->n; i++) {
+		const struct rq_result *r = runs[d]->rows[i];
+		const char *c = r->case_name, *target = r->target, *model = rq_baseline_model(r);
+		json_t *e;
 
-		if (!c || strcmp(jstr(r, "verdict") ? jstr(r, "verdict") : "", "PASS"))
+		if (r->verdict != RQ_PASS)
 			continue;	/* only known-good figures */
 		target = target ? target : "-";
 		model = model ? model : "-";
@@ -103,19 +109,19 @@ json_t *rq_baseline_from_runs(json_t *const *runs, size_t nruns, const struct cm
 			json_array_append_new(entries, e);
 		}
 		json_object_set_new(e, "rows", json_integer(json_integer_value(json_object_get(e, "rows")) + 1));
-		json_array_foreach(json_object_get(r, "figures"), j, f) {
-			json_t *v = json_object_get(f, "value"), *vals = json_object_get(e, "values");
-			const char *name = jstr(f, "name");
+		for (size_t j = 0; j < r->nfigs; j++) {
+			const struct rq_figure *f = &r->figs[j];
+			json_t *vals = json_object_get(e, "values");
 
-			if (!name || !json_is_number(v) || !isfinite(json_number_value(v)))
+			if (!isfinite(f->value))
 				continue;
-			json_t *slot = json_object_get(vals, name);
+			json_t *slot = json_object_get(vals, f->name);
 
 			if (!slot) {
-				slot = json_pack("{s:o, s:[]}", "unit", rq_json_text(jstr(f, "unit")), "v");
-				json_object_set_new(vals, name, slot);
+				slot = json_pack("{s:o, s:[]}", "unit", rq_json_text(f->unit), "v");
+				json_object_set_new(vals, f->name, slot);
 			}
-			json_array_append_new(json_object_get(slot, "v"), json_real(json_number_value(v)));
+			json_array_append_new(json_object_get(slot, "v"), json_real(f->value));
 		}
 	}
 	/* values -> figures (medians) */

@@ -26,7 +26,8 @@ struct rq_baseline {
 };
 
 /*
- * The baseline document of one results.json document (cmp_check_doc'd):
+ * The baseline document of one results.json document (cmp_check_doc'd;
+ * parsed, read through core/run_doc.h):
  * every row with numeric figures, keyed by case, target and HCA model
  * ("rxe" for soft-RoCE, "-" when no fact names one).  Rows sharing a key
  * (two ports of one HCA) keep the median of each figure.  tol: the
@@ -43,6 +44,10 @@ struct json_t *rq_baseline_from_results(struct json_t *results, const struct cmp
  */
 struct json_t *rq_baseline_from_runs(struct json_t *const *runs, size_t nruns, const struct cmp_opts *tol,
 				     const char *source);
+/* The same from documents read (core/run_doc.h, checked). */
+struct rq_run_doc;
+struct json_t *rq_baseline_from_docs(const struct rq_run_doc *const *runs, size_t nruns,
+				     const struct cmp_opts *tol, const char *source);
 
 /* Read and check a baseline file.  0, or -errno with err naming the file and what is wrong. */
 int rq_baseline_load(struct rq_baseline *b, const char *path, char *err, size_t errsz);

@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include "qual/compare.h"
 #include "core/json_text.h"
+#include "core/run_doc.h"
 #include "core/kind.h"
 #include "core/result.h"
 #include "core/util.h"
@@ -206,10 +207,9 @@ const char *cmp_type_name(enum cmp_type t)
 	return (unsigned)t < CMP_NTYPES ? type_names[t] : "?";
 }
 
-/* One side: a document's rows (cmp_doc's, borrowed) indexed by id. */
+/* One side: a document's rows (borrowed) indexed by id. */
 struct side {
-	const struct cmp_doc *doc;
-	json_t *facts;			/* run-level facts object (may be NULL) */
+	const struct rq_run_doc *doc;
 	struct rq_result *const *rows;	/* document order */
 	size_t n;
 	struct rq_result **byid;	/* sorted by id, then document order */
@@ -288,205 +288,46 @@ static void side_index(struct side *s)
 static enum cmp_dir unit_direction(const char *unit);
 
 /*
- * A rate cannot be negative and a sample must be a number: such a row is
- * refused, with its figure named, rather than judged into a verdict.
- * (A time can be an offset: only rates are refused below 0.)
+ * A rate cannot be negative: such a row is refused, with its figure named,
+ * rather than judged into a verdict.  (A time can be an offset: only rates
+ * are refused below 0.  That a sample is a finite number, the reader checks.)
  */
-static int check_figures(json_t *row, char *err, size_t errsz)
+int cmp_check_row(const struct rq_result *r, char *err, size_t errsz)
 {
-	size_t i, k;
-	json_t *f, *x;
+	for (size_t i = 0; i < r->nfigs; i++) {
+		const struct rq_figure *f = &r->figs[i];
 
-	json_array_foreach(json_object_get(row, "figures"), i, f) {
-		const char *name = json_string_value(json_object_get(f, "name"));
-		const char *unit = json_string_value(json_object_get(f, "unit"));
-		json_t *v = json_object_get(f, "value");
-		json_t *samples = json_object_get(json_object_get(f, "spread"), "samples");
-		bool rate = unit_direction(unit) == CMP_HIGHER;
-
-		if (rate && json_is_number(v) && json_number_value(v) < 0) {
-			snprintf(err, errsz, "figure %.60s: value %g %.20s is negative where a rate is expected",
-				 name ? name : "?", json_number_value(v), unit);
-			return -EINVAL;
-		}
-		if (samples && !json_is_array(samples)) {
-			snprintf(err, errsz, "figure %.60s: spread.samples is not an array", name ? name : "?");
-			return -EINVAL;
-		}
-		json_array_foreach(samples, k, x) {
-			if (!json_is_number(x) || !isfinite(json_number_value(x))) {
-				snprintf(err, errsz, "figure %.60s: sample %zu is not a finite number", name ? name : "?",
-					 k + 1);
-				return -EINVAL;
-			}
-			if (rate && json_number_value(x) < 0) {
-				snprintf(err, errsz, "figure %.60s: sample %zu is %g %.20s: negative where a rate is expected",
-					 name ? name : "?", k + 1, json_number_value(x), unit);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
-/* ---- a document as compare keeps it (compare.h) ---------------------- */
-
-void cmp_doc_init(struct cmp_doc *d)
-{
-	memset(d, 0, sizeof(*d));
-}
-
-void cmp_doc_results(struct cmp_doc *d, bool array)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		rq_result_free(d->rows[i]);
-		for (size_t k = 0; k < d->spread[i].n; k++)
-			free(d->spread[i].v[k].v);
-		free(d->spread[i].v);
-	}
-	d->n = d->seen = 0;
-	free(d->row_err);
-	d->row_err = NULL;
-	d->results_array = array;
-}
-
-/* What compare reads of a row and no more: a 112 MB file's rows in a third of their size. */
-static void compact(struct rq_result *r)
-{
-	/* r->kind and r->judge stay: they name the row's key figures (cmp_key_figure). */
-	free(r->target_why);
-	free(r->log_path);
-	free(r->file);
-	free(r->node);
-	free(r->peer_node);
-	r->target_why = r->log_path = r->file = r->node = r->peer_node = NULL;
-	sb_release(&r->log);
-}
-
-void cmp_doc_row(struct cmp_doc *d, json_t *v)
-{
-	size_t i = d->seen++;
-	char why[256];
-	struct rq_result *r;
-
-	if (d->row_err)
-		return;		/* the first bad row is the one named */
-	r = rq_result_from_json(v, why, sizeof(why));
-	if (!r || check_figures(v, why, sizeof(why))) {
-		/* A bad row names its position; a bad figure of a good row, the row too. */
-		d->row_err = r ? xasprintf("results[%zu] (%s): %s", i, r->id, why) :
-				 xasprintf("results[%zu]: %s", i, why);
-		rq_result_free(r);
-		return;
-	}
-	compact(r);
-	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 256;
-		d->rows = xrealloc(d->rows, d->cap * sizeof(*d->rows));
-		d->spread = xrealloc(d->spread, d->cap * sizeof(*d->spread));
-	}
-	/* the repeats of its figures, where it has them (a merged document's "spread") */
-	struct cmp_spreads *sp = &d->spread[d->n];
-	size_t k, j;
-	json_t *f, *x;
-
-	memset(sp, 0, sizeof(*sp));
-	json_array_foreach(json_object_get(v, "figures"), k, f) {
-		json_t *samples = json_object_get(json_object_get(f, "spread"), "samples");
-		struct cmp_spread *one;
-
-		if (!json_array_size(samples))
+		if (unit_direction(f->unit) != CMP_HIGHER)
 			continue;
-		sp->v = xrealloc(sp->v, (sp->n + 1) * sizeof(*sp->v));
-		one = &sp->v[sp->n++];
-		one->fig = k;
-		one->n = json_array_size(samples);
-		one->v = xcalloc(one->n, sizeof(*one->v));
-		json_array_foreach(samples, j, x)
-			one->v[j] = json_number_value(x);
-	}
-	d->rows[d->n++] = r;
-}
-
-void cmp_doc_release(struct cmp_doc *d)
-{
-	cmp_doc_results(d, false);
-	free(d->rows);
-	free(d->spread);
-	json_decref(d->head);
-	memset(d, 0, sizeof(*d));
-}
-
-int cmp_doc_from_json(struct cmp_doc *d, json_t *doc)
-{
-	json_t *rows = json_object_get(doc, "results"), *v;
-	size_t i;
-
-	cmp_doc_init(d);
-	if (!json_is_object(doc))
-		return 0;	/* cmp_doc_check says so */
-	d->head = json_incref(doc);
-	cmp_doc_results(d, json_is_array(rows));
-	json_array_foreach(rows, i, v)
-		cmp_doc_row(d, v);
-	return 0;
-}
-
-int cmp_doc_check(const struct cmp_doc *d, char *err, size_t errsz)
-{
-	json_t *schema, *facts, *v;
-	const char *k;
-
-	if (!json_is_object(d->head)) {
-		snprintf(err, errsz, "not a results.json: the document is not a JSON object");
-		return -EINVAL;
-	}
-	schema = json_object_get(d->head, "schema");
-	if (!json_is_string(schema)) {
-		snprintf(err, errsz, "not a results.json: no \"schema\" string (expected \"%s\")",
-			 RQ_COMPARE_INPUT_SCHEMA);
-		return -EINVAL;
-	}
-	if (strcmp(json_string_value(schema), RQ_COMPARE_INPUT_SCHEMA)) {
-		snprintf(err, errsz, "unknown schema \"%.60s\" (this rdmaqual reads \"%s\")",
-			 json_string_value(schema), RQ_COMPARE_INPUT_SCHEMA);
-		return -EINVAL;
-	}
-	if (!d->results_array) {
-		snprintf(err, errsz, "\"results\" is missing or not an array");
-		return -EINVAL;
-	}
-	facts = json_object_get(d->head, "facts");
-	if (facts && !json_is_null(facts)) {
-		if (!json_is_object(facts)) {
-			snprintf(err, errsz, "\"facts\" is not an object");
+		if (f->value < 0) {
+			snprintf(err, errsz, "figure %.60s: value %g %.20s is negative where a rate is expected",
+				 f->name, f->value, f->unit);
 			return -EINVAL;
 		}
-		json_object_foreach(facts, k, v) {
-			if (!json_is_string(v)) {
-				snprintf(err, errsz, "fact \"%.40s\" is not a string", k);
+		for (size_t k = 0; f->spread && k < f->spread->nsamples; k++)
+			if (f->spread->samples[k] < 0) {
+				snprintf(err, errsz, "figure %.60s: sample %zu is %g %.20s: negative where a rate is expected",
+					 f->name, k + 1, f->spread->samples[k], f->unit);
 				return -EINVAL;
 			}
-		}
-	}
-	if (d->row_err) {
-		snprintf(err, errsz, "%s", d->row_err);
-		return -EINVAL;
 	}
 	return 0;
 }
 
-static int side_load(struct side *s, const struct cmp_doc *d, char *err, size_t errsz)
+void cmp_doc_init(struct rq_run_doc *d, unsigned flags)
 {
-	json_t *facts;
-	int ret = cmp_doc_check(d, err, errsz);
+	rq_run_doc_init(d);
+	d->flags = flags;
+	d->check_row = cmp_check_row;
+}
+
+static int side_load(struct side *s, const struct rq_run_doc *d, char *err, size_t errsz)
+{
+	int ret = rq_run_doc_check(d, err, errsz);
 
 	memset(s, 0, sizeof(*s));
 	if (ret)
 		return ret;
-	facts = json_object_get(d->head, "facts");
-	if (facts && !json_is_null(facts))
-		s->facts = facts;
 	s->doc = d;
 	s->rows = d->rows;
 	s->n = d->n;
@@ -543,9 +384,7 @@ static const char *row_fact(const struct rq_result *r, const char *key)
 
 static const char *run_fact(const struct side *s, const char *key)
 {
-	json_t *v = s->facts ? json_object_get(s->facts, key) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	return rq_run_doc_fact(s->doc, key);
 }
 
 /*
@@ -655,18 +494,13 @@ static const char *get_run_fact(const void *s, const char *key)
 
 static void diff_run_facts(struct cmp_report *rep, const struct side *b, const struct side *a)
 {
-	size_t n = (b->facts ? json_object_size(b->facts) : 0) + (a->facts ? json_object_size(a->facts) : 0);
-	const char **keys = xcalloc(n + 1, sizeof(*keys));
-	const char *k;
-	json_t *v;
+	const char **keys = xcalloc(b->doc->nfacts + a->doc->nfacts + 1, sizeof(*keys));
 	size_t nk = 0;
 
-	if (b->facts)
-		json_object_foreach(b->facts, k, v)
-			keys[nk++] = k;
-	if (a->facts)
-		json_object_foreach(a->facts, k, v)
-			keys[nk++] = k;
+	for (size_t i = 0; i < b->doc->nfacts; i++)
+		keys[nk++] = b->doc->facts[i].key;
+	for (size_t i = 0; i < a->doc->nfacts; i++)
+		keys[nk++] = a->doc->facts[i].key;
 	diff_facts(rep, NULL, keys, nk, get_run_fact, b, a);
 	free(keys);
 }
@@ -722,43 +556,34 @@ static struct cmp_finding *add_fig(struct cmp_report *rep, enum cmp_type t, cons
 	return f;
 }
 
-/* Append one row's samples of a figure: its repeats ("spread": {"samples"}), else its value. */
-static void row_samples(json_t *row, const char *name, double **v, size_t *n)
+/* Append one row's samples of a figure: its repeats (a merged document's spread), else its value. */
+static void row_samples(const struct rq_result *r, const char *name, double **out, size_t *n)
 {
-	size_t i, k;
-	json_t *f, *x;
+	for (size_t i = 0; i < r->nfigs; i++) {
+		const struct rq_spread *sp = r->figs[i].spread;
 
-	json_array_foreach(json_object_get(row, "figures"), i, f) {
-		json_t *samples = json_object_get(json_object_get(f, "spread"), "samples");
-		json_t *val = json_object_get(f, "value");
-
-		if (!json_is_string(json_object_get(f, "name")) ||
-		    strcmp(json_string_value(json_object_get(f, "name")), name))
+		if (strcmp(r->figs[i].name, name))
 			continue;
-		if (json_array_size(samples)) {
-			*v = xrealloc(*v, (*n + json_array_size(samples)) * sizeof(**v));
-			json_array_foreach(samples, k, x)
-				(*v)[(*n)++] = json_number_value(x);
-		} else if (json_is_number(val) && isfinite(json_number_value(val))) {
-			*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-			(*v)[(*n)++] = json_number_value(val);
+		if (sp && sp->nsamples) {
+			*out = xrealloc(*out, (*n + sp->nsamples) * sizeof(**out));
+			memcpy(*out + *n, sp->samples, sp->nsamples * sizeof(**out));
+			*n += sp->nsamples;
+		} else if (isfinite(r->figs[i].value)) {
+			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+			(*out)[(*n)++] = r->figs[i].value;
 		}
 		return;	/* a repeated name: the first one counts */
 	}
 }
 
-size_t cmp_figure_samples(json_t *doc, const char *row, const char *figure, double **out)
+size_t cmp_figure_samples(const struct rq_run_doc *doc, const char *row, const char *figure, double **out)
 {
-	size_t i, n = 0;
-	json_t *r;
+	size_t n = 0;
 
 	*out = NULL;
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
-		const char *id = json_string_value(json_object_get(r, "id"));
-
-		if (id && !strcmp(id, row))
-			row_samples(r, figure, out, &n);
-	}
+	for (size_t i = 0; i < doc->n; i++)
+		if (!strcmp(doc->rows[i]->id, row))
+			row_samples(doc->rows[i], figure, out, &n);
 	return n;
 }
 
@@ -770,31 +595,8 @@ static size_t side_samples(const struct side *s, const char *id, const char *nam
 	*out = NULL;
 	if (!side_find_at(s, id, &dups, &at))
 		return 0;
-	for (size_t k = at; k <= at + dups; k++) {
-		size_t pos = s->byid_pos[k];
-		const struct rq_result *r = s->rows[pos];
-		const struct cmp_spreads *sp = &s->doc->spread[pos];
-
-		/* as row_samples: the first figure of the name, its repeats or else its value */
-		for (size_t i = 0; i < r->nfigs; i++) {
-			const struct cmp_spread *one = NULL;
-
-			if (strcmp(r->figs[i].name, name))
-				continue;
-			for (size_t j = 0; j < sp->n; j++)
-				if (sp->v[j].fig == i)
-					one = &sp->v[j];
-			if (one) {
-				*out = xrealloc(*out, (n + one->n) * sizeof(**out));
-				memcpy(*out + n, one->v, one->n * sizeof(**out));
-				n += one->n;
-			} else if (isfinite(r->figs[i].value)) {
-				*out = xrealloc(*out, (n + 1) * sizeof(**out));
-				(*out)[n++] = r->figs[i].value;
-			}
-			break;
-		}
-	}
+	for (size_t k = at; k <= at + dups; k++)
+		row_samples(s->rows[s->byid_pos[k]], name, out, &n);
 	return n;
 }
 
@@ -1088,34 +890,31 @@ static char *incomparable(struct cmp_report *rep, const struct side *sb, const s
 
 static void run_info(struct cmp_run *ri, const struct side *s)
 {
-	json_t *run = json_object_get(s->doc->head, "run");
-	json_t *v;
+	const struct rq_run_head *h = &s->doc->run;
+	const char *by = rq_run_doc_fact(s->doc, "sysroot.synthesized_by");
 
 	ri->rows = s->n;
 	ri->complete = false;
-	if (!json_is_object(run))
+	if (!s->doc->has_run)
 		return;
-	if (json_is_string(v = json_object_get(run, "id")))
-		ri->id = xstrdup(json_string_value(v));
-	if (json_is_string(v = json_object_get(run, "hostname")))
-		ri->hostname = xstrdup(json_string_value(v));
-	if (json_is_string(v = json_object_get(run, "started")))
-		ri->started = xstrdup(json_string_value(v));
-	ri->complete = json_is_true(json_object_get(run, "complete"));
-	ri->synthesized = json_is_true(json_object_get(run, "synthesized"));
-	v = json_object_get(json_object_get(s->doc->head, "facts"), "sysroot.synthesized_by");
-	if (ri->synthesized && json_is_string(v))
-		ri->synthesized_by = xstrdup(json_string_value(v));
+	ri->id = h->id ? xstrdup(h->id) : NULL;
+	ri->hostname = h->hostname ? xstrdup(h->hostname) : NULL;
+	ri->started = h->started ? xstrdup(h->started) : NULL;
+	ri->complete = h->complete;
+	ri->synthesized = h->synthesized;
+	if (ri->synthesized && by)
+		ri->synthesized_by = xstrdup(by);
 }
 
 int cmp_check_doc(json_t *doc, char *err, size_t errsz)
 {
-	struct cmp_doc d;
+	struct rq_run_doc d;
 	int ret;
 
-	cmp_doc_from_json(&d, doc);
-	ret = cmp_doc_check(&d, err, errsz);
-	cmp_doc_release(&d);
+	cmp_doc_init(&d, RQ_RUN_DOC_COMPACT);
+	rq_run_doc_from_json(&d, doc);
+	ret = rq_run_doc_check(&d, err, errsz);
+	rq_run_doc_release(&d);
 	return ret;
 }
 
@@ -1157,18 +956,20 @@ static void warn_dups(struct cmp_report *rep, const struct side *s, const char *
 int cmp_compare(json_t *before, json_t *after, const struct cmp_opts *o, struct cmp_report *rep,
 		char *err, size_t errsz)
 {
-	struct cmp_doc b, a;
+	struct rq_run_doc b, a;
 	int ret;
 
-	cmp_doc_from_json(&b, before);
-	cmp_doc_from_json(&a, after);
+	cmp_doc_init(&b, RQ_RUN_DOC_COMPACT);
+	cmp_doc_init(&a, RQ_RUN_DOC_COMPACT);
+	rq_run_doc_from_json(&b, before);
+	rq_run_doc_from_json(&a, after);
 	ret = cmp_compare_docs(&b, &a, o, rep, err, errsz);
-	cmp_doc_release(&b);
-	cmp_doc_release(&a);
+	rq_run_doc_release(&b);
+	rq_run_doc_release(&a);
 	return ret;
 }
 
-int cmp_compare_docs(const struct cmp_doc *before, const struct cmp_doc *after,
+int cmp_compare_docs(const struct rq_run_doc *before, const struct rq_run_doc *after,
 		     const struct cmp_opts *o, struct cmp_report *rep, char *err, size_t errsz)
 {
 	struct side sb, sa;

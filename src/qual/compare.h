@@ -138,50 +138,22 @@ struct cmp_report {
 /*
  * Check that doc is a results.json this code reads: an object whose
  * "schema" is RQ_COMPARE_INPUT_SCHEMA, with a "results" array of valid rows
- * (rq_result_from_json) and string-valued "facts".  0 or -EINVAL and a
- * reason that says what is wrong.
+ * (rq_result_from_json, cmp_check_row) and string-valued "facts".  0 or
+ * -EINVAL and a reason that says what is wrong.
  */
 int cmp_check_doc(struct json_t *doc, char *err, size_t errsz);
 
 /*
- * A results.json as compare keeps it: its head (the document, or every key
- * but "results" when a reader streams it), its rows parsed and cut to what
- * compare reads (rq_result: id, verdict, reason, target, device, figures,
- * facts) and the repeats of their figures, so a comparison holds no row as
- * a jansson tree (two 112 MB files took 1.6 GB that way).  A reader that
- * streams a file: cmp_doc_init, head = an object of its other keys,
- * cmp_doc_results(d, true) at a "results" array (false for a "results"
- * that is not one), cmp_doc_row for each element.  Bad rows are found as
- * they come, reported by cmp_doc_check after the head's faults, as
- * cmp_check_doc would.
+ * A results.json as compare reads it (core/run_doc.h): each row checked
+ * with cmp_check_row; flags RQ_RUN_DOC_COMPACT cuts the rows to what
+ * compare reads (two 112 MB files took 1.6 GB as trees), 0 keeps them
+ * whole (for a page).  Use before rq_run_doc_load or _from_json.
  */
-struct cmp_spread {
-	size_t fig;		/* index into the row's figures */
-	double *v;		/* its "spread": {"samples"} */
-	size_t n;
-};
-struct cmp_spreads {
-	struct cmp_spread *v;
-	size_t n;
-};
+struct rq_run_doc;
 struct rq_result;
-struct cmp_doc {
-	struct json_t *head;		/* owned */
-	bool results_array;
-	struct rq_result **rows;
-	struct cmp_spreads *spread;	/* per row */
-	size_t n, cap;
-	size_t seen;			/* rows of "results" so far, good or bad */
-	char *row_err;			/* the first bad row, or NULL */
-};
-void cmp_doc_init(struct cmp_doc *d);
-void cmp_doc_results(struct cmp_doc *d, bool array);
-void cmp_doc_row(struct cmp_doc *d, struct json_t *row);
-/* From a parsed document (it takes a reference); 0. */
-int cmp_doc_from_json(struct cmp_doc *d, struct json_t *doc);
-/* As cmp_check_doc. */
-int cmp_doc_check(const struct cmp_doc *d, char *err, size_t errsz);
-void cmp_doc_release(struct cmp_doc *d);
+void cmp_doc_init(struct rq_run_doc *d, unsigned flags);
+/* A row compare cannot judge (a negative rate): 0 or -EINVAL and why. */
+int cmp_check_row(const struct rq_result *r, char *err, size_t errsz);
 
 /*
  * Compare two documents.  Returns 0 and fills rep (release with
@@ -190,17 +162,17 @@ void cmp_doc_release(struct cmp_doc *d);
  */
 int cmp_compare(struct json_t *before, struct json_t *after, const struct cmp_opts *o,
 		struct cmp_report *rep, char *err, size_t errsz);
-/* The same on documents read as cmp_doc (compare.c streams results.json so). */
-int cmp_compare_docs(const struct cmp_doc *before, const struct cmp_doc *after,
+/* The same on documents read with cmp_doc_init (compare.c streams results.json so). */
+int cmp_compare_docs(const struct rq_run_doc *before, const struct rq_run_doc *after,
 		     const struct cmp_opts *o, struct cmp_report *rep, char *err, size_t errsz);
 void cmp_report_release(struct cmp_report *rep);
 
 /*
  * One figure's samples on one side of a document: every row with this id
- * (repeated rows), each row's "spread": {"samples"} or else its value.
+ * (repeated rows), each row's spread's samples or else its value.
  * Returns how many (0: none), *out malloc'd.
  */
-size_t cmp_figure_samples(struct json_t *doc, const char *row, const char *figure, double **out);
+size_t cmp_figure_samples(const struct rq_run_doc *doc, const char *row, const char *figure, double **out);
 
 /* The "rdmaqual-compare/1" document (docs/compare.md), without input paths. */
 struct json_t *cmp_report_json(const struct cmp_report *rep, const struct cmp_opts *o);

@@ -4,12 +4,14 @@
  * not means: one TCG hiccup in five runs moves a mean by 20 % of its size
  * and a median not at all.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "core/result.h"
+#include "core/run_doc.h"
 #include "core/util.h"
 #include "qual/compare.h"
 #include "qual/repeat.h"
@@ -29,167 +31,158 @@ double rq_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* rq_verdict_rank of a verdict's name; one this program does not know is the worst */
-static int verdict_rank(const char *v)
+/* A copy of r, every field (its spreads too): through its JSON, the one encoding that has them all. */
+static struct rq_result *row_copy(const struct rq_result *r)
 {
-	enum rq_verdict e;
+	json_t *j = rq_result_to_json(r, true);
+	struct rq_result *c = rq_result_from_json(j, NULL, 0);
 
-	return v && !rq_verdict_parse(v, &e) ? rq_verdict_rank(e) : 3;
+	json_decref(j);
+	if (!c)
+		abort();	/* a row read back is one rq_result_from_json took */
+	return c;
 }
 
-/*
- * The first element of arr whose string member key is val, or NULL: a
- * member that is missing or not a string matches nothing.
- */
-static json_t *first_with(json_t *arr, const char *key, const char *val)
+static const struct rq_figure *fig_by_name(const struct rq_result *r, const char *name)
 {
-	size_t i;
-	json_t *x;
-
-	json_array_foreach(arr, i, x) {
-		const char *s = json_string_value(json_object_get(x, key));
-
-		if (s && val && !strcmp(s, val))
-			return x;
-	}
+	for (size_t i = 0; r && i < r->nfigs; i++)
+		if (!strcmp(r->figs[i].name, name))
+			return &r->figs[i];
 	return NULL;
 }
 
-json_t *rq_doc_row(json_t *doc, const char *id)
+/* Fold the figures of one row id over every document into out. */
+static void merge_figures(struct rq_result *out, const struct rq_run_doc *const *docs, size_t n,
+			  const char *id)
 {
-	return first_with(json_object_get(doc, "results"), "id", id);
-}
+	double *v = xcalloc(n, sizeof(*v)), *samples = xcalloc(n, sizeof(*samples));
 
-static json_t *fig_by_name(json_t *row, const char *name)
-{
-	return first_with(json_object_get(row, "figures"), "name", name);
-}
-
-/* Fold the figures of one row id over every document into out (a copy). */
-static void merge_figures(json_t *out, json_t *const *docs, size_t n, const char *id)
-{
-	json_t *figs = json_object_get(out, "figures");
-	double *v = xcalloc(n, sizeof(*v));
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(figs, i, f) {
-		const char *name = json_string_value(json_object_get(f, "name"));
+	for (size_t i = 0; i < out->nfigs; i++) {
 		size_t k = 0;
 
 		for (size_t d = 0; d < n; d++) {
-			json_t *r = rq_doc_row(docs[d], id);
-			json_t *g = r ? fig_by_name(r, name) : NULL;
-			json_t *val = g ? json_object_get(g, "value") : NULL;
+			const struct rq_figure *g = fig_by_name(rq_run_doc_find(docs[d], id), out->figs[i].name);
 
-			if (json_is_number(val) && isfinite(json_number_value(val)))
-				v[k++] = json_number_value(val);
+			if (g && isfinite(g->value))
+				v[k++] = g->value;
 		}
 		if (!k)
 			continue;
-		json_t *samples = json_array();
-
 		/* In run order, before the median sorts them: compare judges the noise from these. */
-		for (size_t x = 0; x < k; x++)
-			json_array_append_new(samples, json_real(v[x]));
-		double med = rq_median(v, k);
-
-		json_object_set_new(f, "value", json_real(med));
-		json_object_set_new(f, "spread", json_pack("{s:i, s:f, s:f, s:o}", "n", (json_int_t)k,
-							    "min", v[0], "max", v[k - 1], "samples", samples));
+		memcpy(samples, v, k * sizeof(*v));
+		out->figs[i].value = rq_median(v, k);
+		rq_figure_set_spread(out, i, k, v[0], v[k - 1], samples, k);
 	}
 	free(v);
+	free(samples);
 }
 
-json_t *rq_repeat_merge(json_t *const *docs, size_t n, char *err, size_t errsz)
+int rq_repeat_merge_docs(const struct rq_run_doc *const *docs, size_t n, struct rq_run_doc *out,
+			 char *err, size_t errsz)
 {
-	json_t *out, *rows, *ids = json_array();
 	bool complete = true;
-	size_t i;
-	json_t *r;
+	size_t nids = 0, cap = 0;
+	const char **ids = NULL;
+	unsigned c[4] = { 0 };
 
+	rq_run_doc_init(out);
 	if (!n) {
 		snprintf(err, errsz, "no runs to merge");
-		json_decref(ids);
-		return NULL;
+		return -EINVAL;
 	}
 	for (size_t d = 0; d < n; d++) {
 		char e[300];
 
-		if (cmp_check_doc(docs[d], e, sizeof(e))) {
+		if (rq_run_doc_check(docs[d], e, sizeof(e))) {
 			snprintf(err, errsz, "run %zu of %zu: %s", d + 1, n, e);
-			json_decref(ids);
-			return NULL;
+			free(ids);
+			return -EINVAL;
 		}
-		complete = complete && json_is_true(json_object_get(json_object_get(docs[d], "run"),
-								    "complete"));
+		complete = complete && docs[d]->run.complete;
 		/* Every id, first-seen order: a row may be missing from a killed run. */
-		json_array_foreach(json_object_get(docs[d], "results"), i, r) {
-			const char *id = json_string_value(json_object_get(r, "id"));
-			size_t j;
-			json_t *x;
-			bool seen = false;
+		for (size_t i = 0; i < docs[d]->n; i++) {
+			const char *id = docs[d]->rows[i]->id;
+			bool seen = rq_run_doc_find(docs[d], id) != docs[d]->rows[i];
 
-			json_array_foreach(ids, j, x)
-				seen = seen || !strcmp(json_string_value(x), id);
-			if (!seen)
-				json_array_append_new(ids, json_string(id));
+			for (size_t j = 0; !seen && j < nids; j++)
+				seen = !strcmp(ids[j], id);
+			if (seen)
+				continue;
+			if (nids == cap) {
+				cap = cap ? 2 * cap : 64;
+				ids = xrealloc(ids, cap * sizeof(*ids));
+			}
+			ids[nids++] = id;
 		}
 	}
 
-	out = json_deep_copy(docs[0]);
-	rows = json_array();
-	json_array_foreach(ids, i, r) {
-		const char *id = json_string_value(r);
-		json_t *worst = NULL, *row;
+	/* The first run's head, read again: its run, facts and lab; what is merged is set below. */
+	rq_run_doc_head(out, json_incref(docs[0]->head));
+	rq_run_doc_results(out, true);
+	out->rows = xcalloc(nids + 1, sizeof(*out->rows));
+	out->cap = nids + 1;
+	for (size_t i = 0; i < nids; i++) {
+		const struct rq_result *worst = NULL;
+		struct rq_result *row;
 		unsigned cnt[4] = { 0 }, kinds = 0;
 
 		for (size_t d = 0; d < n; d++) {
-			json_t *x = rq_doc_row(docs[d], id);
+			const struct rq_result *x = rq_run_doc_find(docs[d], ids[i]);
+			int rank;
 
 			if (!x)
 				continue;
-			int rank = verdict_rank(json_string_value(json_object_get(x, "verdict")));
-
+			rank = rq_verdict_rank(x->verdict);
 			if (!cnt[rank]++)
 				kinds++;
-			if (!worst || rank > verdict_rank(json_string_value(json_object_get(worst, "verdict"))))
+			if (!worst || rank > rq_verdict_rank(worst->verdict))
 				worst = x;
 		}
-		row = json_deep_copy(worst);
-		merge_figures(row, docs, n, id);
+		row = row_copy(worst);
+		merge_figures(row, docs, n, ids[i]);
 		if (kinds > 1) {
 			static const char *const names[] = { "PASS", "SKIP", "FAIL", "ERROR" };
-			const char *why = json_string_value(json_object_get(row, "reason"));
 			struct sb sb = SB_INIT;
 
-			sb_addf(&sb, "%s (over %zu runs:", why ? why : "", n);
+			sb_addf(&sb, "%s (over %zu runs:", row->reason ? row->reason : "", n);
 			for (int k = 0, first = 1; k < 4; k++)
 				if (cnt[k]) {
 					sb_addf(&sb, "%s %u %s", first ? "" : ",", cnt[k], names[k]);
 					first = 0;
 				}
 			sb_addf(&sb, ")");
-			json_object_set_new(row, "reason", json_string(sb.buf));
-			sb_release(&sb);
+			free(row->reason);
+			row->reason = sb_detach(&sb);
 		}
-		json_array_append_new(rows, row);
+		c[rq_verdict_rank(row->verdict)]++;
+		out->rows[out->n++] = row;
 	}
-	json_object_set_new(out, "results", rows);
-	{
-		json_int_t c[4] = { 0 };
+	out->seen = out->n;
+	out->counts = (struct rq_counts){ .total = (unsigned)out->n, .pass = c[0], .skip = c[1],
+					  .fail = c[2], .error = c[3] };
+	out->run.complete = complete;
+	out->run.repeats = (unsigned)n;
+	free(ids);
+	return 0;
+}
 
-		json_array_foreach(rows, i, r)
-			c[verdict_rank(json_string_value(json_object_get(r, "verdict")))]++;
-		json_object_set_new(out, "counts",
-				    json_pack("{s:I, s:I, s:I, s:I, s:I}", "total",
-					      (json_int_t)json_array_size(rows), "pass", c[0],
-					      "fail", c[2], "skip", c[1], "error", c[3]));
+json_t *rq_repeat_merge(json_t *const *docs, size_t n, char *err, size_t errsz)
+{
+	struct rq_run_doc *d = xcalloc(n + 1, sizeof(*d)), out;
+	const struct rq_run_doc **dp = xcalloc(n + 1, sizeof(*dp));
+	json_t *ret = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		cmp_doc_init(&d[i], 0);
+		rq_run_doc_from_json(&d[i], docs[i]);
+		dp[i] = &d[i];
 	}
-	json_t *run = json_object_get(out, "run");
-
-	json_object_set_new(run, "complete", json_boolean(complete));
-	json_object_set_new(run, "repeats", json_integer((json_int_t)n));
-	json_decref(ids);
-	return out;
+	if (!rq_repeat_merge_docs(dp, n, &out, err, errsz))
+		ret = rq_run_doc_to_json(&out);
+	rq_run_doc_release(&out);
+	for (size_t i = 0; i < n; i++)
+		rq_run_doc_release(&d[i]);
+	free(d);
+	free(dp);
+	return ret;
 }

@@ -12,28 +12,25 @@
 struct json_t;
 
 /*
- * Merge n >= 1 results.json documents (schema "rdmaqual-results/1", each
- * checked with cmp_check_doc) of the same cases.  The result has the rows of
- * every document by id, in first-seen order:
+ * Merge n >= 1 results.json documents (each checked: rq_run_doc_check) of
+ * the same cases into out (initialized here; release it).  out has the
+ * rows of every document by id, in first-seen order:
  *   - the verdict is the worst one seen (ERROR > FAIL > SKIP > PASS), its
  *     reason that run's, plus " (over N runs: 2 PASS, 1 FAIL)" when the
  *     runs disagreed;
  *   - a numeric figure's value is the median of the runs that have it, and
- *     the figure gains "spread": {"n": k, "min": x, "max": y, "samples":
- *     [each run's value, in run order]}, which compare.c judges the
- *     change against (qual/stats.h);
- *   - run-wide facts are the first document's; "run" is the first's with
- *     "repeats": n and "complete" true only when every run was complete.
- * Returns a new document, or NULL with err when a document is unreadable.
+ *     the figure gains a spread (core/result.h; "spread": {"n": k, "min":
+ *     x, "max": y, "samples": [each run's value, in run order]} when
+ *     written), which compare.c judges the change against (qual/stats.h);
+ *   - run-wide facts are the first document's; its run is the first's with
+ *     repeats n and complete only when every run was complete.
+ * 0, or -EINVAL with err when a document is unreadable.
  */
+struct rq_run_doc;
+int rq_repeat_merge_docs(const struct rq_run_doc *const *docs, size_t n, struct rq_run_doc *out,
+			 char *err, size_t errsz);
+/* The same on parsed documents (checked as cmp_check_doc); a new document, or NULL with err. */
 struct json_t *rq_repeat_merge(struct json_t *const *docs, size_t n, char *err, size_t errsz);
-
-/*
- * The row of a results.json document whose "id" is id, or NULL; with
- * repeated rows (run --repeat) the first of them.  A row without a string
- * id matches nothing.
- */
-struct json_t *rq_doc_row(struct json_t *doc, const char *id);
 
 /* The median of v[0..n-1] (sorts v in place); NAN when n == 0. */
 double rq_median(double *v, size_t n);

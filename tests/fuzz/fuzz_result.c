@@ -9,17 +9,22 @@
  *     dumped and loaded back with the harness's flags, decodes again into
  *     the same row (all fields but the log, which the wire leaves out);
  *   - with the log (results kept in memory, with_log=true) it decodes into
- *     the same row, log included.
+ *     the same row, log included;
+ *   - as a whole results.json (core/run_doc.c), the file read a row at a
+ *     time and the text parsed whole give the same verdict on it: both
+ *     refuse it with the same words, or both read the same rows.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "core/target.h"
 #include "core/kind.h"
 #include "core/result.h"
+#include "core/run_doc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,11 +66,25 @@ static bool same_row(const struct rq_result *a, const struct rq_result *b, bool 
 	diff = "number of figures or facts";
 	if (a->nfigs != b->nfigs || a->nfacts != b->nfacts)
 		return false;
-	for (size_t i = 0; i < a->nfigs; i++)
+	for (size_t i = 0; i < a->nfigs; i++) {
+		const struct rq_spread *x = a->figs[i].spread, *y = b->figs[i].spread;
+
 		if (!same_str(a->figs[i].name, b->figs[i].name, "figure name") ||
 		    !same_num(a->figs[i].value, b->figs[i].value, "figure value") ||
 		    !same_str(a->figs[i].unit, b->figs[i].unit, "figure unit"))
 			return false;
+		diff = "figure spread";
+		if (!x != !y)
+			return false;
+		if (!x)
+			continue;
+		if (x->n != y->n || x->nsamples != y->nsamples || !same_num(x->min, y->min, "spread min") ||
+		    !same_num(x->max, y->max, "spread max"))
+			return false;
+		for (size_t k = 0; k < x->nsamples; k++)
+			if (!same_num(x->samples[k], y->samples[k], "spread sample"))
+				return false;
+	}
 	for (size_t i = 0; i < a->nfacts; i++)
 		if (!same_str(a->facts[i].key, b->facts[i].key, "fact key") ||
 		    !same_str(a->facts[i].value, b->facts[i].value, "fact value"))
@@ -113,6 +132,42 @@ static void round_trip(const struct rq_result *r, bool wire, const char *in)
 	free(text);
 }
 
+/* The input as a results.json file: streamed by rq_run_doc_load, and whole. */
+static void as_document(const uint8_t *data, size_t size, const char *in)
+{
+	char path[] = "/tmp/rq-fuzz-rundoc.XXXXXX", err[600] = "", werr[600] = "";
+	struct rq_run_doc s, w;
+	json_t *doc;
+	int fd = mkstemp(path), rs, rw;
+
+	if (fd < 0)
+		abort();
+	if (write(fd, data, size) != (ssize_t)size)
+		abort();
+	close(fd);
+	rq_run_doc_init(&s);
+	rs = rq_run_doc_load(&s, path, err, sizeof(err));
+	unlink(path);
+	/* as load_whole reads it: a text jansson refuses is refused by both */
+	doc = json_loadb((const char *)data, size, 0, NULL);
+	if (!doc) {
+		if (!rs)
+			fail("the streamed reader took what jansson refuses", in, NULL);
+		rq_run_doc_release(&s);
+		return;
+	}
+	rq_run_doc_init(&w);
+	rq_run_doc_from_json(&w, doc);
+	rw = rq_run_doc_check(&w, werr, sizeof(werr));
+	if (!rs != !rw || (rs && strcmp(err + strlen(path) + 2, werr)))
+		fail("streamed and whole readings differ", in, rs ? err : werr);
+	if (!rs && s.n != w.n)
+		fail("streamed and whole readings have different rows", in, NULL);
+	json_decref(doc);
+	rq_run_doc_release(&s);
+	rq_run_doc_release(&w);
+}
+
 /* The program hands its kinds and targets to core at start; so does the fuzzer. */
 __attribute__((constructor)) static void install_registries(void)
 {
@@ -132,6 +187,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in)
 		abort();
 	/* ALLOW_NUL reaches the log's NUL handling; DECODE_ANY the non-objects */
+	if (size && data[0] == '{')
+		as_document(data, size, in);
 	j = json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 	if (!j) {
 		free(in);
