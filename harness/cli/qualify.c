@@ -39,10 +39,10 @@
 #include "core/target.h"
 #include "core/term.h"
 #include "core/util.h"
-#include "core/xml.h"
 #include "qual/compare.h"
 #include "qual/repeat.h"
 #include "report/html.h"
+#include "report/report.h"
 #include "report/table.h"
 #include "vm/vm.h"
 #include "qual/stats.h"
@@ -473,54 +473,58 @@ static void print_spread(FILE *fp, const struct rq_run_doc *b, const struct rq_r
 	}
 }
 
-/* One testcase per row; a regression about it is a <failure>. */
+/*
+ * junit.xml through the runs' own JUnit writer (report/junit.c), so that a
+ * CI reads qualify's file as it reads a run's: a testcase per row of either
+ * side, in suites by case file, a <failure> where the comparison found a
+ * regression about the row (its reason names the figures or verdicts), both
+ * sides' verdicts in its output, and each side's kernel as properties.
+ */
 static int write_junit(const char *path, const struct rq_run_doc *b, const struct rq_run_doc *a,
 		       const struct cmp_report *rep, double secs)
 {
-	size_t n, nfail = 0;
+	static const char *const keys[] = { "vm.guest_kernel", "vm.kernel_package_version", "vm.kernel_origin" };
+	size_t n;
 	const char **ids = all_ids(b, a, &n);
+	struct rq_run_info ri;
+	struct rq_results rs = { 0 };
 	struct sb x = SB_INIT;
+	char key[64];
 	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		char *why = row_regressions(rep, ids[i]);
-
-		nfail += why != NULL;
-		free(why);
-	}
-	sb_addf(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rdmaqual qualify\" "
-		"tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", n, nfail, secs);
-	sb_addf(&x, "  <testsuite name=\"qualify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		"skipped=\"0\" time=\"%.3f\">\n    <properties>\n", n, nfail, secs);
-	static const char *const keys[] = { "vm.guest_kernel", "vm.kernel_package_version", "vm.kernel_origin" };
+	rq_run_info_init(&ri, RQ_VERSION, 0, NULL);
+	ri.duration_s = secs;
+	free(ri.finished);
+	ri.finished = xstrdup(ri.started);	/* the XML says the run is over */
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
-		sb_addf(&x, "      <property name=\"before.%s\" value=\"", keys[k]);
-		xml_escape_attr(&x, fact(b, keys[k]), strlen(fact(b, keys[k])));
-		sb_addf(&x, "\"/>\n      <property name=\"after.%s\" value=\"", keys[k]);
-		xml_escape_attr(&x, fact(a, keys[k]), strlen(fact(a, keys[k])));
-		sb_adds(&x, "\"/>\n");
+		snprintf(key, sizeof(key), "before.%s", keys[k]);
+		rq_run_info_fact(&ri, key, fact(b, keys[k]));
+		snprintf(key, sizeof(key), "after.%s", keys[k]);
+		rq_run_info_fact(&ri, key, fact(a, keys[k]));
 	}
-	sb_adds(&x, "    </properties>\n");
 	for (size_t i = 0; i < n; i++) {
-		const char *s = ids[i];
-		char *why = row_regressions(rep, s);
-		const struct rq_result *rb = rq_run_doc_find(b, s), *ra = rq_run_doc_find(a, s);
+		const struct rq_result *rb = rq_run_doc_find(b, ids[i]), *ra = rq_run_doc_find(a, ids[i]);
+		const struct rq_result *of = ra ? ra : rb;
+		char *why = row_regressions(rep, ids[i]);
+		struct rq_result *r = rq_result_new(of->case_name ? of->case_name : ids[i], NULL, 0);
 
-		sb_adds(&x, "    <testcase classname=\"qualify\" name=\"");
-		xml_escape_attr(&x, s, strlen(s));
-		sb_addf(&x, "\" time=\"%.3f\">", ra ? ra->duration_s : 0.0);
-		if (why) {
-			sb_adds(&x, "\n      <failure type=\"REGRESSION\" message=\"");
-			xml_escape_attr(&x, why, strlen(why));
-			sb_adds(&x, "\"/>\n    ");
-		}
-		sb_addf(&x, "<system-out>before: %s; after: %s</system-out></testcase>\n",
-			verdict_of(rb), verdict_of(ra));
+		free(r->id);
+		r->id = xstrdup(ids[i]);
+		r->file = of->file ? xstrdup(of->file) : NULL;
+		r->duration_s = ra ? ra->duration_s : 0.0;
+		if (why)
+			rq_result_set(r, RQ_FAIL, "regression: %s", why);
+		else
+			rq_result_set(r, RQ_PASS, "no regression");
+		sb_addf(&r->log, "before: %s; after: %s\n", verdict_of(rb), verdict_of(ra));
+		rq_results_add(&rs, r);
 		free(why);
 	}
-	sb_adds(&x, "  </testsuite>\n</testsuites>\n");
+	rq_junit_render(&x, &ri, &rs);
 	rc = write_file_atomic(path, x.buf, x.len);
 	sb_release(&x);
+	rq_results_release(&rs);
+	rq_run_info_release(&ri);
 	free(ids);
 	return rc;
 }
