@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/proc.h"
+#include "core/term.h"
 #include "core/target.h"
 #include "exec/par.h"
 #include "exec/progress.h"
@@ -178,7 +179,8 @@ static int send_msg(int fd, uint32_t type, size_t k, const void *data, size_t le
 	if (len > PAR_MSG_MAX)
 		return -E2BIG;
 	sb_add(&m, (const char *)&h, sizeof(h));
-	sb_add(&m, data, len);
+	if (len)
+		sb_add(&m, data, len);
 	ret = write_full(fd, m.buf, m.len);
 	sb_release(&m);
 	return ret;
@@ -585,6 +587,7 @@ static void start_workers(struct par *p)
 
 		w->lane = i + 1;
 		w->fd = -1;
+		sb_init(&w->in);
 		w->pid = -1;
 		if (pipe2(fds, O_CLOEXEC) == 0) {
 			/* a case's rows fit whole: the worker rarely waits for us to read */
@@ -624,11 +627,38 @@ static void start_workers(struct par *p)
 	}
 }
 
+/* What runs where, said once (stderr: the reports stay those of a serial run). */
+static void say_plan(const struct par *p)
+{
+	struct sb sb = SB_INIT;
+	unsigned lanes = p->nworkers;
+
+	for (unsigned l = 0; l <= p->nworkers; l++) {
+		bool any = false;
+
+		for (size_t i = 0; i < p->ntg; i++) {
+			if ((l == 0) != p->tg[i].parent || (l && p->tg[i].lane != l))
+				continue;
+			if (!any && l == 0)
+				lanes++;
+			sb_addf(&sb, "%s%s", any ? ", " : l ? "; worker: " : "; runner: ", p->tg[i].name);
+			any = true;
+		}
+	}
+	char *t = term_safe(sb.buf + 2);
+
+	fprintf(stderr, "rdmaqual: running %u groups of targets at once (--jobs %u): %s\n", lanes,
+		p->jobs, t);
+	free(t);
+	sb_release(&sb);
+}
+
 void par_run(struct par *p)
 {
 	struct sched *s = p->s;
 
 	p->slot = xcalloc(p->total ? p->total : 1, sizeof(*p->slot));
+	say_plan(p);
 	start_workers(p);
 	p->run_tick = s->tick;
 	p->run_tick_arg = s->tick_arg;
