@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 RQ=${RQ:-build/san/rdmaqual}
 T=$(mktemp -d /tmp/rq-it-parallel.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 export RDMAQUAL_STATE_DIR="$T/state"
 # no progress line: the console rows are compared as they are
 export RQ_NO_PROGRESS=1
@@ -32,7 +32,9 @@ norm() {
 	sed -E -e 's/ time="[0-9.]+"/ time="T"/g' -e 's/ timestamp="[^"]*"/ timestamp="TS"/' \
 	       -e 's/ hostname="[^"]*"/ hostname="H"/' -e '/<property name="(host\.|argv)/d' \
 	       -e 's/[0-9]+(\.[0-9]+)? s\b/N s/g' -e 's/port [0-9]+/port P/g' \
-	       -e 's#/tmp/rq-[A-Za-z0-9._-]+#/tmp/rq-X#g' "$d/junit.xml" >"$T/$1.xml"
+	       -e 's#/tmp/rq-[A-Za-z0-9._-]+#/tmp/rq-X#g' "$d/junit.xml" |
+		# the structure, verdicts and reasons; the logs' own lines carry pids and clocks
+		grep -E '<(testsuites|testsuite|testcase|failure|error|skipped|property) ' >"$T/$1.xml"
 	sed -nE 's/^(PASS|FAIL|SKIP|ERROR) +([^ ]+).*/\1 \2/p' "$T/$1.out" >"$T/$1.rows"
 	jq -r '.unit // empty' "$d/journal.jsonl" >"$T/$1.units"
 }
@@ -41,7 +43,7 @@ norm() {
 same() {
 	expect_true "$3: results.json alike (rows, verdicts, reasons, order, facts)" \
 		diff -u "$T/$1.json" "$T/$2.json"
-	expect_true "$3: junit.xml alike" diff -u "$T/$1.xml" "$T/$2.xml"
+	expect_true "$3: junit.xml alike (but the logs)" diff -u "$T/$1.xml" "$T/$2.xml"
 	expect_true "$3: console rows in the same order" diff -u "$T/$1.rows" "$T/$2.rows"
 	expect_true "$3: journal units in the same order" diff -u "$T/$1.units" "$T/$2.units"
 	diff -u "$T/$1.json" "$T/$2.json" | head -20
