@@ -109,7 +109,7 @@ pid=$!
 both_sleep() { [ "$(procs_with 'sleep 47\.[12]' "$T" | wc -l)" -ge 2 ]; }
 wait_for "interrupt: both workers are in their cases" 60 both_sleep
 workers=$(pgrep -P "$pid" | tr '\n' ' ')
-expect_true "interrupt: the runner has two workers ($workers)" [ "$(echo $workers | wc -w)" -eq 2 ]
+expect_true "interrupt: the runner has two workers ($workers)" [ "$(echo "$workers" | wc -w)" -eq 2 ]
 t0=$(date +%s)
 kill -INT "$pid"
 wait "$pid"
