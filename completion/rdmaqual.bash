@@ -85,7 +85,7 @@ _rdmaqual()
 		COMPREPLY=($(compgen -W "commands kinds targets" -- "$cur"))
 		return
 		;;
-	-t | --tag | --timeout-mul | --fanout | -n | --repeat | -T | --tolerance | --keep | --before | \
+	-t | --tag | --timeout-mul | --fanout | -j | --jobs | -n | --repeat | -T | --tolerance | --keep | --before | \
 		--after | --port)
 		return
 		;;

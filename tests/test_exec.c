@@ -21,6 +21,7 @@
 #include "core/proc.h"
 #include "core/util.h"
 #include "exec/journal.h"
+#include "exec/par.h"
 #include "exec/unit.h"
 #include "check_main.h"
 
@@ -680,6 +681,88 @@ START_TEST(rows_not_asked_for)
 }
 END_TEST
 
+/*
+ * run --jobs: which targets' cases go to workers.  Forced targets, so the
+ * plan is the same on any host: the lint case always runs on local.
+ */
+static const char plan_text[] =
+	"cases:\n"
+	"  - name: p.lint\n"
+	"    kind: opensm-conf\n"
+	"    file: fixtures/opensm/good.conf\n"
+	"  - name: p.cmd\n"
+	"    kind: command\n"
+	"    targets: [local, rxe-host, ibsim, sysroot]\n"
+	"    argv: [\"true\"]\n"
+	"  - name: p.vm\n"
+	"    kind: command\n"
+	"    targets: [rxe-vm]\n"
+	"    argv: [\"true\"]\n";
+
+static struct rq_suite plan_suite;
+static struct rq_diags plan_diags;
+
+static unsigned plan_of(const char *target, unsigned jobs, size_t repeat, struct par *p)
+{
+	static struct rq_run_opts o;
+	static struct sched s;
+
+	rq_suite_release(&plan_suite);
+	rq_diags_release(&plan_diags);
+	memset(&plan_suite, 0, sizeof(plan_suite));
+	memset(&plan_diags, 0, sizeof(plan_diags));
+	ck_assert_int_eq(rq_load_buffer("plan.yaml", plan_text, sizeof(plan_text) - 1, &plan_suite, &plan_diags), 0);
+	ck_assert_uint_eq(plan_suite.ncases, 3);
+	o = (struct rq_run_opts){ .target = target };
+	s = (struct sched){ .opts = &o };
+	*p = (struct par){ .s = &s, .sel = plan_suite.cases, .nsel = 3, .total = 3 * repeat, .jobs = jobs };
+	return par_plan(p);
+}
+
+static const struct par_target *tg_named(const struct par *p, const char *name)
+{
+	for (size_t i = 0; i < p->ntg; i++)
+		if (!strcmp(p->tg[i].name, name))
+			return &p->tg[i];
+	return NULL;
+}
+
+START_TEST(par_plan_groups)
+{
+	struct par p;
+
+	/* a replay and local in two workers; the case with no target here is the runner's SKIP */
+	ck_assert_uint_eq(plan_of("sysroot:fixtures/nodes/cx6-hdr-ib", 2, 1, &p), 2);
+	ck_assert_uint_eq(p.nworkers, 2);
+	ck_assert_uint_eq(p.ntg, 2);
+	ck_assert_str_eq(p.tg[0].name, "local");	/* first-use order */
+	ck_assert(!p.tg[0].parent && !p.tg[1].parent && p.tg[0].lane != p.tg[1].lane);
+	ck_assert_int_eq(p.item_tg[2], -1);
+	par_release(&p);
+	/* --jobs 1: case by case */
+	ck_assert_uint_eq(plan_of("sysroot:fixtures/nodes/cx6-hdr-ib", 1, 1, &p), 1);
+	par_release(&p);
+	/* rxe-host changes the host: local stays beside it in the runner, one group */
+	ck_assert_uint_eq(plan_of("rxe-host", 4, 1, &p), 1);
+	ck_assert(tg_named(&p, "local")->parent && tg_named(&p, "rxe-host")->parent);
+	par_release(&p);
+	/* the guests' cases in the runner, local in a worker beside them; more jobs add nothing */
+	ck_assert_uint_eq(plan_of("rxe-vm", 8, 1, &p), 2);
+	ck_assert_uint_eq(p.nworkers, 1);
+	ck_assert(tg_named(&p, "rxe-vm")->parent && !tg_named(&p, "local")->parent);
+	par_release(&p);
+	/* ibsim and local, the runner idle: a worker each */
+	ck_assert_uint_eq(plan_of("ibsim", 2, 2, &p), 2);
+	ck_assert_uint_eq(p.nworkers, 2);
+	/* --repeat: the second round's items go where the first's went */
+	for (size_t k = 3; k < 6; k++)
+		ck_assert_int_eq(p.item_tg[k], p.item_tg[k - 3]);
+	par_release(&p);
+	rq_suite_release(&plan_suite);
+	rq_diags_release(&plan_diags);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, NULL);
@@ -698,6 +781,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, lab_ids);
 	tcase_add_test(tc, journal_torn_line);
 	tcase_add_test(tc, rows_not_asked_for);
+	tcase_add_test(tc, par_plan_groups);
 }
 
 RQ_CHECK_MAIN("exec", add_tests)

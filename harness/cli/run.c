@@ -26,6 +26,7 @@
 #include "qual/sysroot.h"
 #include "exec/progress.h"
 #include "exec/journal.h"
+#include "exec/par.h"
 #include "exec/runreport.h"
 #include "exec/sched.h"
 #include "exec/statedir.h"
@@ -80,6 +81,9 @@ CLI_HELP_ACCEL
 "      --allow-sm-takeover  let sm cases start an SM where a MASTER exists\n"
 CLI_HELP_STATE_DIR
 "      --baseline FILE      also judge figures against FILE (rdmaqual baseline save)\n"
+"  -j, --jobs N             run up to N targets' cases at once (default: the host's\n"
+"                           CPUs, or $RQ_JOBS): ibsim, sysroot: and local cases beside\n"
+"                           the rxe-vm guests'; rows keep their order; 1: one at a time\n"
 "      --repeat N           run the selected cases N times, round by round, on the same\n"
 "                           targets: each row's figures then carry their noise for\n"
 "                           compare and baseline save (rows say their round)\n"
@@ -337,6 +341,68 @@ static void sink_flush(void *arg)
 	rs->flush_cost_ms = rs->flushed_ms - t0;
 }
 
+/* A plain run's rows of one case, in plan order: console, logs, journal, reports. */
+struct plain_out {
+	struct runrep *rep;
+	const char *run_dir;
+	struct rq_results *results;
+	struct rq_baseline *baseline;
+	struct rq_case **sel;
+	size_t nsel;
+	unsigned repeat;
+	unsigned nbad;
+};
+
+static void plain_emit(void *arg, size_t k, struct rq_results *rows, bool in_tick)
+{
+	struct plain_out *po = arg;
+	struct rq_results *results = po->results;
+	struct runrep *rep = po->rep;
+	size_t first = results->n, i = k % po->nsel;
+	unsigned round = po->repeat > 1 ? (unsigned)(k / po->nsel) + 1 : 0;
+	/* from inside a case's wait: no facts (asking a peer agent would nest in the wait) */
+	struct sched *keep = rep->sched;
+
+	for (size_t j = 0; j < rows->n; j++)
+		rq_results_add(results, rows->v[j]);
+	free(rows->v);
+	rows->v = NULL;
+	rows->n = 0;
+	progress_hold();
+	for (size_t j = first; j < results->n; j++) {
+		struct rq_result *r = results->v[j];
+
+		r->repeat = round;
+
+		if (po->baseline->doc)
+			rq_baseline_judge(po->baseline, r, rq_baseline_model(r));
+		/*
+		 * The rows of a case (one per link of a fabric) that carry nothing of
+		 * their own share the case's log (rq_rows_stamp): one file, its text
+		 * kept by the first row for JUnit, as lab runs do.  A 648-host
+		 * fabric-links case is 1297 rows of one 300 KiB log: 390 MiB of logs,
+		 * an 88 MB junit.xml and 500 MiB of runner when each had a copy.
+		 */
+		if (j > first && results->v[first]->log_path && r->log_of_first) {
+			free(r->log_path);
+			r->log_path = xstrdup(results->v[first]->log_path);
+			sb_release(&r->log);
+		} else {
+			write_row_log(rep, po->run_dir, r, NULL);
+		}
+		runrep_row(rep, results->v[j]);
+		po->nbad += results->v[j]->verdict == RQ_FAIL || results->v[j]->verdict == RQ_ERROR;
+	}
+	progress_release(po->nbad);
+	char *unit = round ? xasprintf("%s#%u", po->sel[i]->name, round) : NULL;
+
+	if (in_tick)
+		rep->sched = NULL;
+	runrep_case(rep, unit ? unit : po->sel[i]->name, results, first);
+	rep->sched = keep;
+	free(unit);
+}
+
 static int run_main(int argc, char **argv, const char *resume);
 
 /*
@@ -442,6 +508,7 @@ static int run_main(int argc, char **argv, const char *resume)
 		{ "drain-list", required_argument, NULL, 19 },
 		{ "resume", required_argument, NULL, 20 },
 		{ "profile", no_argument, NULL, 42 },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -454,10 +521,10 @@ static int run_main(int argc, char **argv, const char *resume)
 	bool fail_on_skip = false, dry = false, profile = false;
 	const char *baseline_path = NULL;
 	struct rq_baseline baseline = { 0 };
-	long long repeat = 1;
+	long long repeat = 1, jobs = 0;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "k:t:vh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "k:t:j:vh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'k': filter_add_glob(&f, optarg); break;
 		case 't': filter_add_tag(&f, optarg); break;
@@ -531,6 +598,10 @@ static int run_main(int argc, char **argv, const char *resume)
 			if (parse_ll(optarg, &repeat) || repeat < 1 || repeat > RQ_MAX_REPEAT)
 				return usage_error("run", "--repeat wants a number of rounds in [1, %d], not \"%s\"",
 						   RQ_MAX_REPEAT, optarg);
+			break;
+		case 'j':
+			if (parse_ll(optarg, &jobs) || jobs < 1 || jobs > 1024)
+				return usage_error("run", "--jobs wants a number in [1, 1024], not \"%s\"", optarg);
 			break;
 		case 'v': o.verbose = true; break;
 		case 42: profile = true; break;
@@ -815,7 +886,6 @@ static int run_main(int argc, char **argv, const char *resume)
 	s.tick = runrep_tick;
 	s.tick_arg = &rep;
 	size_t ran = 0;
-	unsigned nbad = 0;
 
 	struct run_sink rsink = { run_dir, &rep, &s, &results, &baseline, { 0 }, 0, 0 };
 	struct cluster_sink sink = { sink_row, sink_flush, sink_spill, &rsink };
@@ -830,16 +900,31 @@ static int run_main(int argc, char **argv, const char *resume)
 		cluster_run(cl, sel, nsel, &s, run_dir, &results, &sink);
 		ran = nsel;
 	}
+	/*
+	 * --jobs: targets' groups in workers beside the runner's (exec/par.h);
+	 * one group (or --jobs 1): the loop below, case by case.
+	 */
+	struct par par = { .s = &s, .sel = sel, .nsel = nsel, .total = nsel * (size_t)repeat,
+			   .jobs = jobs ? (unsigned)jobs : par_default_jobs(), .emit = plain_emit };
+	struct plain_out po = { &rep, run_dir, &results, &baseline, sel, nsel, (unsigned)repeat, 0 };
+	bool parallel = !cl && par_plan(&par) > 1;
+	size_t facts0 = rep.info.nfacts;
+
+	par.arg = &po;
 	if (!cl)
 		progress_start(nsel * (size_t)repeat);
+	if (parallel) {
+		par_run(&par);
+		ran = par.ran;
+	}
 	/*
 	 * --repeat: round by round (every case once, then again), so that a
 	 * slow spell of the host spreads over the cases instead of landing on
 	 * all the repeats of one.
 	 */
-	for (size_t k = 0; !cl && k < nsel * (size_t)repeat && !rq_interrupted; k++, ran++) {
-		size_t first = results.n, i = k % nsel;
-		unsigned round = repeat > 1 ? (unsigned)(k / nsel) + 1 : 0;
+	for (size_t k = 0; !cl && !parallel && k < nsel * (size_t)repeat && !rq_interrupted; k++, ran++) {
+		struct rq_results rows = { 0 };
+		size_t i = k % nsel;
 
 		if (progress_active()) {
 			char tn[256], why[512];
@@ -847,42 +932,16 @@ static int run_main(int argc, char **argv, const char *resume)
 			progress_case(k, sel[i]->name, sched_choose(&s, sel[i], tn, sizeof(tn), why,
 								    sizeof(why)) ? tn : NULL);
 		}
-		sched_run_case(&s, sel[i], &results);
-		progress_hold();
-		for (size_t j = first; j < results.n; j++) {
-			struct rq_result *r = results.v[j];
-
-			r->repeat = round;
-
-			if (baseline.doc)
-				rq_baseline_judge(&baseline, r, rq_baseline_model(r));
-			/*
-			 * The rows of a case (one per link of a fabric) that carry nothing of
-			 * their own share the case's log (rq_rows_stamp): one file, its text
-			 * kept by the first row for JUnit, as lab runs do.  A 648-host
-			 * fabric-links case is 1297 rows of one 300 KiB log: 390 MiB of logs,
-			 * an 88 MB junit.xml and 500 MiB of runner when each had a copy.
-			 */
-			if (j > first && results.v[first]->log_path && r->log_of_first) {
-				free(r->log_path);
-				r->log_path = xstrdup(results.v[first]->log_path);
-				sb_release(&r->log);
-			} else {
-				write_row_log(&rep, run_dir, r, NULL);
-			}
-			runrep_row(&rep, results.v[j]);
-			nbad += results.v[j]->verdict == RQ_FAIL || results.v[j]->verdict == RQ_ERROR;
-		}
-		progress_release(nbad);
-		char *unit = round ? xasprintf("%s#%u", sel[i]->name, round) : NULL;
-
-		runrep_case(&rep, unit ? unit : sel[i]->name, &results, first);
-		free(unit);
+		sched_run_case(&s, sel[i], &rows);
+		plain_emit(&po, k, &rows, false);
 	}
 	if (!cl)
 		progress_stop();
 	/* the targets' facts, while they are open; the reports are written at the end */
-	runrep_facts(&rep, &s);
+	if (parallel)
+		par_facts(&par, &rep.info, facts0);
+	else
+		runrep_facts(&rep, &s);
 	if (synth_nodes) {
 		/* the lab's trees are the nodes', not the run's sysroot: their origin is the run's */
 		char nn[64];
@@ -912,6 +971,9 @@ static int run_main(int argc, char **argv, const char *resume)
 	/* Every node's work stops before the report is final. */
 	cluster_free(cl);
 	sched_close(&s);
+	if (parallel)
+		par_profile_merge(&par);
+	par_release(&par);
 	if (profile) {
 		sched_profile_facts(&s, &rep.info);
 		sched_profile_print(&s, stdout);

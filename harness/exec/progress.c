@@ -24,6 +24,7 @@ static struct {
 	char name[128], target[64];
 	int64_t run_start, case_start;
 	unsigned failed;
+	unsigned running;	/* run --jobs: targets with a case in flight */
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 /* Terminal width, so the line never wraps (a wrapped line cannot be redrawn). */
@@ -37,7 +38,7 @@ static size_t columns(void)
 
 static void draw_locked(void)
 {
-	char line[512], eta[32] = "";
+	char line[512], eta[32] = "", par[40] = "";
 	double el = (double)(now_ms() - P.case_start) / 1000.0;
 	size_t done = P.index, w = columns() - 1;
 
@@ -48,8 +49,12 @@ static void draw_locked(void)
 
 		snprintf(eta, sizeof(eta), ", ETA %.0f s", left > 0 ? left : 0);
 	}
-	int n = snprintf(line, sizeof(line), "[%zu/%zu] %s%s%s %.1f s, %u failed so far%s",
-			 P.index + 1, P.total, P.name, *P.target ? " on " : "", P.target, el, P.failed, eta);
+	/* the overlap, so a run that waits on one slow target says the others go on */
+	if (P.running > 1)
+		snprintf(par, sizeof(par), " (%u targets running)", P.running);
+	int n = snprintf(line, sizeof(line), "[%zu/%zu] %s%s%s %.1f s, %u failed so far%s%s",
+			 P.index + 1, P.total, P.name, *P.target ? " on " : "", P.target, el, P.failed,
+			 eta, par);
 
 	if (n < 0)
 		return;
@@ -120,6 +125,15 @@ void progress_case(size_t i, const char *name, const char *target)
 	free(t);
 	P.case_start = now_ms();
 	draw_locked();
+	pthread_mutex_unlock(&P.mu);
+}
+
+void progress_running(unsigned n)
+{
+	if (!P.on)
+		return;
+	pthread_mutex_lock(&P.mu);
+	P.running = n;
 	pthread_mutex_unlock(&P.mu);
 }
 

@@ -91,7 +91,8 @@ static void run_placed(struct sched *s, const struct rq_case *c, const char *tna
 
 	rq_unit_init(&u, c, c->kind->two_sided ? 2 : 1);
 	if (c->kind->two_sided) {
-		int port = rq_unit_oob_port(s->case_seq++);
+		int port = rq_unit_oob_port_of(s->port_pid ? s->port_pid : (int)getpid(),
+					       s->case_seq++);
 
 		u.side[0] = (struct rq_unit_side){ .ag = p->side[0], .label = "client", .reports = true,
 			.req = build_request(s, c, tname, p, ROLE_CLIENT, 0, port) };

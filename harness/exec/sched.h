@@ -33,6 +33,12 @@ struct sched {
 	size_t ntime;
 	unsigned case_seq;	/* for distinct out-of-band ports */
 	/*
+	 * run --jobs: the runner's pid, which every worker's ports are made
+	 * of (with case_seq the plan index), so that two cases running at once
+	 * on this host never pick one port; 0: this process's own.
+	 */
+	int port_pid;
+	/*
 	 * Called about once a second while a case runs (the run's reports are
 	 * rewritten at most once a second, and a long case must not hold back
 	 * the rows of those before it).  NULL: nothing.

@@ -18,9 +18,14 @@
 /* The agent kills a case at its timeout; this long after, the agent itself is wedged. */
 #define LATE_MS		10000
 
+int rq_unit_oob_port_of(int pid, unsigned n)
+{
+	return 20000 + (int)(((unsigned)pid * 37u + n * 7u) % 20000u);
+}
+
 int rq_unit_oob_port(unsigned n)
 {
-	return 20000 + (int)((getpid() * 37u + n * 7u) % 20000u);
+	return rq_unit_oob_port_of((int)getpid(), n);
 }
 
 void rq_unit_init(struct rq_unit *u, const struct rq_case *c, size_t n)

@@ -85,6 +85,8 @@ void rq_unit_init(struct rq_unit *u, const struct rq_case *c, size_t n);
  * host (two `make check`s) over the range 20000..39999.
  */
 int rq_unit_oob_port(unsigned n);
+/* The same for the runner pid (run --jobs: a worker's cases take the runner's ports). */
+int rq_unit_oob_port_of(int pid, unsigned n);
 void rq_unit_release(struct rq_unit *u);
 
 /* Send every side's request.  false: the unit is already over (a side could not be sent). */

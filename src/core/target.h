@@ -66,6 +66,14 @@ struct rq_target_ops {
 	bool in_guest;			/* runs cases in guests it boots (needs are checked there) */
 	const struct rq_key_owner *keys;	/* the case keys it owns (core/case.h), or NULL */
 	/*
+	 * run --jobs: its cases share nothing with another target's (names,
+	 * sockets and scratch of their own, no host setting changed), so they
+	 * may run in a worker of their own beside the others' (exec/par.h).
+	 */
+	bool parallel;
+	/* It changes this host's devices or netdevs: no `local` case runs beside it. */
+	bool changes_host;
+	/*
 	 * auto: this target's rank for case c on this node, lower picked first,
 	 * with why for the row; 0: auto does not pick it here (why, if any, says
 	 * what is missing).  NULL: auto never picks it.

@@ -87,6 +87,7 @@ static int hca_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 
 const struct rq_target_ops rq_target_hca = {
 	.name = "hca",
+	.changes_host = true,
 	.help = "real ConnectX devices on this node (all devices and ports), changed only by cases that say so",
 	.auto_rank = hca_auto_rank,
 	.available = hca_available,

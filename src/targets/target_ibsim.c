@@ -660,6 +660,7 @@ static int ibsim_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 
 const struct rq_target_ops rq_target_ibsim = {
 	.name = "ibsim",
+	.parallel = true,
 	.keys = &ibsim_owner,
 	.help = "a simulated InfiniBand fabric (ibsim + libumad2sim) from fixtures/fabrics, one per case, for SM and fabric kinds",
 	.auto_rank = ibsim_auto_rank,

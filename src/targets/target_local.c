@@ -30,6 +30,7 @@ static int local_auto_rank(const struct rq_case *c, char *why, size_t whysz)
 
 const struct rq_target_ops rq_target_local = {
 	.name = "local",
+	.parallel = true,
 	.help = "this node as it is (command and lint kinds); nothing is changed; --peer HOST adds a second node over ssh",
 	.auto_rank = local_auto_rank,
 	.available = local_available,

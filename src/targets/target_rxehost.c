@@ -183,6 +183,7 @@ static void rxehost_cleanup_stale(const struct rq_run_opts *o)
 
 const struct rq_target_ops rq_target_rxehost = {
 	.name = "rxe-host",
+	.changes_host = true,
 	.help = "soft-RoCE on this host over a dummy netdev of its own (opt-in; never chosen by auto)",
 	.available = rxehost_available,
 	.open = rxehost_open,

@@ -156,6 +156,7 @@ static void sysroot_facts(struct rq_target *t, struct rq_result *sink)
 
 const struct rq_target_ops rq_target_sysroot = {
 	.name = "sysroot",
+	.parallel = true,
 	.help = "sysroot:DIR: a captured or synthesized node tree, read-only; tools replayed from DIR/capture",
 	.arg = "DIR",
 	.arg_what = "a directory",
