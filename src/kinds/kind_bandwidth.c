@@ -382,8 +382,9 @@ static void note_stop(struct vp *s, struct rq_result *row, const struct bw_meas 
 {
 	bool conv = m->st.state == RQ_STOP_CONVERGED;
 	char key[48];
+	/* converged: the interval that stopped it (the drain's batches move ci95_pct a little) */
 	char *f = xasprintf("%s: +-%.2f %% (tolerance %g %%) after %zu batches, %.2f s%s%s",
-			    conv ? "yes" : "no", ci, m->st.tol_pct, m->n, secs,
+			    conv ? "yes" : "no", conv ? m->st.half_pct : ci, m->st.tol_pct, m->n, secs,
 			    conv ? "" : ", stopped at ", conv ? "" : rq_stop_name(m->st.state));
 
 	snprintf(key, sizeof(key), "converged_%s", name);
