@@ -583,6 +583,24 @@ START_TEST(judge_key)
 }
 END_TEST
 
+/* The adaptive keys of the native verbs kinds: consistent or refused at the case. */
+START_TEST(adaptive_keys)
+{
+	ck_assert_int_eq(load("cases:\n"
+			      "  - {name: a.lat, kind: verbs-pingpong, tolerance_pct: 5, min_iters: 50, max_time: 2s}\n"
+			      "  - {name: a.bw, kind: bandwidth, tolerance_pct: 2.5, min_iters: 4, max_time: 1s}\n"
+			      "  - {name: a.old, kind: bandwidth}\n"), 0);
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: verbs-pingpong, iterations: 20, tolerance_pct: 5}\n"), 1);
+	expect_sub(2, 5, "min_iters 100 is above iterations 20");
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: bandwidth, must_converge: true}\n"), 1);
+	expect_sub(2, 5, "must_converge needs a tolerance_pct");
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: bandwidth, tolerance_pct: 5, max_time: 50ms}\n"), 1);
+	expect_sub(2, 5, "max_time: at least 100ms");
+	ck_assert_int_eq(load("cases:\n  - {name: x, kind: verbs-pingpong, min_iters: 5}\n"), 1);
+	expect_sub(2, 48, "min_iters: 5 is out of range");
+}
+END_TEST
+
 START_TEST(modules_and_fresh_guest)
 {
 	const struct rq_case *c;
@@ -1163,6 +1181,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, yaml_syntax_error);
 	tcase_add_test(tc, file_shape_errors);
 	tcase_add_test(tc, validate_hook);
+	tcase_add_test(tc, adaptive_keys);
 	tcase_add_test(tc, needs_and_targets);
 	tcase_add_test(tc, devices_forms);
 	tcase_add_test(tc, fabric_keys);

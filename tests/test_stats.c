@@ -5,7 +5,9 @@
  * "better"), wide samples are inconclusive with the repeats that would
  * resolve them, n=1 is inconclusive unless the tolerance is absolute, a
  * single new value is judged against a baseline's noise, the verdict is
- * reproducible, Mann-Whitney's exact and approximate p-values, bad samples.
+ * reproducible, Mann-Whitney's exact and approximate p-values, bad samples;
+ * the stopping rule of adaptive measurements: a steady series stops at its
+ * floor, a noisy one at its ceiling saying it did not converge.
  */
 #include <check.h>
 #include <errno.h>
@@ -312,6 +314,183 @@ START_TEST(rng_is_uniform_enough)
 }
 END_TEST
 
+START_TEST(t_quantiles)
+{
+	ck_assert(fabs(rq_t975(1) - 12.706) < 1e-3);
+	ck_assert(fabs(rq_t975(4) - 2.776) < 1e-3);
+	ck_assert(fabs(rq_t975(30) - 2.042) < 1e-3);
+	/* beyond the table: the expansion joins it and falls towards z */
+	ck_assert(fabs(rq_t975(31) - 2.0395) < 1e-3);
+	ck_assert(fabs(rq_t975(120) - 1.9799) < 1e-3);
+	ck_assert(fabs(rq_t975(100000) - 1.96) < 1e-3);
+	for (unsigned df = 1; df < 200; df++)
+		ck_assert(rq_t975(df + 1) < rq_t975(df));
+}
+END_TEST
+
+START_TEST(median_interval)
+{
+	double v[100], lo, hi;
+
+	/* 1..100 shuffled: ranks 40 and 61 (the exact binomial's for n=100) */
+	for (int i = 0; i < 100; i++)
+		v[i] = (double)((i * 37) % 100 + 1);
+	double pct = rq_ci95_median_pct(v, 100, &lo, &hi);
+
+	ck_assert(lo == 40 && hi == 61);
+	ck_assert(fabs(pct - 10.5 / 50.5 * 100) < 1e-9);
+	/* the input is left as it was */
+	ck_assert(v[1] == 38);
+	/* below 6 samples no interval reaches 95 % */
+	ck_assert(isnan(rq_ci95_median_pct(v, 5, &lo, &hi)) && isnan(lo));
+	ck_assert(!isnan(rq_ci95_median_pct(v, 6, NULL, NULL)));
+}
+END_TEST
+
+START_TEST(ratio_interval)
+{
+	const double w[] = { 10, 12, 8, 10 }, t[] = { 1, 1, 1, 1 };
+	const double w2[] = { 10, 20, 5 }, t2[] = { 1, 2, 0.5 };
+
+	/* rate 10; residuals 0 2 -2 0: se sqrt(8/3/4), times t(3) 3.182 */
+	ck_assert(fabs(rq_ci95_ratio_pct(w, t, 4) - 3.182 * sqrt(8.0 / 12) / 10 * 100) < 1e-6);
+	/* one rate in batches of any length: no noise at all */
+	ck_assert(fabs(rq_ci95_ratio_pct(w2, t2, 3)) < 1e-12);
+	ck_assert(isnan(rq_ci95_ratio_pct(w, t, 1)));
+}
+END_TEST
+
+/*
+ * A measurement loop as the kinds run it: one sample at a time, 1 ms
+ * each, asking the rule after every one.  Returns the samples taken.
+ */
+static uint64_t run_lat(struct rq_stop *st, double (*gen)(struct rq_rng *r), double *v, uint64_t cap)
+{
+	struct rq_rng r;
+	uint64_t n = 0;
+
+	rq_rng_seed(&r, 7);
+	while (n < cap) {
+		v[n] = gen(&r);
+		n++;
+		if (rq_stop_median(st, v, n, (double)n * 0.001))
+			break;
+	}
+	return n;
+}
+
+static double steady(struct rq_rng *r)
+{
+	return 100 + (double)rq_rng_below(r, 1000) / 1000.0;	/* 100..101 us */
+}
+
+static double wide(struct rq_rng *r)
+{
+	/* 1..1000 us: the median's interval is +-1.96/sqrt(n), 2 % at n = 9600 */
+	return 1 + (double)rq_rng_below(r, 999000) / 1000.0;
+}
+
+START_TEST(steady_stops_at_the_floor)
+{
+	static double v[100000];
+	struct rq_stop st;
+
+	rq_stop_init(&st, 2, 200, 0, 10);
+	ck_assert_uint_eq(run_lat(&st, steady, v, 100000), 200);
+	ck_assert_int_eq(st.state, RQ_STOP_CONVERGED);
+	ck_assert_str_eq(rq_stop_name(st.state), "converged");
+	ck_assert(st.half_pct <= 2 && st.half_pct > 0);
+	/* the floor holds although the interval was tight long before */
+	ck_assert(rq_ci95_median_pct(v, 50, NULL, NULL) < 2);
+}
+END_TEST
+
+START_TEST(noisy_runs_to_max_time)
+{
+	static double v[100000];
+	struct rq_stop st;
+
+	rq_stop_init(&st, 2, 200, 0, 1.5);
+	ck_assert_uint_eq(run_lat(&st, wide, v, 100000), 1500);
+	ck_assert_int_eq(st.state, RQ_STOP_MAX_TIME);
+	ck_assert_str_eq(rq_stop_name(st.state), "max_time");
+	/* ... and says how far it got: the interval at the end, not converged */
+	ck_assert(st.half_pct > 2);
+	ck_assert(fabs(st.half_pct - rq_ci95_median_pct(v, 1500, NULL, NULL)) < 1e-9);
+	/* the count ceiling, when it comes first */
+	rq_stop_init(&st, 2, 200, 700, 1.5);
+	ck_assert_uint_eq(run_lat(&st, wide, v, 100000), 700);
+	ck_assert_int_eq(st.state, RQ_STOP_MAX_ITERS);
+	ck_assert(st.half_pct > 2);
+}
+END_TEST
+
+START_TEST(checks_thin_out)
+{
+	static double v[100000];
+	struct rq_stop st;
+	unsigned checks = 0;
+	uint64_t last = 0;
+	struct rq_rng r;
+
+	rq_rng_seed(&r, 3);
+	rq_stop_init(&st, 0.01, 100, 0, 0);
+	for (uint64_t n = 1; n <= 100000; n++) {
+		v[n - 1] = wide(&r);
+		ck_assert(!rq_stop_median(&st, v, n, 0));
+		if (st.checked_n != last) {
+			checks++;
+			last = st.checked_n;
+		}
+	}
+	/* at 100, then every sixteenth: about 16 ln(1000) checks, not 100000 */
+	ck_assert_uint_ge(checks, 100);
+	ck_assert_uint_le(checks, 160);
+}
+END_TEST
+
+/* Batches of a stream, 50 ms each, as the bandwidth kind closes them. */
+static uint64_t run_bw(struct rq_stop *st, double spread, double *w, double *t, uint64_t cap)
+{
+	struct rq_rng r;
+	uint64_t n = 0;
+
+	rq_rng_seed(&r, 11);
+	while (n < cap) {
+		t[n] = 0.05;
+		w[n] = 1000 * (1 + spread * ((double)rq_rng_below(&r, 2001) / 1000.0 - 1));
+		n++;
+		if (rq_stop_ratio(st, w, t, n, (double)n * 0.05))
+			break;
+	}
+	return n;
+}
+
+START_TEST(stream_batches)
+{
+	double w[1000], t[1000];
+	struct rq_stop st;
+
+	/* +-0.5 %: converged at the floor of 5 batches */
+	rq_stop_init(&st, 2, 5, 0, 3);
+	ck_assert_uint_eq(run_bw(&st, 0.005, w, t, 1000), 5);
+	ck_assert_int_eq(st.state, RQ_STOP_CONVERGED);
+	/* +-60 %: 3 s of 50 ms batches and still wider than 2 % */
+	rq_stop_init(&st, 2, 5, 0, 3);
+	ck_assert_uint_eq(run_bw(&st, 0.6, w, t, 1000), 60);
+	ck_assert_int_eq(st.state, RQ_STOP_MAX_TIME);
+	ck_assert(st.half_pct > 2);
+	/* +-20 %: somewhere between, within tolerance when it stops */
+	rq_stop_init(&st, 5, 5, 0, 30);
+	uint64_t n = run_bw(&st, 0.2, w, t, 1000);
+
+	ck_assert_uint_gt(n, 5);
+	ck_assert_uint_lt(n, 600);
+	ck_assert_int_eq(st.state, RQ_STOP_CONVERGED);
+	ck_assert(st.half_pct <= 5);
+}
+END_TEST
+
 static void add_tests(Suite *s, TCase *tc)
 {
 	(void)s;
@@ -330,6 +509,13 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_test(tc, zero_before);
 	tcase_add_test(tc, median_by_selection);
 	tcase_add_test(tc, rng_is_uniform_enough);
+	tcase_add_test(tc, t_quantiles);
+	tcase_add_test(tc, median_interval);
+	tcase_add_test(tc, ratio_interval);
+	tcase_add_test(tc, steady_stops_at_the_floor);
+	tcase_add_test(tc, noisy_runs_to_max_time);
+	tcase_add_test(tc, checks_thin_out);
+	tcase_add_test(tc, stream_batches);
 }
 
 RQ_CHECK_MAIN("stats", add_tests)

@@ -8,7 +8,10 @@
  * min_line_rate (the fraction of the port's sysfs rate that NVIDIA's own
  * multi-node tests use, e.g. 0.9), and checks that the data arrived: the
  * receiving side verifies each QP's buffer against the pattern after the
- * run.
+ * run.  The stream is cut into batches (BW_BATCH_US of completions each)
+ * whose rates give the figure's 95 % interval; with tolerance_pct a size
+ * stops streaming once that interval is within it (qual/stats.h,
+ * rq_stop_ratio), after min_iters batches and at most max_time.
  *
  * On a lab node this is the figure that says whether a link, a cable or a
  * PCIe slot delivers what the port claims; on rxe it is a smoke test with
@@ -16,6 +19,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "core/kind.h"
+#include "qual/stats.h"
 #include "rdma/pattern.h"
 #include "rdma/verbs_pair.h"
 
@@ -39,6 +44,10 @@ struct bw_cfg {
 	double min_line_rate;
 	long long qp_timeout;
 	char *server_devices;
+	double tolerance_pct;	/* 0: stream for `duration` */
+	long long min_iters;	/* batches */
+	int64_t max_time_ms;	/* 0: duration */
+	bool must_converge;
 };
 
 static const char *const bw_transports[] = { "rc", "uc", NULL };
@@ -61,7 +70,7 @@ static const struct key_def bw_keys[] = {
 	  .help = "work requests in flight per QP (perftest's -t)" },
 	{ .name = "duration", .type = KEY_DURATION, .def = "3s", .min = 100, .max = 3600 * 1000,
 	  .offset = offsetof(struct bw_cfg, duration_ms),
-	  .help = "streaming time per size (perftest's -D)" },
+	  .help = "streaming time per size (perftest's -D; with tolerance_pct: the most, unless max_time)" },
 	{ .name = "seed", .type = KEY_INT, .def = "1", .min = 0, .max = INT64_MAX,
 	  .offset = offsetof(struct bw_cfg, seed),
 	  .help = "seed of the payload pattern" },
@@ -80,6 +89,18 @@ static const struct key_def bw_keys[] = {
 	{ .name = "qp_timeout", .type = KEY_INT, .def = "0", .min = 0, .max = 31,
 	  .offset = offsetof(struct bw_cfg, qp_timeout),
 	  .help = "RC local ACK timeout, 4.096 us * 2^N before a retransmission (perftest's -u); 0: 14 (67 ms) on an HCA, 19 (2.1 s) on rxe/siw, whose round trip includes the host's scheduler" },
+	{ .name = "tolerance_pct", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 100,
+	  .offset = offsetof(struct bw_cfg, tolerance_pct),
+	  .help = "stop each size once its Gb/s's 95 % interval is within +-this percent of it, after min_iters batches (0: stream for `duration`)" },
+	{ .name = "min_iters", .type = KEY_INT, .def = "5", .min = 2, .max = 1000000,
+	  .offset = offsetof(struct bw_cfg, min_iters),
+	  .help = "with tolerance_pct: the fewest batches (50 ms or more of completions each), however tight the interval" },
+	{ .name = "max_time", .type = KEY_DURATION, .def = "0s", .min = 0, .max = 3600 * 1000,
+	  .offset = offsetof(struct bw_cfg, max_time_ms),
+	  .help = "with tolerance_pct: the longest a size streams, converged or not (0s: `duration`)" },
+	{ .name = "must_converge", .type = KEY_BOOL, .def = "false",
+	  .offset = offsetof(struct bw_cfg, must_converge),
+	  .help = "with tolerance_pct: fail a size whose interval did not reach it (else a fact says so)" },
 	KEY_END
 };
 
@@ -100,6 +121,14 @@ static int bw_validate(const struct rq_case *c, char *err, size_t errsz)
 			snprintf(err, errsz, "sizes: %s is outside 1 B to 16 MiB", cfg->sizes.str[i]);
 			return -1;
 		}
+	if (cfg->must_converge && !(cfg->tolerance_pct > 0)) {
+		snprintf(err, errsz, "must_converge needs a tolerance_pct");
+		return -1;
+	}
+	if (cfg->max_time_ms && cfg->max_time_ms < 100) {
+		snprintf(err, errsz, "max_time: at least 100ms (as duration), or 0s for duration");
+		return -1;
+	}
 	return 0;
 }
 
@@ -139,25 +168,58 @@ static unsigned verify_slots(struct bw_run *r, size_t size, char *first, size_t 
 }
 
 /*
+ * A batch closes at the first completion BW_BATCH_US or more after the
+ * last one closed: long enough that the 16-message granularity of the
+ * completions (one signalled in mod) does not make its rate noise, short
+ * enough that a second of an HCA's stream gives 20 of them.
+ */
+#define BW_BATCH_US 50000.0
+
+/* One size's stream cut in batches: batch i completed work[i] messages in secs[i]. */
+struct bw_meas {
+	double *work, *secs;
+	size_t n, cap;
+	struct rq_stop st;
+};
+
+static void batch_add(struct bw_meas *m, double work, double secs)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->work = xrealloc(m->work, m->cap * sizeof(*m->work));
+		m->secs = xrealloc(m->secs, m->cap * sizeof(*m->secs));
+	}
+	m->work[m->n] = work;
+	m->secs[m->n] = secs;
+	m->n++;
+}
+
+/*
  * The client's stream: keep queue_depth WRs in flight per QP, signalling
  * one in `mod` so the CQ is not the bottleneck; stop posting after the
- * duration (at a multiple of mod, so every WR is accounted for) and drain.
+ * duration, or with tolerance_pct once the batches' interval is within it
+ * (at a multiple of mod, so every WR is accounted for), and drain.  The
+ * batches tile the whole stream, drain included, so their sums are the
+ * figure's messages and seconds and their interval is its interval.
  */
-static int stream(struct bw_run *r, size_t size, uint64_t *msgs, double *secs)
+static int stream(struct bw_run *r, size_t size, uint64_t *msgs, double *secs, struct bw_meas *m)
 {
 	const struct bw_cfg *cfg = r->cfg;
 	int depth = (int)cfg->queue_depth, mod = depth < 16 ? depth : 16;
 	int out[VB_MAX_QP] = { 0 };
-	uint64_t completed = 0;
+	uint64_t completed = 0, bc0 = 0;
 	unsigned loops = 0;
-	bool stop = false;
-	double t0, t1, end_us;
+	bool stop = false, adaptive = cfg->tolerance_pct > 0;
+	int64_t limit_ms = adaptive && cfg->max_time_ms ? cfg->max_time_ms : cfg->duration_ms;
+	double t0, t1, bt0, end_us;
 	struct ibv_wc wc[16];
 	int ret, inflight = 0;
 
+	rq_stop_init(&m->st, cfg->tolerance_pct, (uint64_t)cfg->min_iters, 0, limit_ms / 1000.0);
 	t0 = vp_now_us();
 	t1 = t0;
-	end_us = t0 + cfg->duration_ms * 1000.0;
+	bt0 = t0;
+	end_us = t0 + limit_ms * 1000.0;
 	for (;;) {
 		if (!stop) {
 			for (int q = 0; q < r->v.nqp; q++) {
@@ -197,8 +259,17 @@ static int stream(struct bw_run *r, size_t size, uint64_t *msgs, double *secs)
 			inflight -= mod;
 			completed += (uint64_t)mod;
 		}
-		if (n)
+		if (n) {
 			t1 = vp_now_us();
+			if (t1 - bt0 >= BW_BATCH_US) {
+				batch_add(m, (double)(completed - bc0), (t1 - bt0) / 1e6);
+				bt0 = t1;
+				bc0 = completed;
+				if (adaptive && !stop &&
+				    rq_stop_ratio(&m->st, m->work, m->secs, m->n, (t1 - t0) / 1e6))
+					stop = true;
+			}
+		}
 		if (stop && inflight == 0)
 			break;
 		if ((++loops & 63) == 0 || n) {
@@ -213,6 +284,18 @@ static int stream(struct bw_run *r, size_t size, uint64_t *msgs, double *secs)
 			}
 		}
 	}
+	/* the tail, shorter than a batch, joins the last one (a batch of 2 ms would be noise) */
+	if (completed > bc0) {
+		if (m->n) {
+			m->work[m->n - 1] += (double)(completed - bc0);
+			m->secs[m->n - 1] += (t1 - bt0) / 1e6;
+		} else {
+			batch_add(m, (double)(completed - bc0), (t1 - bt0) / 1e6);
+		}
+	}
+	/* the deadline of the loop came before a batch's check did */
+	if (adaptive && m->st.state == RQ_STOP_GO)
+		m->st.state = RQ_STOP_MAX_TIME;
 	*msgs = completed;
 	*secs = (t1 - t0) / 1e6;
 	return 0;
@@ -289,6 +372,29 @@ static int serve_sends(struct bw_run *r, uint64_t *expected, uint64_t *received)
 	}
 }
 
+/*
+ * How an adaptive size stopped, as a fact (converged_SIZE): converged, or
+ * at max_time with the interval it had, a FAIL only with must_converge (a
+ * wide interval on a busy host is a fact about the host, not the link).
+ */
+static void note_stop(struct vp *s, struct rq_result *row, const struct bw_meas *m, double ci,
+		      double secs, const char *name, const char *what, bool must)
+{
+	bool conv = m->st.state == RQ_STOP_CONVERGED;
+	char key[48];
+	/* converged: the interval that stopped it (the drain's batches move ci95_pct a little) */
+	char *f = xasprintf("%s: +-%.2f %% (tolerance %g %%) after %zu batches, %.2f s%s%s",
+			    conv ? "yes" : "no", conv ? m->st.half_pct : ci, m->st.tol_pct, m->n, secs,
+			    conv ? "" : ", stopped at ", conv ? "" : rq_stop_name(m->st.state));
+
+	snprintf(key, sizeof(key), "converged_%s", name);
+	rq_fact_add(row, key, f);
+	rq_log(s->ctx, "# %s converged %s", what, f);
+	if (must)
+		rq_judge(row, conv, "%s did not converge: %s", what, f);
+	free(f);
+}
+
 static void one_size(struct bw_run *r, size_t size)
 {
 	const struct bw_cfg *cfg = r->cfg;
@@ -296,6 +402,7 @@ static void one_size(struct bw_run *r, size_t size)
 	char name[32], fig[48], theirs[256], mine[256], why[256], first[256] = "";
 	uint64_t msgs = 0;
 	double secs = 0;
+	struct bw_meas m = { 0 };
 	size_t len;
 	int ret;
 
@@ -354,21 +461,22 @@ static void one_size(struct bw_run *r, size_t size)
 		return;
 	}
 
-	ret = stream(r, size, &msgs, &secs);
+	ret = stream(r, size, &msgs, &secs, &m);
 	if (ret) {
 		rq_judge(r->row, false, "%s %s: %s", vb_op_names[cfg->op], name, r->why);
-		return;
+		goto out;
 	}
 	snprintf(mine, sizeof(mine), "end %" PRIu64, msgs);
 	if (oob_send(&s->oob, mine, strlen(mine), s->deadline, why, sizeof(why)) ||
 	    oob_recv(&s->oob, theirs, sizeof(theirs) - 1, &len, s->deadline, why, sizeof(why))) {
 		rq_judge(r->row, false, "%s: after streaming: %s", name, why);
-		return;
+		goto out;
 	}
 	theirs[len] = '\0';
 	{
 		double gbps = secs > 0 ? msgs * (double)size * 8 / secs / 1e9 : 0;
 		double rate = secs > 0 ? msgs / secs : 0;
+		double ci = rq_ci95_ratio_pct(m.work, m.secs, m.n);
 		struct vp_thresholds t = { .min_gbps = cfg->min_gbps, .min_line_rate = cfg->min_line_rate };
 		char what[64];
 		unsigned sbad = 0;
@@ -386,10 +494,19 @@ static void one_size(struct bw_run *r, size_t size)
 		rq_figure_add(r->row, fig, gbps, "Gb/s");
 		snprintf(fig, sizeof(fig), "msg_rate_%s", name);
 		rq_figure_add(r->row, fig, rate, "msg/s");
-		rq_log(s->ctx, "%s %s x %lld QP: %" PRIu64 " messages in %.3f s = %.3f Gb/s (%.1f MiB/s), "
-		       "%.0f msg/s", vb_op_names[cfg->op], name, cfg->qps, msgs, secs, gbps,
-		       gbps * 1e9 / 8 / 1048576, rate);
+		/* not bw_*: the kind's key figures are the rates, judged by compare */
+		if (isfinite(ci)) {
+			snprintf(fig, sizeof(fig), "ci95_pct_%s", name);
+			rq_figure_add(r->row, fig, ci, "%");
+		}
+		snprintf(fig, sizeof(fig), "measure_s_%s", name);
+		rq_figure_add(r->row, fig, secs, "s");
+		rq_log(s->ctx, "%s %s x %lld QP: %" PRIu64 " messages in %.3f s = %.3f Gb/s (+-%.2f %%, "
+		       "%zu batches) (%.1f MiB/s), %.0f msg/s", vb_op_names[cfg->op], name, cfg->qps, msgs,
+		       secs, gbps, ci, m.n, gbps * 1e9 / 8 / 1048576, rate);
 		snprintf(what, sizeof(what), "%s %s", vb_op_names[cfg->op], name);
+		if (cfg->tolerance_pct > 0)
+			note_stop(s, r->row, &m, ci, secs, name, what, cfg->must_converge);
 		vp_judge_bw(s, r->pair, r->row, &t, gbps, what);
 		rq_judge(r->row, msgs > 0, "%s: no message completed", what);
 		if (cfg->verify) {
@@ -403,6 +520,9 @@ static void one_size(struct bw_run *r, size_t size)
 			}
 		}
 	}
+out:
+	free(m.work);
+	free(m.secs);
 }
 
 static void run_pair(struct vp *s, int i, const struct bw_cfg *cfg)
@@ -473,7 +593,10 @@ const struct rq_kind rq_kind_bandwidth = {
 	       "(the deadline is checked every 64 polls). Reports Gb/s (10^9 bit/s) and messages per "
 	       "second per size; judges `min_gbps` and `min_line_rate` (a fraction of the port's "
 	       "sysfs rate, not judged on rxe whose rate is fictitious) and, with `verify`, that every "
-	       "QP's data arrived intact. Each ACTIVE port gets a row.",
+	       "QP's data arrived intact. Each size also reports its figure's 95 % interval "
+	       "(`ci95_pct_SIZE`, from 50 ms batches of the stream) and how long it streamed "
+	       "(`measure_s_SIZE`); with `tolerance_pct` a size stops once that interval is within it "
+	       "(docs/verbs.md, \"Adaptive measurements\"). Each ACTIVE port gets a row.",
 	.keys = bw_keys,
 	.cfg_size = sizeof(struct bw_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",

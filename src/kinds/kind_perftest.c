@@ -541,7 +541,9 @@ const struct rq_kind rq_kind_perftest = {
 	       "runs under the case deadline and is killed when the other side fails or goes away, "
 	       "so perftest's handshake deadlock cannot hang a run; the client retries while the server "
 	       "is not listening yet. Records the perftest package version and the tool's own "
-	       "Version: line as facts. perftest's TCP port is the pair's out-of-band port + 2.",
+	       "Version: line as facts. perftest's TCP port is the pair's out-of-band port + 2. Not "
+	       "adaptive: perftest runs its `iterations` or `duration` and has no stop on an interval "
+	       "(the native kinds' `tolerance_pct`, docs/verbs.md).",
 	.keys = ptk_keys,
 	.cfg_size = sizeof(struct ptk_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",

@@ -5,7 +5,11 @@
  * RDMA READ.  Every message carries a pattern derived from the case's seed
  * and the iteration, and the receiver verifies it, so corrupted, stale or
  * misordered data is a FAIL naming the first bad byte.  The client times
- * every round trip: min, mean, median, p99 and max.
+ * every round trip: min, mean, median, p99 and max, and the median's 95 %
+ * interval.  With tolerance_pct the client stops once that interval is
+ * within it (qual/stats.h, rq_stop_median), at least min_iters and at most
+ * iterations round trips or max_time, and tells the server over the
+ * out-of-band connection, which it watches between its completions.
  *
  * On a real node this is the first thing to run after cabling or a driver
  * upgrade: it proves the two ports can build a connection (GIDs, MTU,
@@ -19,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/kind.h"
+#include "qual/stats.h"
 #include "rdma/pattern.h"
 #include "rdma/verbs_pair.h"
 
@@ -35,6 +40,10 @@ struct pp_cfg {
 	double max_latency_us;
 	long long qp_timeout;
 	char *server_devices;
+	double tolerance_pct;	/* 0: all `iterations` */
+	long long min_iters;
+	int64_t max_time_ms;	/* 0: no ceiling but iterations */
+	bool must_converge;
 };
 
 static const char *const poll_names[] = { "event", "busy", NULL };
@@ -51,7 +60,7 @@ static const struct key_def pp_keys[] = {
 	  .help = "message size (ud: at most the path MTU)" },
 	{ .name = "iterations", .type = KEY_INT, .def = "1000", .min = 1, .max = 10000000,
 	  .offset = offsetof(struct pp_cfg, iterations),
-	  .help = "round trips" },
+	  .help = "round trips (with tolerance_pct: the most)" },
 	{ .name = "seed", .type = KEY_INT, .def = "1", .min = 0, .max = INT64_MAX,
 	  .offset = offsetof(struct pp_cfg, seed),
 	  .help = "seed of the payload pattern" },
@@ -70,6 +79,18 @@ static const struct key_def pp_keys[] = {
 	{ .name = "qp_timeout", .type = KEY_INT, .def = "0", .min = 0, .max = 31,
 	  .offset = offsetof(struct pp_cfg, qp_timeout),
 	  .help = "RC local ACK timeout, 4.096 us * 2^N before a retransmission (perftest's -u); 0: 14 (67 ms) on an HCA, 19 (2.1 s) on rxe/siw, whose round trip includes the host's scheduler" },
+	{ .name = "tolerance_pct", .type = KEY_DOUBLE, .def = "0", .dmin = 0, .dmax = 100,
+	  .offset = offsetof(struct pp_cfg, tolerance_pct),
+	  .help = "stop once the median round trip's 95 % interval is within +-this percent of it, after min_iters (0: run all `iterations`)" },
+	{ .name = "min_iters", .type = KEY_INT, .def = "100", .min = 6, .max = 10000000,
+	  .offset = offsetof(struct pp_cfg, min_iters),
+	  .help = "with tolerance_pct: the fewest round trips, however tight the interval" },
+	{ .name = "max_time", .type = KEY_DURATION, .def = "0s", .min = 0, .max = 3600 * 1000,
+	  .offset = offsetof(struct pp_cfg, max_time_ms),
+	  .help = "with tolerance_pct: stop after this long, converged or not (0s: only `iterations` stops it)" },
+	{ .name = "must_converge", .type = KEY_BOOL, .def = "false",
+	  .offset = offsetof(struct pp_cfg, must_converge),
+	  .help = "with tolerance_pct: fail a row whose interval did not reach it (else a fact says so)" },
 	KEY_END
 };
 
@@ -83,6 +104,15 @@ static int pp_validate(const struct rq_case *c, char *err, size_t errsz)
 	}
 	if (cfg->transport == VB_UC && cfg->op == VB_OP_READ) {
 		snprintf(err, errsz, "transport uc has no RDMA READ; use rc");
+		return -1;
+	}
+	if (cfg->tolerance_pct > 0 && cfg->min_iters > cfg->iterations) {
+		snprintf(err, errsz, "min_iters %lld is above iterations %lld (the most round trips)",
+			 cfg->min_iters, cfg->iterations);
+		return -1;
+	}
+	if (cfg->must_converge && !(cfg->tolerance_pct > 0)) {
+		snprintf(err, errsz, "must_converge needs a tolerance_pct");
 		return -1;
 	}
 	return 0;
@@ -175,20 +205,45 @@ static int client_iter(struct pp_run *r, uint64_t i, double *us)
 	return 0;
 }
 
+/*
+ * An adaptive client ends the run when its figure is known: it sends its
+ * "done N" instead of message N, so a message waiting on the out-of-band
+ * connection while we wait for a receive is the end (*ended).
+ */
+static int wait_recv_or_end(struct pp_run *r, struct ibv_wc *wc, bool *ended)
+{
+	int n = vp_wait_or_msg(r->s, &r->v, wc, 1, r->why, sizeof(r->why));
+
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		*ended = true;
+		return 0;
+	}
+	return vb_wc_ok(wc, r->why, sizeof(r->why)) ? 0 : -EIO;
+}
+
 /* The server's side of the iterations (send/write: answer each message). */
 static int server_iters(struct pp_run *r)
 {
 	const struct pp_cfg *cfg = r->cfg;
 	struct ibv_wc wc;
 	bool early = false;	/* the next message came before our answer's completion */
+	bool ended = false;
 	int ret;
 
 	for (uint64_t i = 0; i < (uint64_t)cfg->iterations; i++) {
 		bool sent = false;
 
 		while (!early) {
-			if ((ret = wait_wc(r, &wc)))
+			if (cfg->tolerance_pct > 0) {
+				if ((ret = wait_recv_or_end(r, &wc, &ended)))
+					return ret;
+				if (ended)
+					return 0;
+			} else if ((ret = wait_wc(r, &wc))) {
 				return ret;
+			}
 			if (wc.opcode & IBV_WC_RECV)
 				break;
 			snprintf(r->why, sizeof(r->why), "iteration %" PRIu64 ": send completion without a send", i);
@@ -224,6 +279,26 @@ static int server_iters(struct pp_run *r)
 	return 0;
 }
 
+/*
+ * How an adaptive run stopped, as a fact: converged, or the ceiling it
+ * reached and the interval it had (a FAIL only when the case says
+ * must_converge: on a busy host a wide interval is a fact about the host).
+ */
+static void note_stop(struct vp *s, struct rq_result *row, const struct rq_stop *st, double ci,
+		      uint64_t done, double secs, bool must)
+{
+	bool conv = st->state == RQ_STOP_CONVERGED;
+	char *f = xasprintf("%s: +-%.2f %% (tolerance %g %%) after %" PRIu64 " round trips, %.2f s%s%s",
+			    conv ? "yes" : "no", ci, st->tol_pct, done, secs,
+			    conv ? "" : ", stopped at ", conv ? "" : rq_stop_name(st->state));
+
+	rq_fact_add(row, "converged", f);
+	rq_log(s->ctx, "# converged %s", f);
+	if (must)
+		rq_judge(row, conv, "the median round trip did not converge: %s", f);
+	free(f);
+}
+
 static void run_pair(struct vp *s, int i, const struct pp_cfg *cfg)
 {
 	struct pp_run r = { .s = s, .cfg = cfg, .row = vp_row(s, i) };
@@ -239,8 +314,10 @@ static void run_pair(struct vp *s, int i, const struct pp_cfg *cfg)
 	};
 	char mine[512], theirs[512], why[512];
 	enum rq_verdict v;
-	double *lat = NULL;
+	double *lat = NULL, t_start, measure_s;
 	uint64_t done = 0;
+	bool adaptive = cfg->tolerance_pct > 0, ok = true;
+	struct rq_stop st;
 	int ret = 0;
 
 	r.S = cfg->size;
@@ -302,8 +379,11 @@ static void run_pair(struct vp *s, int i, const struct pp_cfg *cfg)
 		goto out;
 	}
 
+	rq_stop_init(&st, cfg->tolerance_pct, (uint64_t)cfg->min_iters, (uint64_t)cfg->iterations,
+		     cfg->max_time_ms / 1000.0);
 	lat = xcalloc((size_t)cfg->iterations, sizeof(*lat));
-	for (done = 0; done < (uint64_t)cfg->iterations; done++) {
+	t_start = vp_now_us();
+	while (done < (uint64_t)cfg->iterations) {
 		ret = client_iter(&r, done, &lat[done]);
 		if (ret) {
 			if (ret == -EOPNOTSUPP)
@@ -312,28 +392,41 @@ static void run_pair(struct vp *s, int i, const struct pp_cfg *cfg)
 			else
 				rq_judge(r.row, false, "iteration %" PRIu64 " of %lld: %s", done,
 					 cfg->iterations, r.why[0] ? r.why : strerror(-ret));
+			ok = false;
 			break;
 		}
+		done++;
+		/* between round trips, never inside one's timing */
+		if (adaptive && rq_stop_median(&st, lat, done, (vp_now_us() - t_start) / 1e6))
+			break;
 	}
+	measure_s = (vp_now_us() - t_start) / 1e6;
 	rq_figure_add(r.row, "iterations", (double)done, "");
+	rq_figure_add(r.row, "measure_s", measure_s, "s");
 	if (done) {
-		struct vp_stats st;
+		struct vp_stats vs;
 		struct vp_thresholds t = { .max_latency_us = cfg->max_latency_us };
+		/* before vp_stats sorts lat: the interval is over what was measured, any order */
+		double ci = rq_ci95_median_pct(lat, (size_t)done, NULL, NULL);
 
-		vp_stats(lat, done, &st);
-		rq_figure_add(r.row, "lat_min", st.min, "us");
-		rq_figure_add(r.row, "lat_mean", st.mean, "us");
-		rq_figure_add(r.row, "lat_median", st.median, "us");
-		rq_figure_add(r.row, "lat_p99", st.p99, "us");
-		rq_figure_add(r.row, "lat_max", st.max, "us");
-		rq_log(s->ctx, "%" PRIu64 " round trips of %" PRIu64 " bytes (%s %s, %s poll): min %.2f "
-		       "mean %.2f median %.2f p99 %.2f max %.2f us", done, cfg->size,
+		vp_stats(lat, done, &vs);
+		rq_figure_add(r.row, "lat_min", vs.min, "us");
+		rq_figure_add(r.row, "lat_mean", vs.mean, "us");
+		rq_figure_add(r.row, "lat_median", vs.median, "us");
+		rq_figure_add(r.row, "lat_p99", vs.p99, "us");
+		rq_figure_add(r.row, "lat_max", vs.max, "us");
+		if (isfinite(ci))
+			rq_figure_add(r.row, "lat_ci95_pct", ci, "%");
+		rq_log(s->ctx, "%" PRIu64 " round trips of %" PRIu64 " bytes (%s %s, %s poll) in %.3f s: "
+		       "min %.2f mean %.2f median %.2f (+-%.2f %%) p99 %.2f max %.2f us", done, cfg->size,
 		       vb_qpt_names[cfg->transport], vb_op_names[cfg->op], poll_names[cfg->poll],
-		       st.min, st.mean, st.median, st.p99, st.max);
-		if (done == (uint64_t)cfg->iterations)
-			vp_judge_lat(r.row, &t, st.median, "median round trip");
+		       measure_s, vs.min, vs.mean, vs.median, ci, vs.p99, vs.max);
+		if (ok && adaptive)
+			note_stop(s, r.row, &st, ci, done, measure_s, cfg->must_converge);
+		if (ok)
+			vp_judge_lat(r.row, &t, vs.median, "median round trip");
 	}
-	if (done == (uint64_t)cfg->iterations) {
+	if (ok) {
 		snprintf(mine, sizeof(mine), "done %" PRIu64, done);
 		if (vp_trade(s, r.row, RQ_NONE, mine, theirs, sizeof(theirs)) == 0 && cfg->verify) {
 			unsigned sbad = 0;
@@ -368,9 +461,12 @@ const struct rq_kind rq_kind_verbs_pingpong = {
 	       "immediate, or RDMA READ (libibverbs, no external tool). Every message carries a "
 	       "pattern derived from `seed` and the iteration; the receiver verifies it, so corrupted, "
 	       "stale or misordered data fails naming the first bad byte. The client reports round-trip "
-	       "latency (min, mean, median, p99, max). Each ACTIVE port gets a row; no ACTIVE port, no "
-	       "usable GID or an operation the device refuses is a SKIP. It is the first check after "
-	       "cabling or a driver upgrade: connection setup (GIDs, MTU, PSNs) and intact data.",
+	       "latency (min, mean, median, p99, max), the median's 95 % interval (`lat_ci95_pct`) "
+	       "and the time measured (`measure_s`); with `tolerance_pct` it stops once that interval "
+	       "is within it (docs/verbs.md, \"Adaptive measurements\"). Each ACTIVE port gets a row; "
+	       "no ACTIVE port, no usable GID or an operation the device refuses is a SKIP. It is the "
+	       "first check after cabling or a driver upgrade: connection setup (GIDs, MTU, PSNs) and "
+	       "intact data.",
 	.keys = pp_keys,
 	.cfg_size = sizeof(struct pp_cfg),
 	.default_targets = "hca,rxe-vm,rxe-host",

@@ -491,3 +491,157 @@ int rq_change_judge(const double *before, size_t nb, const double *after, size_t
 	free(xa);
 	return 0;
 }
+
+double rq_t975(unsigned df)
+{
+	static const double t[] = {
+		NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+	const double z = 1.959964, d = (double)df;
+
+	if (df < ARRAY_SIZE(t))
+		return t[df];
+	/* Cornish-Fisher beyond the table: 2.0423 at df 30, within 1e-4 above */
+	return z + (z * z * z + z) / (4 * d) +
+	       (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
+}
+
+double rq_ci95_median_pct(const double *v, size_t n, double *lo, double *hi)
+{
+	double *c, m, l, h, w;
+	size_t r, k;
+
+	if (lo)
+		*lo = NAN;
+	if (hi)
+		*hi = NAN;
+	/* below 6 even the whole range covers less than 95 % (1 - 2^(1-n)) */
+	if (n < 6)
+		return NAN;
+	/* 1-based ranks r and k: floor(n/2 - z sqrt(n)/2), ceil(1 + n/2 + z sqrt(n)/2) */
+	w = 1.959964 * sqrt((double)n) / 2;
+	r = (size_t)floor((double)n / 2 - w);
+	k = (size_t)ceil(1 + (double)n / 2 + w);
+	if (r < 1)
+		r = 1;
+	if (k > n)
+		k = n;
+	c = xcalloc(n, sizeof(*c));
+	memcpy(c, v, n * sizeof(*c));
+	m = median_inplace(c, n);
+	l = select_kth(c, n, r - 1);
+	h = select_kth(c, n, k - 1);
+	free(c);
+	if (lo)
+		*lo = l;
+	if (hi)
+		*hi = h;
+	if (!(m > 0))
+		return NAN;
+	return (h - l) / 2 / m * 100;
+}
+
+double rq_ci95_ratio_pct(const double *work, const double *secs, size_t n)
+{
+	double sw = 0, ss = 0, r, d2 = 0;
+
+	if (n < 2)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		sw += work[i];
+		ss += secs[i];
+	}
+	if (!(ss > 0) || !(sw > 0))
+		return NAN;
+	r = sw / ss;
+	/* residuals of each batch from the overall rate: the delta method's variance */
+	for (size_t i = 0; i < n; i++) {
+		double e = work[i] - r * secs[i];
+
+		d2 += e * e;
+	}
+	/* se(r) = sqrt(sum e^2 / (n - 1) / n) / mean(secs) */
+	double se = sqrt(d2 / (double)(n - 1) / (double)n) / (ss / (double)n);
+
+	return rq_t975((unsigned)(n - 1)) * se / r * 100;
+}
+
+const char *rq_stop_name(enum rq_stop_state st)
+{
+	switch (st) {
+	case RQ_STOP_GO: return "running";
+	case RQ_STOP_CONVERGED: return "converged";
+	case RQ_STOP_MAX_ITERS: return "max_iters";
+	case RQ_STOP_MAX_TIME: return "max_time";
+	}
+	return "?";
+}
+
+void rq_stop_init(struct rq_stop *s, double tol_pct, uint64_t min_n, uint64_t max_n, double max_s)
+{
+	*s = (struct rq_stop){ .tol_pct = tol_pct, .min_n = min_n, .max_n = max_n, .max_s = max_s,
+			       .half_pct = NAN };
+}
+
+/* Is the interval worth recomputing at n?  At min_n, then as n grows by n/16. */
+static bool stop_due(const struct rq_stop *s, uint64_t n)
+{
+	uint64_t step = s->checked_n / 16;
+
+	if (n < s->min_n || n == 0)
+		return false;
+	return !s->checked_n || n >= s->checked_n + (step ? step : 1);
+}
+
+/*
+ * The rule, given a fresh interval or none (half: NAN when not recomputed
+ * at this n).  A ceiling reached leaves the last interval computed there,
+ * so the row reports what it reached (the caller recomputes on demand).
+ */
+static bool stop_rule(struct rq_stop *s, uint64_t n, double elapsed_s, bool fresh)
+{
+	if (fresh && isfinite(s->half_pct) && s->half_pct <= s->tol_pct + TOL_EPS)
+		s->state = RQ_STOP_CONVERGED;
+	else if (s->max_n && n >= s->max_n)
+		s->state = RQ_STOP_MAX_ITERS;
+	else if (s->max_s > 0 && elapsed_s >= s->max_s)
+		s->state = RQ_STOP_MAX_TIME;
+	return s->state != RQ_STOP_GO;
+}
+
+bool rq_stop_median(struct rq_stop *s, const double *v, uint64_t n, double elapsed_s)
+{
+	bool fresh = stop_due(s, n);
+
+	if (s->state != RQ_STOP_GO)
+		return true;
+	if (fresh) {
+		s->half_pct = rq_ci95_median_pct(v, (size_t)n, NULL, NULL);
+		s->checked_n = n;
+	}
+	if (!stop_rule(s, n, elapsed_s, fresh))
+		return false;
+	if (!fresh)
+		s->half_pct = rq_ci95_median_pct(v, (size_t)n, NULL, NULL);
+	return true;
+}
+
+bool rq_stop_ratio(struct rq_stop *s, const double *work, const double *secs, uint64_t n,
+		   double elapsed_s)
+{
+	bool fresh = stop_due(s, n);
+
+	if (s->state != RQ_STOP_GO)
+		return true;
+	if (fresh) {
+		s->half_pct = rq_ci95_ratio_pct(work, secs, (size_t)n);
+		s->checked_n = n;
+	}
+	if (!stop_rule(s, n, elapsed_s, fresh))
+		return false;
+	if (!fresh)
+		s->half_pct = rq_ci95_ratio_pct(work, secs, (size_t)n);
+	return true;
+}

@@ -123,4 +123,60 @@ void rq_rng_seed(struct rq_rng *r, uint64_t seed);
 uint64_t rq_rng_next(struct rq_rng *r);
 size_t rq_rng_below(struct rq_rng *r, size_t n);	/* uniform in [0, n) */
 
+/*
+ * Measurements that stop when their figure is known (docs/verbs.md,
+ * "Adaptive measurements").  A kind measures in samples (round trips, or
+ * batches of a stream) and asks after each whether to go on:
+ *
+ *   converged  n >= min_n and the figure's 95 % interval has a half-width
+ *              within tol_pct percent of the figure;
+ *   max_iters  n reached max_n first (did not converge);
+ *   max_time   elapsed_s reached max_s first (did not converge).
+ *
+ * The interval is recomputed when n has grown by a sixteenth since the
+ * last time (at least by one), so a million round trips cost O(n log n)
+ * in checks, not O(n^2); the ceilings are checked at every sample.
+ */
+enum rq_stop_state {
+	RQ_STOP_GO = 0,
+	RQ_STOP_CONVERGED,
+	RQ_STOP_MAX_ITERS,
+	RQ_STOP_MAX_TIME,
+};
+const char *rq_stop_name(enum rq_stop_state st);	/* "converged", "max_iters", ... */
+
+struct rq_stop {
+	/* the rule (rq_stop_init) */
+	double tol_pct;		/* wanted half-width, percent of the figure, > 0 */
+	uint64_t min_n;		/* the floor: no stop on convergence below it */
+	uint64_t max_n;		/* a ceiling on samples; 0: none */
+	double max_s;		/* a ceiling on time; 0: none */
+	/* where it stands */
+	enum rq_stop_state state;
+	double half_pct;	/* the interval at the last check; NAN before one */
+	uint64_t checked_n;	/* samples at that check; 0: none yet */
+};
+
+void rq_stop_init(struct rq_stop *s, double tol_pct, uint64_t min_n, uint64_t max_n, double max_s);
+/* Round trips v[0..n-1], the figure their median: true when it is time to stop. */
+bool rq_stop_median(struct rq_stop *s, const double *v, uint64_t n, double elapsed_s);
+/* Batches of a stream, batch i work[i] in secs[i], the figure sum(work) / sum(secs). */
+bool rq_stop_ratio(struct rq_stop *s, const double *work, const double *secs, uint64_t n,
+		   double elapsed_s);
+
+/*
+ * The intervals, as percent of the figure (half-width / figure * 100);
+ * NAN when n is too small for a 95 % interval or the figure is 0.
+ *   median: distribution-free, between order statistics (the binomial's
+ *           normal approximation: ranks n/2 -+ 0.98 sqrt(n)); a round trip's
+ *           tail (a TCG hiccup) widens it less than it would a mean's;
+ *           n >= 6; lo, hi get the interval (may be NULL);
+ *   ratio:  Student's t on the batches, delta method for a ratio of sums
+ *           (batches of unequal length weigh as long as they are); n >= 2.
+ */
+double rq_ci95_median_pct(const double *v, size_t n, double *lo, double *hi);
+double rq_ci95_ratio_pct(const double *work, const double *secs, size_t n);
+/* Student's t quantile 0.975 with df degrees of freedom (df >= 1). */
+double rq_t975(unsigned df);
+
 #endif

@@ -111,6 +111,14 @@ void vp_stats(double *v, size_t n, struct vp_stats *st);
  * completions that cannot come until its whole deadline.
  */
 int vp_wait(struct vp *s, struct vb *v, struct ibv_wc *wc, int n, char *why, size_t whysz);
+/*
+ * vp_wait, but a message from the peer on the out-of-band connection ends
+ * the wait too, returning 0: the side whose peer decides when a run ends
+ * (verbs-pingpong's server, when the client stops on its figure) learns it
+ * between completions instead of at the deadline.  The message stays
+ * queued for the next oob read.
+ */
+int vp_wait_or_msg(struct vp *s, struct vb *v, struct ibv_wc *wc, int n, char *why, size_t whysz);
 /* Has the peer closed the out-of-band connection? (non-blocking peek) */
 bool vp_peer_gone(struct vp *s);
 

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Verbs on vm2 under TCG, one boot for all: RC ping-pong and a short native
-# bandwidth run pass with their figures; then the failure paths: a perftest
+# bandwidth run pass with their figures; the adaptive latency row stops
+# before its 1000 round trips and its server stops with it, the adaptive
+# bandwidth row says how it stopped; then the failure paths: a perftest
 # server that refuses (wrong device) ends as FAIL naming it within its
 # deadline and leaves no ib_write_bw behind, a server side without the
 # selected device stops the client with a FAIL, and an RDMA CM connect to an
@@ -14,7 +16,7 @@ vm_test_setup verbs
 
 start=$(date +%s)
 "$RQ" run --target rxe-vm --vm-topology vm2 --accel "${RQ_ACCEL:-tcg}" --report-dir "$T/rep" \
-	-k verbs.rc_send -k bw.write_64k -k 'vfault.*' \
+	-k verbs.rc_send -k verbs.rc_latency -k bw.write_64k -k 'vfault.*' \
 	cases/verbs/rc.yaml cases/bw/native.yaml tests/integration/verbs-faults >"$T/run.out" 2>&1 &
 pid=$!
 wait $pid
@@ -27,6 +29,15 @@ expect_grep "RC SEND ping-pong passes" '^PASS +verbs\.rc_send\[rxe0/1\]' "$T/run
 expect_grep "its latency figures are reported" '"lat_median"' "$R"
 expect_grep "native RDMA WRITE 64 KiB passes its floor" '^PASS +bw\.write_64k\[rxe0/1\]' "$T/run.out"
 expect_grep "its bandwidth figure is reported" '"bw_64KiB"' "$R"
+expect_grep "... with its interval and how long it streamed" '"ci95_pct_64KiB"' "$R"
+expect_grep "... and how its adaptive stream stopped" '"converged_64KiB": ?"(yes|no): ' "$R"
+# the server stops when the client does: else the client waits for its "served" to the deadline
+expect_grep "the adaptive RC latency row passes" '^PASS +verbs\.rc_latency\[rxe0/1\]' "$T/run.out"
+expect_true "... in fewer than its 1000 round trips" \
+	jq -e '[.results[] | select(.case == "verbs.rc_latency") | .figures[] | select(.name == "iterations") | .value] | .[0] < 1000' "$R"
+expect_true "... within seconds, the server stopping with it" \
+	jq -e '[.results[] | select(.case == "verbs.rc_latency") | .duration_s] | .[0] < 10' "$R"
+expect_grep "... saying how it stopped" '"converged": ?"(yes|no): ' "$R"
 expect_grep "min_line_rate is not judged on rxe, and says so" 'not judged: software device' "$R"
 # 14 (67 ms) timed out between busy TCG guests and rxe 6.1 failed the retransmitted SENDs
 expect_eq "rxe QPs get the software ACK timeout, 19, on both sides" 2 \
