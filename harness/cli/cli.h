@@ -6,8 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "core/case.h"
-
-enum { RQ_EXIT_OK = 0, RQ_EXIT_FAIL = 1, RQ_EXIT_USAGE = 2 };
+#include "exec/run.h"		/* RQ_EXIT_OK, RQ_EXIT_FAIL, RQ_EXIT_USAGE */
 
 struct case_filter {
 	char **globs;	size_t nglobs;	/* -k: name globs, any may match */

@@ -725,7 +725,7 @@ static bool same_name(const char *a, const char *b)
  */
 bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
 			 const char *node, const char *peer, struct rq_results *out,
-			 const struct cluster_sink *sink)
+			 const struct rq_run_sink *sink)
 {
 	json_t *rows = rq_journal_done(&cl->journal, key);
 	struct rq_results got = { 0 };

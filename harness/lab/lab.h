@@ -14,6 +14,7 @@
 #include "core/case.h"
 #include "core/result.h"
 #include "core/target.h"
+#include "exec/run.h"
 #include "exec/sched.h"
 
 struct cluster_opts {
@@ -24,14 +25,6 @@ struct cluster_opts {
 	const char *drain_list;		/* --drain-list FILE */
 	const char *resume;		/* --resume RUN: the run dir being completed */
 	unsigned repeat;		/* --repeat N: the suite N times, round by round (0, 1: once) */
-};
-
-/* Where the rows go (the run loop's console line, log file and reports). */
-struct cluster_sink {
-	void (*row)(void *arg, struct rq_result *r);	/* r is then owned by the results */
-	void (*flush)(void *arg);			/* after a case: the reports may be rewritten */
-	void (*spill)(void *arg);			/* after a unit's rows are journaled: they may leave memory */
-	void *arg;
 };
 
 struct cluster;
@@ -53,7 +46,7 @@ void cluster_dry_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel
  * through s.  run_dir holds journal.jsonl (for --resume).
  */
 void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, struct sched *s,
-		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink);
+		 const char *run_dir, struct rq_results *out, const struct rq_run_sink *sink);
 /*
  * The lab part of the report: a JSON object (nodes, pairs, matrices,
  * suspects) for results.json; prints the matrices and suspects; writes
@@ -69,5 +62,10 @@ struct json_t *cluster_report(struct cluster *cl, const struct rq_results *rs, c
 size_t cluster_synthesized(const struct cluster *cl, size_t *nodes, char *by, size_t bysz);
 /* Stop every node's agent (also after an interrupt); then free. */
 void cluster_free(struct cluster *cl);
+/*
+ * The lab as the run's executor (exec/run.h): cluster_run, cluster_report,
+ * cluster_synthesized, and cluster_free as its stop, which the run calls.
+ */
+void cluster_executor(struct cluster *cl, struct rq_run_nodes *ex);
 
 #endif

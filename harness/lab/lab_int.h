@@ -98,7 +98,7 @@ void cluster_journal_unit(struct cluster *cl, const char *key, const struct rq_r
  */
 bool cluster_resume_unit(struct cluster *cl, const char *key, const char *case_name,
 			 const char *node, const char *peer, struct rq_results *out,
-			 const struct cluster_sink *sink);
+			 const struct rq_run_sink *sink);
 bool cluster_runs_on_nodes(const struct rq_case *c);
 bool cluster_case_is_pairs(const struct rq_case *c);
 /* The rounds of a case's policy (its pairs:, else the run's --pairs); -1 with err. */

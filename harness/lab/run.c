@@ -85,7 +85,7 @@ static char *repeat_key(const struct cluster *cl, char *key)
 	return k;
 }
 
-static void emit_row(const struct cluster *cl, const struct cluster_sink *sink, struct rq_result *r)
+static void emit_row(const struct cluster *cl, const struct rq_run_sink *sink, struct rq_result *r)
 {
 	if (cl->repeat)
 		r->repeat = cl->repeat;
@@ -376,7 +376,7 @@ static void run_units(struct cluster *cl, struct unit *u, size_t n,
 
 struct emit {
 	struct rq_results *out;
-	const struct cluster_sink *sink;
+	const struct rq_run_sink *sink;
 };
 
 static void note_local_fail(struct cnode *nd, const struct rq_result *r)
@@ -483,7 +483,7 @@ static void emit_done(struct cluster *cl, struct unit *u, void *arg)
  */
 static bool resumed(struct cluster *cl, const struct rq_case *c, const char *key,
 		    struct rq_results *out,
-		    const struct cluster_sink *sink, struct cnode *nd, long pair)
+		    const struct rq_run_sink *sink, struct cnode *nd, long pair)
 {
 	size_t first = out->n;
 	const struct cpair *p = pair >= 0 ? &cl->pairs[pair] : NULL;
@@ -512,7 +512,7 @@ static void unit_free(struct unit *u)
 /* ---- node-local cases ----------------------------------------------- */
 
 static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
-			       struct rq_results *out, const struct cluster_sink *sink)
+			       struct rq_results *out, const struct rq_run_sink *sink)
 {
 	struct unit *u = xcalloc(cl->n ? cl->n : 1, sizeof(*u));
 	struct emit e = { out, sink };
@@ -553,7 +553,7 @@ static void cluster_exec_local(struct cluster *cl, const struct rq_case *c,
  * with the node it was launched from.
  */
 static void cluster_exec_span(struct cluster *cl, const struct rq_case *c,
-			      struct rq_results *out, const struct cluster_sink *sink)
+			      struct rq_results *out, const struct rq_run_sink *sink)
 {
 	struct emit e = { out, sink };
 	struct cnode *nd = NULL;
@@ -667,7 +667,7 @@ static void discover_rails(struct cluster *cl)
 /* ---- two-sided cases ------------------------------------------------ */
 
 static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
-			       struct rq_results *out, const struct cluster_sink *sink)
+			       struct rq_results *out, const struct rq_run_sink *sink)
 {
 	struct rq_rounds rr;
 	struct emit e = { out, sink };
@@ -805,7 +805,7 @@ static void cluster_exec_pairs(struct cluster *cl, const struct rq_case *c,
 /* ---- the run -------------------------------------------------------- */
 
 void cluster_run(struct cluster *cl, struct rq_case *const *sel, size_t nsel, struct sched *s,
-		 const char *run_dir, struct rq_results *out, const struct cluster_sink *sink)
+		 const char *run_dir, struct rq_results *out, const struct rq_run_sink *sink)
 {
 	cluster_journal_open(cl, run_dir);
 	for (size_t i = 0; cl->launcher != LAUNCH_LOCAL && i < cl->n; i++) {

@@ -173,6 +173,14 @@ void rq_result_set(struct rq_result *r, enum rq_verdict v, const char *fmt, ...)
 	sb_release(&msg);
 }
 
+const struct rq_figure *rq_result_figure(const struct rq_result *r, const char *name)
+{
+	for (size_t i = 0; r && i < r->nfigs; i++)
+		if (!strcmp(r->figs[i].name, name))
+			return &r->figs[i];
+	return NULL;
+}
+
 void rq_figure_add(struct rq_result *r, const char *name, double value, const char *unit)
 {
 	r->figs = xrealloc(r->figs, (r->nfigs + 1) * sizeof(*r->figs));

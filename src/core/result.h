@@ -106,6 +106,8 @@ bool rq_judge(struct rq_result *r, bool ok, const char *fmt, ...)
 void rq_result_set(struct rq_result *r, enum rq_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void rq_figure_add(struct rq_result *r, const char *name, double value, const char *unit);
+/* The row's first figure of that name, or NULL (r may be NULL). */
+const struct rq_figure *rq_result_figure(const struct rq_result *r, const char *name);
 void rq_fact_add(struct rq_result *r, const char *key, const char *value);
 /*
  * Turn judgements into a verdict unless one was set: failed>0 -> FAIL,

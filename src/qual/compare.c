@@ -518,14 +518,6 @@ static void diff_row_facts(struct cmp_report *rep, const struct rq_result *b, co
 	free(keys);
 }
 
-static const struct rq_figure *find_fig(const struct rq_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->nfigs; i++)
-		if (!strcmp(r->figs[i].name, name))
-			return &r->figs[i];
-	return NULL;
-}
-
 static char *fig_text(const struct rq_figure *f)
 {
 	if (!isfinite(f->value))
@@ -809,9 +801,9 @@ static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, struct j
 		      const struct rq_result *b, const struct rq_result *a, const char *why_not)
 {
 	for (size_t i = 0; i < b->nfigs; i++) {
-		const struct rq_figure *fb = &b->figs[i], *fa = find_fig(a, fb->name);
+		const struct rq_figure *fb = &b->figs[i], *fa = rq_result_figure(a, fb->name);
 
-		if (find_fig(b, fb->name) != fb)
+		if (rq_result_figure(b, fb->name) != fb)
 			continue;	/* a repeated name: the first one counts */
 		if (fa) {
 			judge_fig(rep, o, jg, a->id, a->kind ? a->kind : b->kind, a->judge ? a->judge : b->judge, fb, fa,
@@ -825,7 +817,7 @@ static void diff_figs(struct cmp_report *rep, const struct cmp_opts *o, struct j
 	for (size_t i = 0; i < a->nfigs; i++) {
 		const struct rq_figure *fa = &a->figs[i];
 
-		if (find_fig(a, fa->name) != fa || find_fig(b, fa->name))
+		if (rq_result_figure(a, fa->name) != fa || rq_result_figure(b, fa->name))
 			continue;
 		set_msg(add_fig(rep, CMP_FIG_ONE_SIDE, a->id, NULL, fa), "only after");
 	}

@@ -43,14 +43,6 @@ static struct rq_result *row_copy(const struct rq_result *r)
 	return c;
 }
 
-static const struct rq_figure *fig_by_name(const struct rq_result *r, const char *name)
-{
-	for (size_t i = 0; r && i < r->nfigs; i++)
-		if (!strcmp(r->figs[i].name, name))
-			return &r->figs[i];
-	return NULL;
-}
-
 /* Fold the figures of one row id over every document into out. */
 static void merge_figures(struct rq_result *out, const struct rq_run_doc *const *docs, size_t n,
 			  const char *id)
@@ -61,7 +53,7 @@ static void merge_figures(struct rq_result *out, const struct rq_run_doc *const 
 		size_t k = 0;
 
 		for (size_t d = 0; d < n; d++) {
-			const struct rq_figure *g = fig_by_name(rq_run_doc_find(docs[d], id), out->figs[i].name);
+			const struct rq_figure *g = rq_result_figure(rq_run_doc_find(docs[d], id), out->figs[i].name);
 
 			if (g && isfinite(g->value))
 				v[k++] = g->value;
