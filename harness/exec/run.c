@@ -493,7 +493,7 @@ int rq_run_suite(struct rq_run *run)
 	install_signals();
 
 	struct rq_results results = { 0 };
-	struct runrep rep;
+	struct runrep rep = { 0 };
 	struct sched s = { .opts = o };
 	struct par par = { 0 };
 	bool parallel = false;

@@ -17,11 +17,9 @@ void runrep_init(struct runrep *r, const char *dir, const char *run_id, int argc
 	const char *k;
 	json_t *v;
 
+	/* every field, write_errors too: a caller's stack holds anything */
+	*r = (struct runrep){ 0 };
 	r->dir = xstrdup(dir);
-	r->rs = NULL;
-	r->sched = NULL;
-	r->dirty = false;
-	r->flushed_ms = 0;
 	r->journal.fd = -1;
 	r->journal.done = NULL;
 	r->logs_fd = -1;
