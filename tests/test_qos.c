@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "parsers/partitions.h"
+#include "fabric/pkeys.h"
 #include "parsers/qos_policy.h"
+#include "fabric/qos.h"
 #include "real_outputs.h"
 #include "check_main.h"
 

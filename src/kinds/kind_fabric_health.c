@@ -27,6 +27,7 @@
 #include "kinds/ibkind.h"
 #include "parsers/parse_ibdiag.h"
 #include "parsers/partitions.h"
+#include "fabric/pkeys.h"
 #include "core/util.h"
 
 #define FH_MAX_PROBES 32

@@ -28,6 +28,7 @@
 #include "parsers/parse_fabric.h"
 #include "parsers/parse_ibdiag.h"
 #include "parsers/qos_policy.h"
+#include "fabric/qos.h"
 #include "core/util.h"
 
 struct fq_cfg {

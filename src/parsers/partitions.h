@@ -26,6 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The Default partition's P_Key, without the full-membership bit 0x8000. */
+#define DEFAULT_PKEY 0x7fff
+
 enum part_who { PM_GUID, PM_ALL, PM_ALL_CAS, PM_ALL_SWITCHES, PM_ALL_ROUTERS, PM_SELF };
 
 struct part_member {
@@ -57,22 +60,6 @@ struct partitions {
 /* 0 (a file opensm refuses is parsed too: rejected, why); err unused, kept for the parser table. */
 int partitions_parse(const char *text, size_t len, struct partitions *out, char *err, size_t errsz);
 void partitions_release(struct partitions *p);
-
-/*
- * The P_Keys a CA port gets (membership bit 0x8000 for full), from p
- * (NULL: no partitions.conf), sorted, at most max; the count.  names[i]
- * (may be NULL) is the partition each came from.
- */
-size_t partitions_port_pkeys(const struct partitions *p, uint64_t port_guid, bool sm_port,
-			     uint16_t *pkeys, const char **names, size_t max);
-
-/*
- * Whether the file leaves the SM's port (GUID sm_guid, or SELF) a limited
- * member of the Default partition, and the line that made it one.  The SA
- * is reached through the SM's port: limited members cannot talk to a
- * limited member, so every other port's SA queries then fail.
- */
-bool partitions_sm_limited(const struct partitions *p, uint64_t sm_guid, unsigned *line);
 
 /* smpquery pkeys: "   0: 0xffff 0x8002 0x0000 ..." rows; the non-zero entries, at most max. */
 int pkeys_parse(const char *text, size_t len, uint16_t *pkeys, size_t max, size_t *n, char *err, size_t errsz);

@@ -115,7 +115,7 @@ static const char *vlcap_name(int cap)
 }
 
 /* opensm's numbers: 0x hex or decimal digits. */
-static bool number(const char *s, size_t n, uint64_t *v)
+bool qos_number(const char *s, size_t n, uint64_t *v)
 {
 	char buf[32], *end;
 
@@ -128,14 +128,7 @@ static bool number(const char *s, size_t n, uint64_t *v)
 	return !errno && !*end;
 }
 
-/* One comma-separated item of a value: [s, e), trimmed, and its column. */
-struct item {
-	const char *s;
-	size_t n;
-	unsigned col;
-};
-
-static size_t split(const char *v, unsigned col, char sep, struct item *it, size_t max)
+size_t qos_split(const char *v, unsigned col, char sep, struct qos_item *it, size_t max)
 {
 	size_t k = 0;
 
@@ -148,7 +141,7 @@ static size_t split(const char *v, unsigned col, char sep, struct item *it, size
 		while (b > a && isspace((unsigned char)b[-1]))
 			b--;
 		if (k < max)
-			it[k++] = (struct item){ a, (size_t)(b - a), col + (unsigned)(a - v) };
+			it[k++] = (struct qos_item){ a, (size_t)(b - a), col + (unsigned)(a - v) };
 		if (!*e)
 			break;
 		p = e;
@@ -157,7 +150,7 @@ static size_t split(const char *v, unsigned col, char sep, struct item *it, size
 }
 
 /* A list of numbers or ranges a-b, each at most max. */
-static void ranges(struct lint *l, unsigned line, const char *key, const struct item *it, size_t n,
+static void ranges(struct lint *l, unsigned line, const char *key, const struct qos_item *it, size_t n,
 		   uint64_t max)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -171,7 +164,7 @@ static void ranges(struct lint *l, unsigned line, const char *key, const struct 
 
 		while (bs && isspace((unsigned char)*bs))
 			bs++;
-		if (!number(it[i].s, an, &a) || (bs && !number(bs, it[i].n - (size_t)(bs - it[i].s), &b))) {
+		if (!qos_number(it[i].s, an, &a) || (bs && !qos_number(bs, it[i].n - (size_t)(bs - it[i].s), &b))) {
 			ERR(l, line, it[i].col, "%s: \"%.*s\" is not a number or a range of numbers (0x1F, 7-9)",
 			    key, (int)it[i].n, it[i].s);
 			continue;
@@ -235,8 +228,8 @@ static void vl_check(struct lint *l, unsigned line, unsigned col, const char *ke
 
 static void entry(struct lint *l, enum blk b, const char *key, const char *v, unsigned line, unsigned col)
 {
-	struct item it[80];
-	size_t n = split(v, col, ',', it, ARRAY_SIZE(it));
+	struct qos_item it[80];
+	size_t n = qos_split(v, col, ',', it, ARRAY_SIZE(it));
 	uint64_t x;
 
 	if (!*v && strcmp(key, "use")) {
@@ -266,7 +259,7 @@ static void entry(struct lint *l, enum blk b, const char *key, const char *v, un
 			size_t rest = slash ? it[i].n - (size_t)(slash - it[i].s) : 0;
 
 			if (!slash || rest < 3 || (slash[1] != 'p' && slash[1] != 'P') ||
-			    !number(slash + 2, rest - 2, &x) || !x)
+			    !qos_number(slash + 2, rest - 2, &x) || !x)
 				ERR(l, line, it[i].col, "port-name: \"%.*s\" is not NODE-DESCRIPTION/PN (a port number from 1)",
 				    (int)it[i].n, it[i].s);
 		}
@@ -299,8 +292,8 @@ static void entry(struct lint *l, enum blk b, const char *key, const char *v, un
 			const char *c = memchr(it[i].s, ':', it[i].n);
 			uint64_t w;
 
-			if (!c || !number(it[i].s, (size_t)(c - it[i].s), &x) ||
-			    !number(c + 1, it[i].n - (size_t)(c + 1 - it[i].s), &w)) {
+			if (!c || !qos_number(it[i].s, (size_t)(c - it[i].s), &x) ||
+			    !qos_number(c + 1, it[i].n - (size_t)(c + 1 - it[i].s), &w)) {
 				ERR(l, line, it[i].col, "%s: \"%.*s\" is not VL:WEIGHT", key, (int)it[i].n, it[i].s);
 				continue;
 			}
@@ -316,7 +309,7 @@ static void entry(struct lint *l, enum blk b, const char *key, const char *v, un
 		if (n != 16)
 			ERR(l, line, col, "sl2vl-table: %zu values, one per SL (16) expected", n);
 		for (size_t i = 0; i < n; i++) {
-			if (!number(it[i].s, it[i].n, &x))
+			if (!qos_number(it[i].s, it[i].n, &x))
 				ERR(l, line, it[i].col, "sl2vl-table: \"%.*s\" is not a VL", (int)it[i].n, it[i].s);
 			else
 				vl_check(l, line, it[i].col, "sl2vl-table", x, true);
@@ -348,7 +341,7 @@ static void entry(struct lint *l, enum blk b, const char *key, const char *v, un
 				ERR(l, line, col, "qos-level has two 'sl' entries");
 			l->has_sl = true;
 		}
-		if (!number(v, strlen(v), &x))
+		if (!qos_number(v, strlen(v), &x))
 			ERR(l, line, col, "%s: \"%s\" is not a number", key, v);
 		else if (x < num[i].min || x > num[i].max)
 			ERR(l, line, col, "%s: %" PRIu64 " is out of range (%s)", key, x, num[i].what);
@@ -384,7 +377,7 @@ static void ulp_rule(struct lint *l, const char *s, unsigned line, unsigned col)
 
 	while (isspace((unsigned char)*v))
 		v++;
-	if (!number(v, strlen(v), &sl))
+	if (!qos_number(v, strlen(v), &sl))
 		ERR(l, line, col + (unsigned)(v - s), "qos-ulps: SL \"%s\" is not a number", v);
 	else if (sl > 15)
 		ERR(l, line, col + (unsigned)(v - s), "qos-ulps: SL %" PRIu64 " is out of range (an SL is 0 to 15)", sl);
@@ -413,7 +406,7 @@ static void ulp_rule(struct lint *l, const char *s, unsigned line, unsigned col)
 	while (isspace((unsigned char)*vals))
 		vals++;
 	char buf[512];
-	struct item it[64];
+	struct qos_item it[64];
 
 	snprintf(buf, sizeof(buf), "%.*s", (int)(colon - vals), vals);
 	strtrim(buf);
@@ -421,7 +414,7 @@ static void ulp_rule(struct lint *l, const char *s, unsigned line, unsigned col)
 		ERR(l, line, col + (unsigned)(vals - s), "qos-ulps: %s %s without values", ulps[u].ulp, qual);
 		return;
 	}
-	size_t n = split(buf, col + (unsigned)(vals - s), ',', it, ARRAY_SIZE(it));
+	size_t n = qos_split(buf, col + (unsigned)(vals - s), ',', it, ARRAY_SIZE(it));
 
 	ranges(l, line, qual, it, n,
 	       !strcmp(qual, "port-num") || !strcmp(qual, "pkey") ? 0xffff : UINT64_MAX);
@@ -607,10 +600,8 @@ void qos_policy_release(struct qos_policy *p)
 
 /* ---- opensm.conf's qos_* options */
 
-static const char *const type_prefix[] = { [QOS_CA] = "ca_", [QOS_SW0] = "sw0_", [QOS_SWE] = "swe_", [QOS_RTR] = "rtr_" };
-
 /* The value of KEY in an opensm.conf text ("key value" lines), or NULL; "(null)" is unset. */
-static char *conf_value(const char *conf, size_t len, const char *key, unsigned *at)
+char *qos_conf_value(const char *conf, size_t len, const char *key, unsigned *at)
 {
 	size_t kn = strlen(key);
 	unsigned line = 0;
@@ -641,114 +632,6 @@ static char *conf_value(const char *conf, size_t len, const char *key, unsigned 
 		p = e ? e + 1 : NULL;
 	}
 	return found;
-}
-
-bool qos_conf_enabled(const char *conf, size_t len)
-{
-	unsigned at;
-	char *v = conf ? conf_value(conf, len, "qos", &at) : NULL;
-	bool on = v && !strcasecmp(v, "TRUE");
-
-	free(v);
-	return on;
-}
-
-int qos_tables_set(struct qos_tables *t, const char *name, const char *value, char *err, size_t errsz)
-{
-	struct item it[80];
-	size_t n = split(value, 1, ',', it, ARRAY_SIZE(it));
-	uint64_t a, b;
-
-	if (!strcmp(name, "qos_sl2vl")) {
-		if (n != 16) {
-			snprintf(err, errsz, "%s: %zu values, one per SL (16) expected", name, n);
-			return -EINVAL;
-		}
-		for (size_t i = 0; i < 16; i++) {
-			if (!number(it[i].s, it[i].n, &a) || a > 15) {
-				snprintf(err, errsz, "%s: \"%.*s\" is not a VL (0 to 15)", name, (int)it[i].n, it[i].s);
-				return -EINVAL;
-			}
-			t->sl2vl[i] = (uint8_t)a;
-		}
-		return 0;
-	}
-	bool high = !strcmp(name, "qos_vlarb_high");
-	uint8_t *vl = high ? t->high_vl : t->low_vl, *w = high ? t->high_w : t->low_w;
-
-	if (!high && strcmp(name, "qos_vlarb_low")) {
-		snprintf(err, errsz, "%s: not a table option", name);
-		return -EINVAL;
-	}
-	if (n > 64) {
-		snprintf(err, errsz, "%s: %zu entries, a VLArb table has 64", name, n);
-		return -EINVAL;
-	}
-	memset(vl, 0, 64);
-	memset(w, 0, 64);
-	for (size_t i = 0; i < n; i++) {
-		const char *c = memchr(it[i].s, ':', it[i].n);
-
-		if (!c || !number(it[i].s, (size_t)(c - it[i].s), &a) ||
-		    !number(c + 1, it[i].n - (size_t)(c + 1 - it[i].s), &b) || a > 14 || b > 255) {
-			snprintf(err, errsz, "%s: \"%.*s\" is not VL:WEIGHT (VL 0 to 14, weight 0 to 255)", name,
-				 (int)it[i].n, it[i].s);
-			return -EINVAL;
-		}
-		vl[i] = (uint8_t)a;
-		w[i] = (uint8_t)b;
-	}
-	return 0;
-}
-
-int qos_tables_build(const char *conf, size_t len, enum qos_port_type type, struct qos_tables *t,
-		     char *err, size_t errsz)
-{
-	static const struct {
-		const char *opt, *def;
-	} opts[] = {
-		/* osm_base.h OSM_DEFAULT_QOS_* */
-		{ "sl2vl", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7" },
-		{ "vlarb_high", "0:4,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:0,13:0,14:0" },
-		{ "vlarb_low", "0:0,1:4,2:4,3:4,4:4,5:4,6:4,7:4,8:4,9:4,10:4,11:4,12:4,13:4,14:4" },
-	};
-	char *src[] = { t->src_sl2vl, t->src_high, t->src_low };
-
-	memset(t, 0, sizeof(*t));
-	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
-		char k1[40], k2[40], generic[40], e[200];
-		unsigned at = 0;
-		char *v = NULL;
-
-		snprintf(k1, sizeof(k1), "qos_%s%s", type_prefix[type], opts[i].opt);
-		snprintf(k2, sizeof(k2), "qos_%s", opts[i].opt);
-		snprintf(generic, sizeof(generic), "qos_%s", opts[i].opt);
-		if (conf && (v = conf_value(conf, len, k1, &at)))
-			snprintf(src[i], 40, "%s", k1);
-		else if (conf && (v = conf_value(conf, len, k2, &at)))
-			snprintf(src[i], 40, "%s", k2);
-		else
-			snprintf(src[i], 40, "opensm's default");
-		if (qos_tables_set(t, generic, v ? v : opts[i].def, e, sizeof(e))) {
-			snprintf(err, errsz, "line %u: %s (%s)", at, e, src[i]);
-			free(v);
-			return -EINVAL;
-		}
-		free(v);
-	}
-	{
-		char k1[40];
-		unsigned at;
-		char *v;
-
-		snprintf(k1, sizeof(k1), "qos_%shigh_limit", type_prefix[type]);
-		v = conf ? conf_value(conf, len, k1, &at) : NULL;
-		if (!v && conf)
-			v = conf_value(conf, len, "qos_high_limit", &at);
-		t->high_limit = v ? atoi(v) : 0;
-		free(v);
-	}
-	return 0;
 }
 
 /* ---- rdmaqual parse qos_policy: the lint's findings as JSON (a policy with errors still parses) */

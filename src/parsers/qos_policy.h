@@ -15,10 +15,8 @@
  * (opensm's lexer allows several; no policy in its documentation does).
  *
  * opensm parses the qos-setup section and ignores it: the SL2VL and VLArb
- * tables a port gets come from opensm.conf's qos_* options (qos_sl2vl,
- * qos_vlarb_high, qos_vlarb_low, qos_high_limit, and their qos_ca_,
- * qos_sw0_, qos_swe_, qos_rtr_ variants).  qos_tables_build() computes
- * those tables as opensm's osm_qos.c does, for the fabric-qos kind.
+ * tables a port gets come from opensm.conf's qos_* options, which
+ * fabric/qos.h turns into those tables.
  *
  * Pure: text in, results out.
  */
@@ -51,28 +49,24 @@ struct qos_lint_opts {
 int qos_policy_lint(const char *text, size_t len, const struct qos_lint_opts *o, struct qos_policy *out);
 void qos_policy_release(struct qos_policy *p);
 
-/* ---- the tables opensm programs (osm_qos.c qos_build_config) */
-enum qos_port_type { QOS_CA, QOS_SW0, QOS_SWE, QOS_RTR };
+/* ---- opensm's value syntax (also read by fabric/qos.c) */
 
-struct qos_tables {
-	uint8_t sl2vl[16];
-	uint8_t high_vl[64], high_w[64];	/* vlarb-high: 64 entries (two blocks of 32) */
-	uint8_t low_vl[64], low_w[64];
-	int high_limit;
-	char src_sl2vl[40], src_high[40], src_low[40];	/* the option each came from, or "opensm's default" */
+/* One item of a value split at a separator: [s, s + n), trimmed, and its column. */
+struct qos_item {
+	const char *s;
+	size_t n;
+	unsigned col;
 };
 
+/* v split at sep into at most max items, col being v's column; the count (even past max). */
+size_t qos_split(const char *v, unsigned col, char sep, struct qos_item *it, size_t max);
+/* opensm's numbers: 0x hex or decimal digits, n bytes of s. */
+bool qos_number(const char *s, size_t n, uint64_t *v);
 /*
- * The tables of one port type from an opensm.conf text (NULL: none),
- * with opensm's fallbacks: qos_<type>_X, else qos_X, else opensm's
- * default.  0, or -EINVAL with err naming line and option of a value that
- * does not parse (opensm would read it as 0s).
+ * The value of KEY in an opensm.conf text ("key value" lines; the last
+ * wins, as in opensm), malloc'd, and its line in *at; NULL when absent
+ * or "(null)", opensm's unset.
  */
-int qos_tables_build(const char *conf, size_t len, enum qos_port_type type, struct qos_tables *t,
-		     char *err, size_t errsz);
-/* Parse one option value into t (name: "qos_sl2vl", "qos_vlarb_high" or "qos_vlarb_low"). */
-int qos_tables_set(struct qos_tables *t, const char *name, const char *value, char *err, size_t errsz);
-/* Is "qos TRUE" in the opensm.conf text? */
-bool qos_conf_enabled(const char *conf, size_t len);
+char *qos_conf_value(const char *conf, size_t len, const char *key, unsigned *at);
 
 #endif
