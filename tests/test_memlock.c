@@ -146,8 +146,8 @@ START_TEST(user_under_8mib_fails_slurmd_unlimited_passes)
 }
 END_TEST
 
-/* slurmd started by hand: its hard limit caps every step, whatever the job's shell has. */
-START_TEST(slurmd_hard_limit_fails_naming_the_unit_key)
+/* slurmd started by hand: its steps start with its limits. */
+START_TEST(slurmd_limits_fail_naming_the_unit_key)
 {
 	struct nodecase nc;
 	struct rq_result *r;
@@ -157,9 +157,19 @@ START_TEST(slurmd_hard_limit_fails_naming_the_unit_key)
 	run(&nc, NULL);
 	r = nc_row(&nc, "slurmd", 0);
 	ck_assert_int_eq(r->verdict, RQ_FAIL);
-	ck_assert_msg(strstr(r->reason, "slurmd (pid 812): hard memlock limit 64KiB"), "%s", r->reason);
+	ck_assert_msg(strstr(r->reason, "slurmd (pid 812): memlock limit unlimited soft, 64KiB hard"), "%s",
+		      r->reason);
 	ck_assert_msg(strstr(r->reason, "LimitMEMLOCK=infinity"), "%s", r->reason);
 	ck_assert_int_eq(nc_row(&nc, "self", 0)->verdict, RQ_PASS);
+	nc_release(&nc);
+
+	/* a soft limit under an unlimited hard one is what a step starts with */
+	self("unlimited", "unlimited", false);
+	process("812", "slurmd", "8388608", "unlimited");
+	run(&nc, NULL);
+	r = nc_row(&nc, "slurmd", 0);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_msg(strstr(r->reason, "8MiB soft, unlimited hard"), "%s", r->reason);
 	nc_release(&nc);
 }
 END_TEST
@@ -262,7 +272,7 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, own_limits_read_as_getrlimit);
 	tcase_add_test(tc, user_under_8mib_fails_slurmd_unlimited_passes);
-	tcase_add_test(tc, slurmd_hard_limit_fails_naming_the_unit_key);
+	tcase_add_test(tc, slurmd_limits_fail_naming_the_unit_key);
 	tcase_add_test(tc, oldest_of_the_name_is_the_daemon);
 	tcase_add_test(tc, cap_ipc_lock_is_not_bound);
 	tcase_add_test(tc, min_size_and_absent_daemon);

@@ -10,12 +10,15 @@
  *
  *   - this process's, which every case program inherits: its soft limit
  *     binds (libibverbs does not raise it);
- *   - each launch daemon's (daemons:, by default slurmd): slurmstepd is
- *     forked from slurmd, and Slurm's PropagateResourceLimits sets the
- *     submit shell's limits on the steps only up to slurmd's own hard
- *     limit ("Can't propagate RLIMIT_MEMLOCK").  Slurm's slurmd.service
- *     sets LimitMEMLOCK=infinity for this reason; a slurmd started by hand,
- *     by an init script or in a container has the default.
+ *   - each launch daemon's (daemons:, by default slurmd): a job step's
+ *     slurmstepd is forked from slurmd and starts with its limits, which
+ *     the step keeps wherever Slurm does not propagate the submit shell's
+ *     (PropagateResourceLimitsExcept=MEMLOCK, the usual advice when login
+ *     nodes have a low limit).  Both of its limits are judged: the soft
+ *     one is what a step inherits, the hard one the most it may raise to.
+ *     Slurm's slurmd.service sets LimitMEMLOCK=infinity (both) for this;
+ *     a slurmd started by hand, by an init script or in a container has
+ *     the default.
  *
  * Read from /proc/PID/limits, as fs/proc/base.c prints it: a header, then
  * "Max locked memory" padded to 25 columns, the soft and the hard limit
@@ -55,7 +58,7 @@ static const struct key_def ml_keys[] = {
 	  .help = "the least locked-memory limit where programs start: a size (1GiB) or unlimited" },
 	{ .name = "daemons", .type = KEY_LIST, .elem = KEY_STR, .def = "[slurmd]",
 	  .offset = offsetof(struct ml_cfg, daemons),
-	  .help = "launch daemons (by /proc/PID/comm) whose hard limit caps the jobs they start; one not running is a SKIP row; [] for none" },
+	  .help = "launch daemons (by /proc/PID/comm) whose limits the jobs they start inherit; one not running is a SKIP row" },
 	KEY_END
 };
 
@@ -165,9 +168,9 @@ static size_t find_daemon(struct rq_ctx *ctx, const char *name, long *pids, size
 	return n;
 }
 
-/* One process's row: hard: the hard limit binds (a daemon's), else the soft. */
+/* One process's row: a daemon's soft and hard limits, else the soft limit (what binds). */
 static void judge_limits(struct rq_ctx *ctx, struct rq_result *row, const char *who, const char *path,
-			 bool hard_binds, bool want_unl, uint64_t want, const char *min, const char *fix)
+			 bool daemon, bool want_unl, uint64_t want, const char *min, const char *fix)
 {
 	struct ml_limit soft, hard;
 	char why[512] = "", st[64], ht[64];
@@ -192,9 +195,10 @@ static void judge_limits(struct rq_ctx *ctx, struct rq_result *row, const char *
 	if (!hard.unlimited)
 		rq_figure_add(row, "memlock_hard", (double)hard.bytes, "B");
 	rq_log(ctx, "%s: memlock soft %s, hard %s (%s)", who, st, ht, path);
-	if (hard_binds)
-		rq_judge(row, limit_enough(&hard, want_unl, want), "%s: hard memlock limit %s, below %s: "
-			 "the jobs it starts cannot lock more (%s)", who, ht, min, fix);
+	if (daemon)
+		rq_judge(row, limit_enough(&soft, want_unl, want) && limit_enough(&hard, want_unl, want),
+			 "%s: memlock limit %s soft, %s hard, below %s: the jobs it starts inherit it (%s)",
+			 who, st, ht, min, fix);
 	else
 		rq_judge(row, limit_enough(&soft, want_unl, want), "%s: memlock limit %s (soft), below %s: "
 			 "verbs registrations past it fail (%s)", who, st, min, fix);
@@ -259,15 +263,16 @@ static const struct rq_read ml_reads[] = {
 
 const struct rq_kind rq_kind_memlock = {
 	.name = "memlock",
-	.summary = "the locked-memory limit where RDMA programs start: this node's case programs (soft) and launch daemons such as slurmd (hard)",
+	.summary = "the locked-memory limit where RDMA programs start: this node's case programs and launch daemons such as slurmd",
 	.doc = "Every verbs registration pins memory against RLIMIT_MEMLOCK, and what binds is the "
 	       "limit of the process that starts the job, not limits.conf (which PAM applies to "
 	       "logins; node-tuning reads it).  Read from /proc/PID/limits: a row `self` for the "
 	       "agent's own limit, which every case program inherits (its soft limit binds; with "
 	       "CAP_IPC_LOCK, as root, none does: recorded, not judged), and a "
 	       "row per launch daemon (daemons:, default slurmd, found by /proc/PID/comm; the "
-	       "oldest of that name), whose hard limit caps what Slurm can propagate to a job's "
-	       "steps; Slurm's slurmd.service sets LimitMEMLOCK=infinity for this.  Each is judged "
+	       "oldest of that name), whose soft and hard limits a job's steps start with and keep "
+	       "where Slurm does not propagate the submit shell's; Slurm's slurmd.service sets "
+	       "LimitMEMLOCK=infinity for this.  Each is judged "
 	       "against min (default unlimited); a daemon that is not running is a SKIP row.  "
 	       "Read-only.",
 	.keys = ml_keys,
