@@ -209,9 +209,35 @@ static int send_rows(int fd, size_t k, const struct rq_results *rows)
 	return ret;
 }
 
+/*
+ * The facts of the worker's targets from the from-th on, as sched_facts
+ * would ask them: after a case for the targets it opened (so the reports
+ * written while the run goes on have them), and again before closing.
+ */
+static int send_facts(int fd, struct sched *ws, size_t from)
+{
+	int ret = 0;
+
+	for (size_t i = from; i < ws->ntargets && !ret; i++) {
+		struct rq_target *t = ws->targets[i];
+		struct rq_result *sink = rq_result_new("facts", NULL, 0);
+		struct sb o = SB_INIT;
+
+		if (t->opened && t->ops->facts)
+			t->ops->facts(t, sink);
+		sb_add(&o, t->name, strlen(t->name) + 1);
+		rq_result_pack(sink, &o);
+		ret = send_msg(fd, MSG_FACTS, 0, o.buf, o.len);
+		sb_release(&o);
+		rq_result_free(sink);
+	}
+	return ret;
+}
+
 static void worker_main(struct par *p, unsigned lane, int fd, pid_t runner)
 {
 	struct sched ws = { .opts = p->s->opts, .port_pid = (int)runner };
+	size_t told = 0;	/* targets whose facts were sent */
 	bool lost = false;
 
 	for (size_t k = 0; k < p->total && !rq_interrupted && !lost; k++) {
@@ -225,23 +251,13 @@ static void worker_main(struct par *p, unsigned lane, int fd, pid_t runner)
 		}
 		ws.case_seq = (unsigned)k;
 		sched_run_case(&ws, item_case(p, k), &rows);
-		lost = send_rows(fd, k, &rows) != 0;
+		/* facts first: the runner has them when it hands these rows on */
+		lost = send_facts(fd, &ws, told) != 0 || send_rows(fd, k, &rows) != 0;
+		told = ws.ntargets;
 		rq_results_release(&rows);
 	}
-	/* facts while the targets are open, as sched_facts would ask them */
-	for (size_t i = 0; i < ws.ntargets && !lost; i++) {
-		struct rq_target *t = ws.targets[i];
-		struct rq_result *sink = rq_result_new("facts", NULL, 0);
-		struct sb o = SB_INIT;
-
-		if (t->opened && t->ops->facts)
-			t->ops->facts(t, sink);
-		sb_add(&o, t->name, strlen(t->name) + 1);
-		rq_result_pack(sink, &o);
-		lost = send_msg(fd, MSG_FACTS, 0, o.buf, o.len) != 0;
-		sb_release(&o);
-		rq_result_free(sink);
-	}
+	/* facts while the targets are open, as sched_facts would ask them (again: they may have grown) */
+	lost = lost || send_facts(fd, &ws, 0);
 	/* every target's teardown runs, the runner gone or not */
 	sched_close(&ws);
 	for (size_t i = 0; i < ws.ntime && !lost; i++)
@@ -374,7 +390,9 @@ static void got_msg(struct par *p, struct par_worker *w, const struct msg_hdr *h
 				rq_result_free(p->tg[t].facts);
 			p->tg[t].facts = r;
 		}
-		w->deadline = now_ms() + scaled_ms(PAR_GAP_MS);
+		/* in a case (its rows follow): its deadline stands */
+		if (!w->busy)
+			w->deadline = now_ms() + scaled_ms(PAR_GAP_MS);
 		break;
 	}
 	case MSG_TIME: {
@@ -701,6 +719,13 @@ void par_run(struct par *p)
 	progress_running(0);
 	s->tick = p->run_tick;
 	s->tick_arg = p->run_tick_arg;
+}
+
+void par_facts_so_far(const struct par *p, struct rq_run_info *info)
+{
+	for (size_t i = 0; i < p->ntg; i++)
+		for (size_t j = 0; p->tg[i].facts && j < p->tg[i].facts->nfacts; j++)
+			rq_run_info_fact(info, p->tg[i].facts->facts[j].key, p->tg[i].facts->facts[j].value);
 }
 
 void par_facts(struct par *p, struct rq_run_info *info, size_t n0)

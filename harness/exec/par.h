@@ -85,6 +85,12 @@ void par_run(struct par *p);
  * runner's asked now: info's facts past its first n0 are replaced.
  */
 void par_facts(struct par *p, struct rq_run_info *info, size_t n0);
+/*
+ * While the run goes on: the facts the workers have sent so far join
+ * info (a worker sends its targets' after each case that opened one), so
+ * a report written mid-run has them; par_facts puts them in order at the end.
+ */
+void par_facts_so_far(const struct par *p, struct rq_run_info *info);
 /* After sched_close(p->s): the workers' profile entries join the runner's. */
 void par_profile_merge(struct par *p);
 void par_release(struct par *p);

@@ -267,6 +267,7 @@ struct plain_out {
 	size_t nsel;
 	unsigned repeat;
 	unsigned nbad;
+	const struct par *par;		/* run --jobs: the workers' facts join the reports mid-run */
 };
 
 static void plain_emit(void *arg, size_t k, struct rq_results *rows, bool in_tick)
@@ -314,6 +315,8 @@ static void plain_emit(void *arg, size_t k, struct rq_results *rows, bool in_tic
 
 	if (in_tick)
 		rep->sched = NULL;
+	else if (po->par)
+		par_facts_so_far(po->par, &rep->info);
 	runrep_case(rep, unit ? unit : po->sel[i]->name, results, first);
 	rep->sched = keep;
 	free(unit);
@@ -415,6 +418,7 @@ static size_t run_here(struct rq_run *run, struct sched *s, struct runrep *rep, 
 			     .jobs = run->jobs ? run->jobs : par_default_jobs(), .emit = plain_emit,
 			     .arg = po };
 	parallel = *parallel_out = par_plan(par) > 1;
+	po->par = parallel ? par : NULL;
 	progress_start(total);
 	if (parallel) {
 		par_run(par);
@@ -524,7 +528,7 @@ int rq_run_suite(struct rq_run *run)
 	struct run_sink rsink = { run_dir, &rep, &s, &results, run->baseline, { 0 }, 0, 0 };
 	struct rq_run_sink sink = { sink_row, sink_flush, sink_spill, &rsink };
 	struct plain_out po = { &rep, run_dir, &results, run->baseline, run->sel, run->nsel,
-				run->repeat, 0 };
+				run->repeat, 0, NULL };
 
 	if (nodes) {
 		/*

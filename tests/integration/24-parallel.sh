@@ -85,6 +85,30 @@ expect_eq "ibsim: the same exit status serial and parallel" "$(cat "$T/i1.rc")" 
 expect_grep "ibsim: --jobs 2 ran ibsim and local in workers" 'running 2 groups' "$T/i2.err"
 same i1 i2 "ibsim"
 
+# 2b. a report written mid-run has the facts of a worker's target, not only the final one
+mkdir -p "$T/mid"
+cat >"$T/mid/mid.yaml" <<'EOF'
+cases:
+  - name: mid.ibsim_quick
+    kind: command
+    targets: [ibsim]
+    argv: ["true"]
+  - name: mid.local_sleep
+    kind: command
+    targets: [local]
+    timeout: 60s
+    argv: [sleep, "47.3"]
+EOF
+"$RQ" run --jobs 2 --report-dir "$T/midr" "$T/mid/mid.yaml" >"$T/mid.out" 2>&1 &
+pid=$!
+first_row() { [ "$(jq '.results | length' "$T/midr/latest/results.json" 2>/dev/null)" = 1 ]; }
+wait_for "mid-run: the worker's row is in the report while the other case runs" 60 first_row
+expect_true "mid-run: its target's facts are in that report (ibsim.scratch)" \
+	jq -e '.facts["ibsim.scratch"] | length > 0' "$T/midr/latest/results.json"
+kill -INT "$pid"
+wait "$pid"
+expect_true "mid-run: no sleep of this test's left" none_with 'sleep 47' "$T"
+
 # 3. SIGINT mid-run: two workers, each in a long case (an ibsim fabric up for one)
 mkdir -p "$T/mix"
 cat >"$T/mix/mix.yaml" <<'EOF'
