@@ -34,7 +34,7 @@ expect_grep "driver presence passes inside the guest" '^PASS +vm\.driver_rxe\[rx
 expect_grep "driver opened rxe0 through libibverbs and queried its port" '"verbs": *"opened; 1 port, fw' "$R"
 expect_grep "ibv_devinfo in the guest sees rxe0 ACTIVE" '^PASS +vm\.devinfo_rxe0' "$T/run.out"
 expect_nogrep "the project's driver/mtu/verbs cases neither fail nor error in the guests" '^(FAIL|ERROR) +(driver|mtu|verbs)\.' "$T/run.out"
-for c in dev_fd std_streams module_autoload loop_control debugfs boot_config real_root writable_root scratch_odirect udev_by_id writable_root_fresh; do
+for c in dev_fd std_streams module_autoload loop_control debugfs boot_config real_root writable_root scratch_odirect udev_by_id udev_dm_by_id writable_root_fresh; do
 	expect_grep "the guest as a whole Linux: $c" "^PASS +vmlinux\\.$c " "$T/run.out"
 done
 expect_true "... and the host's tree untouched by the guest's writes" sh -c \
