@@ -506,7 +506,7 @@ static void judge_device(struct rq_ctx *ctx, struct rq_result *row, const struct
 					continue;
 				if (bal(&v[i]) || bal(&v[j])) {
 					/* irqbalance put them there; it moves them as load changes */
-					char note[320], mi[32], mj[32];
+					char note[512], mi[32], mj[32];
 
 					if (noted)
 						continue;
