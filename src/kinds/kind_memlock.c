@@ -146,26 +146,32 @@ static bool cap_ipc_lock(const char *status_path)
 	return cap;
 }
 
-/* The pids whose comm is name, in /proc order; the count. */
-static size_t find_daemon(struct rq_ctx *ctx, const char *name, long *pids, size_t max)
+/*
+ * The oldest process whose comm is name (the lowest pid: the daemon, the
+ * others its forks, such as slurmd's), or 0 when none runs.
+ */
+static long find_daemon(struct rq_ctx *ctx, const char *name)
 {
 	char path[PATH_MAX], comm[64];
 	struct dirent *e;
-	size_t n = 0;
+	long pid = 0;
 	DIR *d;
 
 	rq_path(ctx, path, sizeof(path), "/proc");
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
+		long p;
+
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		rq_path(ctx, path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!read_line(path, comm, sizeof(comm)) && !strcmp(comm, name) && n < max)
-			pids[n++] = strtol(e->d_name, NULL, 10);
+		p = strtol(e->d_name, NULL, 10);
+		if ((!pid || p < pid) && !read_line(path, comm, sizeof(comm)) && !strcmp(comm, name))
+			pid = p;
 	}
 	if (d)
 		closedir(d);
-	return n;
+	return pid;
 }
 
 /* One process's row: a daemon's soft and hard limits, else the soft limit (what binds). */
@@ -231,22 +237,17 @@ static void ml_run(struct rq_ctx *ctx, const void *vcfg)
 	for (size_t i = 0; i < cfg->daemons.n; i++) {
 		const char *name = cfg->daemons.str[i];
 		struct rq_result *row = rq_ctx_row(ctx, name, 0);
-		long pids[8];
-		size_t n = find_daemon(ctx, name, pids, ARRAY_SIZE(pids));
+		long pid = find_daemon(ctx, name);
 		char who[128], fix[160];
 
-		if (!n) {
+		if (!pid) {
 			rq_result_set(row, RQ_SKIP, "%s is not running on this node", name);
 			continue;
 		}
-		/* the oldest is the daemon; the others its children (a slurmd's forks) */
 		snprintf(fix, sizeof(fix), "LimitMEMLOCK=infinity in %s's systemd unit, or 'ulimit -l "
 			 "unlimited' where it is started", name);
-		for (size_t k = 1; k < n; k++)
-			if (pids[k] < pids[0])
-				pids[0] = pids[k];
-		snprintf(who, sizeof(who), "%s (pid %ld)", name, pids[0]);
-		rq_path(ctx, path, sizeof(path), "/proc/%ld/limits", pids[0]);
+		snprintf(who, sizeof(who), "%s (pid %ld)", name, pid);
+		rq_path(ctx, path, sizeof(path), "/proc/%ld/limits", pid);
 		judge_limits(ctx, row, who, path, true, want_unl, want, cfg->min, fix);
 	}
 	rq_judge(ctx->main, true, "limits read");
