@@ -67,6 +67,19 @@ START_TEST(finish_rules)
 	ck_assert_uint_eq(r->failed, 2);
 	rq_result_free(r);
 
+	/* an explanation follows a failed judgement's reason; a passing row has none */
+	r = rq_result_new("c", NULL, 0);
+	rq_result_explain(r, "not failed yet");
+	ck_assert_ptr_null(r->reason);
+	rq_judge(r, false, "exited with status 1 (expected exit 0)");
+	rq_result_explain(r, "no test failed; %d line\noutside", 1);
+	rq_result_finish(r);
+	ck_assert_int_eq(r->verdict, RQ_FAIL);
+	ck_assert_str_eq(r->reason, "exited with status 1 (expected exit 0); no test failed; 1 line "
+			 "outside");
+	ck_assert(strstr(r->log.buf, "note: no test failed; 1 line\noutside\n"));
+	rq_result_free(r);
+
 	/* a set verdict is sticky and wins over judgements */
 	r = rq_result_new("c", NULL, 0);
 	rq_result_set(r, RQ_SKIP, "needs root");

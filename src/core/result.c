@@ -152,6 +152,24 @@ bool rq_judge(struct rq_result *r, bool ok, const char *fmt, ...)
 	return ok;
 }
 
+void rq_result_explain(struct rq_result *r, const char *fmt, ...)
+{
+	struct sb msg = SB_INIT;
+	va_list ap;
+
+	if (!r->failed || !r->reason || r->verdict != RQ_NONE)
+		return;
+	va_start(ap, fmt);
+	sb_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	sb_addf(&r->log, "note: %s\n", msg.buf);
+	char *why = xasprintf("%s; %s", r->reason, msg.buf);
+
+	free(r->reason);
+	r->reason = one_line(why);
+	sb_release(&msg);
+}
+
 void rq_result_set(struct rq_result *r, enum rq_verdict v, const char *fmt, ...)
 {
 	struct sb msg = SB_INIT;

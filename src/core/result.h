@@ -102,6 +102,12 @@ void rq_results_release(struct rq_results *rs);
  */
 bool rq_judge(struct rq_result *r, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Explain a failed row's reason: "; " and the text go after it, and the
+ * log has it as a note.  A row that has not failed is left as it is.
+ */
+void rq_result_explain(struct rq_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Decide the verdict now (sticky: later judgements don't change it). */
 void rq_result_set(struct rq_result *r, enum rq_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -231,6 +231,21 @@ void app_results_import(struct rq_ctx *ctx, struct rq_result *main, const struct
 	       app_results_formats[res->format], res->file ? res->file : from, total, pass, fail,
 	       error, skip, r.summary ? "; " : "", r.summary ? r.summary : "");
 
+	/*
+	 * A program that exits non-zero with no test failed has a reason the
+	 * rows cannot show: blktests' subshell of a test that died (a shell
+	 * error in its requires()) prints no line for it; its error is here.
+	 */
+	if (r.outside) {
+		rq_fact_add(main, "tests.first_outside", r.outside_first);
+		rq_log(ctx, "# results: %zu line%s outside any test, the first: %s", r.outside,
+		       r.outside == 1 ? "" : "s", r.outside_first);
+		if (!(fail + error))
+			rq_result_explain(main, "no test failed; the output has %zu line%s outside any "
+					  "test, the first: \"%s\" (a test whose shell exited before "
+					  "its status line is missing from the rows)", r.outside,
+					  r.outside == 1 ? "" : "s", r.outside_first);
+	}
 	/* The whole: what a CI job means by "the suite passed". */
 	if (r.bailed)
 		rq_judge(main, false, "the program bailed out: %s", r.bail && *r.bail ? r.bail : "(no reason)");

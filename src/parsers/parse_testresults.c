@@ -672,6 +672,29 @@ static bool blk_status(const char *line, size_t *name_len, enum tr_verdict *v,
 	return false;
 }
 
+/*
+ * Does the line begin with a test's name, GROUP/NNN or GROUP/***?  The
+ * rest are printed outside any test: ./check's warnings ("./check: gawk is
+ * not available"), or a shell's error from a test's requires() that killed
+ * its subshell before it printed a line ("common/rc: line 235: read:
+ * 95deb12: value too great for base" from _have_kver on a kernel release
+ * of "6.12.95+deb12-amd64"): that test is then missing from the rows, and
+ * ./check exits 1 with no test failed.
+ */
+static bool blk_named(const char *line)
+{
+	size_t n = strcspn(line, " \t");
+	const char *slash = memchr(line, '/', n);
+	size_t k;
+
+	if (!slash || slash == line)
+		return false;
+	k = (size_t)(line + n - slash - 1);
+	if (k == 3 && !memcmp(slash + 1, "***", 3))
+		return true;
+	return k && strspn(slash + 1, "0123456789") == k;
+}
+
 int blktests_parse(const char *text, size_t len, struct tr_report *r, char *err, size_t errsz)
 {
 	struct rq_lines l;
@@ -697,6 +720,10 @@ int blktests_parse(const char *text, size_t len, struct tr_report *r, char *err,
 		}
 		if (!isspace((unsigned char)line[0])) {
 			cur = NULL;	/* the last run's line, a header, the shell's */
+			if (*line && !blk_named(line)) {
+				if (!r->outside++)
+					r->outside_first = xstrdup(line);
+			}
 			continue;
 		}
 		if (!cur)
@@ -771,6 +798,10 @@ static int tr_json(enum tr_format f, const char *text, size_t len, json_t **out,
 		json_object_set_new(o, "bail_out", rq_json_text(r.bail));
 	if (r.summary)
 		json_object_set_new(o, "summary", rq_json_text(r.summary));
+	if (r.outside) {
+		json_object_set_new(o, "lines_outside", json_integer((json_int_t)r.outside));
+		json_object_set_new(o, "first_outside", rq_json_text(r.outside_first));
+	}
 	tr_report_release(&r);
 	*out = o;
 	return 0;

@@ -32,6 +32,8 @@ struct tr_report {
 	bool bailed;		/* TAP "Bail out!" */
 	char *bail;		/* its reason */
 	char *summary;		/* unittest "FAILED (failures=1, skipped=3)", "OK"; NULL */
+	size_t outside;		/* blktests: lines outside any test (the shell's, a warning) */
+	char *outside_first;	/* the first of them; NULL */
 };
 
 enum tr_format { TR_TAP, TR_JUNIT, TR_UNITTEST, TR_BLKTESTS };

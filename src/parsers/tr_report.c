@@ -24,6 +24,7 @@ void tr_report_release(struct tr_report *r)
 	free(r->v);
 	free(r->bail);
 	free(r->summary);
+	free(r->outside_first);
 	memset(r, 0, sizeof(*r));
 	r->planned = -1;
 }
