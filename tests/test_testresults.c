@@ -317,6 +317,15 @@ START_TEST(blktests_test_died)
 			 "base (error token is \"95deb12\")");
 	tr_report_release(&r);
 	ck_assert_ptr_null(r.outside_first);
+
+	/* ./check nvme/047 alone: its only line is the error, which the parse error names */
+	t = "common/rc: line 235: read: 95deb12: value too great for base (error token is "
+	    "\"95deb12\")\n";
+	ck_assert_int_eq(blktests_parse(t, strlen(t), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "expected blktests ./check output: no \"GROUP/NNN (...) [passed|failed|"
+			 "not run]\" line (the first line: \"common/rc: line 235: read: 95deb12: value "
+			 "too great for base (error token is \"95deb12\")\")");
+	ck_assert_ptr_null(r.outside_first);
 }
 END_TEST
 
@@ -356,7 +365,7 @@ START_TEST(blktests_check_output)
 	tr_report_release(&r);
 	ck_assert_int_eq(blktests_parse("TAP version 13\nok 1 x\n", 21, &r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "expected blktests ./check output: no \"GROUP/NNN (...) [passed|failed|not "
-			 "run]\" line");
+			 "run]\" line (the first line: \"TAP version 13\")");
 }
 END_TEST
 

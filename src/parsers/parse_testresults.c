@@ -744,7 +744,9 @@ int blktests_parse(const char *text, size_t len, struct tr_report *r, char *err,
 	rq_lines_release(&l);
 	if (!ret && !r->n)
 		ret = rq_parse_error(err, errsz, 0, "expected blktests ./check output: no "
-				     "\"GROUP/NNN (...) [passed|failed|not run]\" line");
+				     "\"GROUP/NNN (...) [passed|failed|not run]\" line%s%s%s",
+				     r->outside ? " (the first line: \"" : "",
+				     r->outside ? r->outside_first : "", r->outside ? "\")" : "");
 	if (ret)
 		tr_report_release(r);
 	return ret;
