@@ -8,10 +8,12 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -50,6 +52,139 @@ static bool argv_has_sub(char **argv, const char *s)
 			return true;
 	return false;
 }
+
+/*
+ * A guest that stops at the snapshot point: the port rq-go and a QMP
+ * monitor; its command line keeps what init reads before the point (the
+ * user's words, rq.mode), and the go line has this boot's own words.
+ */
+START_TEST(argv_snapshot_point)
+{
+	struct rq_vm_spec s = {
+		.qemu = "qemu-system-x86_64", .accel = RQ_ACCEL_TCG, .kimage = "/c/vmlinux",
+		.initrd = "/c/initrd.cpio", .pvh = true, .self_exe = "/w/rdmaqual",
+		.ip = "10.77.0.1/24", .hostname = "vm0", .init_mode = "norxe",
+		.cmdline = "rdma_rxe.x=1", .console_path = "/tmp/rq-1-1/vm0.console",
+		.agent_sock = "/tmp/rq-1-1/vm0.agent", .go_sock = "/tmp/rq-1-1/vm0.go",
+		.qmp_sock = "/tmp/rq-1-1/vm0.qmp", .ssh_dir = "/tmp/rq-1-1/ssh", .tag = "1-vm0",
+	};
+	char **argv = rq_vm_argv(&s);
+	int i = argv_find(argv, "-append");
+
+	ck_assert_ptr_nonnull(strstr(argv[i + 1], "rdma_rxe.x=1"));
+	ck_assert_ptr_nonnull(strstr(argv[i + 1], "rq.mode=norxe"));
+	ck_assert_ptr_null(strstr(argv[i + 1], "rq.exe="));
+	ck_assert_ptr_null(strstr(argv[i + 1], "rq.ssh="));
+	ck_assert(argv_has_sub(argv, "socket,id=c1,path=/tmp/rq-1-1/vm0.go,server=on,wait=off"));
+	ck_assert(argv_has_sub(argv, "virtserialport,chardev=c1,name=rq-go"));
+	i = argv_find(argv, "-qmp");
+	ck_assert_str_eq(argv[i + 1], "unix:/tmp/rq-1-1/vm0.qmp,server=on,wait=off");
+	ck_assert_int_lt(argv_find(argv, "-incoming"), 0);
+	rq_argv_free(argv);
+
+	/* restoring: the state comes in on QEMU's stdin */
+	s.state_fd = 7;
+	argv = rq_vm_argv(&s);
+	i = argv_find(argv, "-incoming");
+	ck_assert_int_ge(i, 0);
+	ck_assert_str_eq(argv[i + 1], "fd:0");
+	rq_argv_free(argv);
+
+	char *line = rq_vm_go_line(&s), seed[65];
+	long long t;
+	int n = 0;
+
+	ck_assert_int_eq(sscanf(line, "RQGO %64[0-9a-f] %lld %n", seed, &t, &n), 2);
+	ck_assert_uint_eq(strlen(seed), 64);
+	ck_assert(llabs(t - (long long)time(NULL)) <= 2);
+	ck_assert_str_eq(line + n, "rq.exe=/w/rdmaqual rq.ip=10.77.0.1/24 rq.name=vm0 "
+			 "rq.ssh=/tmp/rq-1-1/ssh\n");
+	char *line2 = rq_vm_go_line(&s);
+
+	ck_assert_str_ne(line, line2);	/* each restore gets a seed of its own */
+	free(line);
+	free(line2);
+}
+END_TEST
+
+static void put_file(const char *path, const char *s)
+{
+	ck_assert_int_eq(write_file_atomic(path, s, strlen(s)), 0);
+}
+
+/*
+ * What a snapshot must match: the files' identity and the machine, not
+ * this boot's paths or the TSC rate measured per run; a state whose
+ * description differs is never opened, nor one in a dir others can write.
+ */
+START_TEST(snapshot_match)
+{
+	char k[128], in[128], q[128], cache[128], path[1200], state[1300];
+	struct rq_vm_spec s = {
+		.qemu = q, .accel = RQ_ACCEL_TCG, .mem_mb = 512, .kimage = k, .initrd = in,
+		.pvh = true, .self_exe = "/w/rdmaqual", .console_path = "/tmp/rq-1-1/vm0.console",
+		.agent_sock = "/tmp/rq-1-1/vm0.agent", .go_sock = "/tmp/rq-1-1/vm0.go",
+		.qmp_sock = "/tmp/rq-1-1/vm0.qmp", .tag = "1-vm0", .tsc_khz = 2596120,
+	};
+
+	snprintf(k, sizeof(k), "%s/vmlinux", tmpdir);
+	snprintf(in, sizeof(in), "%s/initrd", tmpdir);
+	snprintf(q, sizeof(q), "%s/qemu", tmpdir);
+	snprintf(cache, sizeof(cache), "%s/snap", tmpdir);
+	put_file(k, "kernel");
+	put_file(in, "initrd");
+	put_file(q, "qemu");
+	ck_assert_int_eq(mkdir(cache, 0700), 0);
+	char *d1 = rq_snap_describe(&s);
+
+	ck_assert_ptr_nonnull(d1);
+	/* another boot of the same machine: other paths, another TSC reading */
+	s.console_path = "/tmp/rq-2-5/vm0.console";
+	s.agent_sock = "/tmp/rq-2-5/vm0.agent";
+	s.go_sock = "/tmp/rq-2-5/vm0.go";
+	s.qmp_sock = "/tmp/rq-2-5/vm0.qmp";
+	s.tag = "2-vm0";
+	s.tsc_khz = 2596300;
+	char *d2 = rq_snap_describe(&s);
+
+	ck_assert_str_eq(d1, d2);
+	free(d2);
+	/* another machine: more memory */
+	s.mem_mb = 1024;
+	d2 = rq_snap_describe(&s);
+	ck_assert_str_ne(d1, d2);
+	free(d2);
+	s.mem_mb = 512;
+	ck_assert_int_eq(rq_snap_path(cache, d1, "vm0", path, sizeof(path)), 0);
+	ck_assert_int_eq(rq_snap_open(path, d1), -ENOENT);
+	put_file(path, "QEVM state");
+	snprintf(state, sizeof(state), "%s.desc", path);
+	put_file(state, d1);
+	int fd = rq_snap_open(path, d1);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* a rebuilt initramfs: the description differs, the old state is not used */
+	put_file(in, "initrd, rebuilt");
+	d2 = rq_snap_describe(&s);
+	ck_assert_str_ne(d1, d2);
+	ck_assert_int_eq(rq_snap_open(path, d2), -ESTALE);
+	free(d2);
+	/* the kernel gone: no description at all */
+	unlink(k);
+	ck_assert_ptr_null(rq_snap_describe(&s));
+	/* a link in place of the state is not followed */
+	unlink(path);
+	ck_assert_int_eq(symlink(state, path), 0);
+	ck_assert_int_lt(rq_snap_open(path, d1), 0);
+	rq_snap_forget(path);
+	ck_assert_int_ne(access(state, F_OK), 0);
+	/* a snapshot dir somebody else may write is refused */
+	ck_assert_int_eq(chmod(cache, 0777), 0);
+	ck_assert_int_eq(rq_snap_path(cache, d1, "vm0", path, sizeof(path)), -EPERM);
+	free(d1);
+}
+END_TEST
 
 START_TEST(argv_vm2_tcg)
 {
@@ -354,6 +489,8 @@ static void add_tests(Suite *s, TCase *tc)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, argv_vm2_tcg);
+	tcase_add_test(tc, argv_snapshot_point);
+	tcase_add_test(tc, snapshot_match);
 	tcase_add_test(tc, argv_vm2_stream_link);
 	tcase_add_test(tc, argv_vm1_kvm_hang);
 	tcase_add_test(tc, link_delay);

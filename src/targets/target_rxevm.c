@@ -112,7 +112,20 @@ struct rxevm {
 	char state_dir[512];
 	int64_t boot_ms;		/* last boot, launch to all ready */
 	unsigned boots;
+	bool snap_on;			/* $RQ_VM_SNAPSHOT=1: guests from snapshots (vm_snap.c) */
+	bool restored;			/* the guests now up came from snapshots */
+	unsigned restores;		/* boots that were restores */
+	char snap_how[320];		/* what the last boot did with snapshots */
+	char snap_dir[1100];		/* $RQ_VM_SNAPSHOT_DIR, else the image cache's snap/ */
 };
+
+/* A boot's use of snapshots: none, restore when they match (else save), save anew. */
+enum snap_mode { SNAP_OFF, SNAP_USE, SNAP_SAVE };
+
+static enum snap_mode snap_default(const struct rxevm *x)
+{
+	return x->snap_on ? SNAP_USE : SNAP_OFF;
+}
 
 static int env_int(const char *name, int def, int lo, int hi)
 {
@@ -227,12 +240,72 @@ static void save_consoles(struct rxevm *x, const struct rq_run_opts *o)
 }
 
 /* Launch the topology's guests with accel a and wait until all are ready. */
+/*
+ * The snapshot point: the guests wait there for their go line.  Saving,
+ * each is saved first (a failure only costs the next boot its restore).
+ */
+static int snap_point(struct rxevm *x, struct rq_vm_spec *specs, char **desc,
+		      char (*path)[1200], bool restore, int64_t deadline, char *err, size_t errsz)
+{
+	int saved = 0, rc;
+	char why[256] = "";
+
+	for (int i = 0; !restore && i < x->nvm; i++) {
+		struct rq_vm *vm = &x->vm[i];
+
+		while (!rq_vm_console_has(vm, "RQ-SNAP")) {
+			if (rq_vm_gone(vm) || rq_vm_console_has(vm, "RQ-INIT-FAILED") ||
+			    now_ms() >= deadline)
+				return 0;	/* rq_vm_wait_ready says why */
+			if (rq_interrupted) {
+				snprintf(err, errsz, "interrupted by a signal while waiting for the guests");
+				return -EINTR;
+			}
+			struct timespec ts = { 0, 5 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+		rc = rq_snap_save(vm->qmp_sock, path[i], desc[i], now_ms() + scaled_ms(60000), why,
+				  sizeof(why));
+		if (rc == 0)
+			saved++;
+		else
+			fprintf(stderr, "rxe-vm: %s: snapshot not saved: %s\n", vm->name, why);
+	}
+	for (int i = 0; restore && i < x->nvm; i++) {
+		rc = rq_snap_resume(x->vm[i].qmp_sock, deadline, why, sizeof(why));
+		if (rc < 0) {
+			snprintf(err, errsz, "%s: %s", x->vm[i].name, why);
+			return rc;
+		}
+	}
+	for (int i = 0; i < x->nvm; i++) {
+		char *line = rq_vm_go_line(&specs[i]);
+
+		rc = rq_vm_release(&x->vm[i], x->vm[i].go_sock, line, deadline, err, errsz);
+		free(line);
+		if (rc < 0)
+			return rc;
+	}
+	if (restore)
+		snprintf(x->snap_how, sizeof(x->snap_how), "restored: %d guest%s from snapshots in %.200s",
+			 x->nvm, x->nvm == 1 ? "" : "s", x->snap_dir);
+	else if (saved == x->nvm)
+		snprintf(x->snap_how, sizeof(x->snap_how), "saved: %d guest%s booted, snapshots in %.200s",
+			 x->nvm, x->nvm == 1 ? "" : "s", x->snap_dir);
+	else
+		snprintf(x->snap_how, sizeof(x->snap_how), "not saved: %.200s", why);
+	return 0;
+}
+
 static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
-		     char *err, size_t errsz)
+		     enum snap_mode snap_mode, char *err, size_t errsz)
 {
 	struct rxevm *x = t->priv;
 	const struct rq_run_opts *o = t->opts;
 	struct rq_vm *vms[RXEVM_MAX];
+	char *desc[RXEVM_MAX] = { 0 }, snap_path[RXEVM_MAX][1200];
+	bool restore = false;
 	int rc;
 
 	x->gen++;
@@ -327,10 +400,16 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 	 */
 	const char *link = getenv("RQ_VM_LINK");
 	bool stream = !(link && !strcmp(link, "dgram"));
+	/* Per guest: its spec, the strings it points at, its snapshot. */
+	struct rq_vm_spec specs[RXEVM_MAX];
+	char ipn[RXEVM_MAX][40], mac[RXEVM_MAX][24], tag[RXEVM_MAX][32], tap[RXEVM_MAX][16];
+	int state_fd[RXEVM_MAX];
+	bool snap = snap_mode != SNAP_OFF;
+
+	restore = snap;
 
 	for (int i = 0; i < x->nvm; i++) {
 		struct rq_vm *vm = &x->vm[i];
-		char ipn[40], mac[24], tag[32], tap[16];
 		struct rq_vm_spec spec = {
 			.qemu = QEMU_BIN,
 			.accel = a,
@@ -353,24 +432,55 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			.cmdline = o->kernel_cmdline,
 			.link_delay = o->link_delay,
 			.netns = *x->ns ? x->ns : NULL,
-			.tap = tap,
 			.ssh_dir = x->ssh ? ssh_dir : NULL,
 			.scratch = x->want_scratch && x->img.scratch[0] ? x->img.scratch : NULL,
 			/* a case's udev: true wins; unset, init's default (on with the scratch disk) */
 			.udev = x->want_udev ? "on" : x->udev_env,
 		};
 
-		snprintf(tap, sizeof(tap), "rqtap%d", i);
-
-		snprintf(ipn, sizeof(ipn), "%s/24", vm->ip);
-		snprintf(mac, sizeof(mac), "52:54:00:77:00:%02x", i + 1);
-		snprintf(tag, sizeof(tag), "%d-%s", (int)getpid(), vm->name);
-		spec.ip = ipn;
-		spec.mac = mac;
-		spec.tag = tag;
+		snprintf(tap[i], sizeof(tap[i]), "rqtap%d", i);
+		snprintf(ipn[i], sizeof(ipn[i]), "%s/24", vm->ip);
+		snprintf(mac[i], sizeof(mac[i]), "52:54:00:77:00:%02x", i + 1);
+		snprintf(tag[i], sizeof(tag[i]), "%d-%s", (int)getpid(), vm->name);
+		spec.tap = tap[i];
+		spec.ip = ipn[i];
+		spec.mac = mac[i];
+		spec.tag = tag[i];
 		if (a == RQ_ACCEL_TCG)
 			spec.tsc_khz = rq_host_tsc_khz();
-		rc = rq_vm_launch(vm, &spec, err, errsz);
+		state_fd[i] = -1;
+		snap_path[i][0] = '\0';
+		if (snap) {
+			snprintf(vm->go_sock, sizeof(vm->go_sock), "%s/%s.go", x->dir, vm->name);
+			snprintf(vm->qmp_sock, sizeof(vm->qmp_sock), "%s/%s.qmp", x->dir, vm->name);
+			spec.go_sock = vm->go_sock;
+			spec.qmp_sock = vm->qmp_sock;
+			desc[i] = rq_snap_describe(&spec);
+			if (!desc[i] || rq_snap_path(x->snap_dir, desc[i], vm->name, snap_path[i],
+						     sizeof(snap_path[i])) < 0) {
+				snprintf(x->snap_how, sizeof(x->snap_how),
+					 "off: %.200s is not a private dir of ours", x->snap_dir);
+				snap = restore = false;
+			}
+		}
+		specs[i] = spec;
+	}
+	/* Restore only when every guest has a snapshot that matches: else save them all. */
+	for (int i = 0; restore && i < x->nvm; i++)
+		if (snap_mode == SNAP_SAVE || (state_fd[i] = rq_snap_open(snap_path[i], desc[i])) < 0)
+			restore = false;
+	for (int i = 0; i < x->nvm; i++) {
+		struct rq_vm *vm = &x->vm[i];
+
+		if (!snap)
+			specs[i].go_sock = specs[i].qmp_sock = NULL;
+		if (restore)
+			specs[i].state_fd = state_fd[i];
+		else if (state_fd[i] >= 0)
+			close(state_fd[i]);
+		rc = rq_vm_launch(vm, &specs[i], err, errsz);
+		if (restore)
+			close(state_fd[i]);
 		if (rc < 0)
 			goto fail;
 		rq_vm_state_record(x->state_dir, x->dir, vm->pid);
@@ -386,10 +496,17 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 			}
 		}
 	}
+	if (snap) {
+		rc = snap_point(x, specs, desc, snap_path, restore, now_ms() + timeout_ms, err, errsz);
+		if (rc < 0)
+			goto fail;
+	}
 	rc = rq_vm_wait_ready(vms, x->nvm, now_ms() + timeout_ms, err, errsz);
 	if (rc < 0)
 		goto fail;
 	x->boot_ms = now_ms() - start;
+	x->restored = restore;
+	x->restores += restore;
 	x->boot_cpus = x->want_cpus;
 	x->boot_scratch = x->want_scratch;
 	x->boot_udev = x->want_udev;
@@ -398,10 +515,24 @@ static int boot_once(struct rq_target *t, enum rq_accel a, int64_t timeout_ms,
 	x->up = true;
 	x->used = false;
 	x->broken = false;
+	for (int i = 0; i < x->nvm; i++)
+		free(desc[i]);
 	return 0;
 fail:
 	save_consoles(x, o);
 	stop_all(x);
+	for (int i = 0; i < x->nvm; i++) {
+		/* a snapshot that did not come up is not tried again */
+		if (restore && *snap_path[i])
+			rq_snap_forget(snap_path[i]);
+		free(desc[i]);
+	}
+	if (restore && rc != -EINTR) {
+		fprintf(stderr, "rxe-vm: restore from snapshots failed (%s): booting afresh\n", err);
+		snprintf(x->snap_how, sizeof(x->snap_how), "restore failed (%.120s): booted and saved anew",
+			 err);
+		return boot_once(t, a, timeout_ms, SNAP_SAVE, err, errsz);
+	}
 	return rc;
 }
 
@@ -415,11 +546,11 @@ static int boot(struct rq_target *t, char *err, size_t errsz)
 
 	if (!strcmp(want, "tcg")) {
 		snprintf(x->accel_why, sizeof(x->accel_why), "forced by --accel tcg");
-		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), snap_default(x), err, errsz);
 	}
 	if (!strcmp(want, "kvm")) {
 		snprintf(x->accel_why, sizeof(x->accel_why), "forced by --accel kvm");
-		return boot_once(t, RQ_ACCEL_KVM, ready_timeout_ms(), err, errsz);
+		return boot_once(t, RQ_ACCEL_KVM, ready_timeout_ms(), snap_default(x), err, errsz);
 	}
 	if (strcmp(want, "auto")) {
 		snprintf(err, errsz, "--accel %s: expected kvm, tcg or auto", want);
@@ -427,33 +558,33 @@ static int boot(struct rq_target *t, char *err, size_t errsz)
 	}
 	if (x->boots) {
 		/* A reboot after a guest died: the accelerator is known by now. */
-		return boot_once(t, x->accel, ready_timeout_ms(), err, errsz);
+		return boot_once(t, x->accel, ready_timeout_ms(), snap_default(x), err, errsz);
 	}
 	if (!rq_kvm_usable(why, sizeof(why))) {
 		snprintf(x->accel_why, sizeof(x->accel_why), "%s", why);
-		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), snap_default(x), err, errsz);
 	}
 	rq_accel_key(QEMU_BIN, x->img.kver, key, sizeof(key));
 	switch (rq_accel_verdict_get(x->img.cache, key)) {
 	case 1:
 		snprintf(x->accel_why, sizeof(x->accel_why), "KVM verdict cached");
-		return boot_once(t, RQ_ACCEL_KVM, ready_timeout_ms(), err, errsz);
+		return boot_once(t, RQ_ACCEL_KVM, ready_timeout_ms(), snap_default(x), err, errsz);
 	case 0:
 		snprintf(x->accel_why, sizeof(x->accel_why),
 			 "cached verdict: guest does not boot under KVM here");
-		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+		return boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), snap_default(x), err, errsz);
 	}
 	/* Probe: a KVM guest is ready in about a second, or never. */
 	char perr[256];
 
 	rc = boot_once(t, RQ_ACCEL_KVM, env_int("RQ_VM_KVM_PROBE_MS", 10000, 100, 600000),
-		       perr, sizeof(perr));
+		       snap_default(x), perr, sizeof(perr));
 	if (rc == 0) {
 		rq_accel_verdict_put(x->img.cache, key, RQ_ACCEL_KVM);
 		snprintf(x->accel_why, sizeof(x->accel_why), "KVM probe booted");
 		return 0;
 	}
-	rc = boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), err, errsz);
+	rc = boot_once(t, RQ_ACCEL_TCG, ready_timeout_ms(), snap_default(x), err, errsz);
 	if (rc == 0) {
 		/* Only a guest that boots under TCG convicts KVM. */
 		rq_accel_verdict_put(x->img.cache, key, RQ_ACCEL_TCG);
@@ -518,10 +649,20 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	e = getenv("RQ_VM_UDEV");
 	if (e && (!strcmp(e, "on") || !strcmp(e, "off")))
 		x->udev_env = e;
+	/* Snapshots: one or two guests (vmN's taps are a namespace's, made per boot). */
+	e = getenv("RQ_VM_SNAPSHOT");
+	x->snap_on = e && !strcmp(e, "1") && n <= 2;
+	snprintf(x->snap_how, sizeof(x->snap_how), "%s", x->snap_on ? "on" :
+		 e && !strcmp(e, "1") ? "off: not for vm3 and more" : "off ($RQ_VM_SNAPSHOT=1 turns it on)");
 	rq_vm_state_dir(o, x->state_dir, sizeof(x->state_dir));
 	rc = rq_vm_image_prepare(o, &x->img, err, errsz);
 	if (rc < 0)
 		return rc;
+	e = getenv("RQ_VM_SNAPSHOT_DIR");
+	if (e && *e)
+		snprintf(x->snap_dir, sizeof(x->snap_dir), "%s", e);
+	else
+		snprintf(x->snap_dir, sizeof(x->snap_dir), "%.1000s/snap", x->img.cache);
 	return boot(t, err, errsz);
 }
 
@@ -778,7 +919,10 @@ static void rxevm_facts(struct rq_target *t, struct rq_result *sink)
 		rq_fact_add(sink, "vm.boot_s", buf);
 		snprintf(buf, sizeof(buf), "%u", x->boots);
 		rq_fact_add(sink, "vm.boots", buf);
+		snprintf(buf, sizeof(buf), "%u", x->restores);
+		rq_fact_add(sink, "vm.restores", buf);
 	}
+	rq_fact_add(sink, "vm.snapshot", x->snap_how);
 	snprintf(buf, sizeof(buf), "%d", x->cpus);
 	rq_fact_add(sink, "vm.cpus", buf);
 	snprintf(buf, sizeof(buf), "%d", x->mem_mb);

@@ -103,10 +103,50 @@ struct rq_vm_spec {
 	const char *link_delay;		/* rq.delay= (rq_link_delay_check'd), or NULL */
 	const char *scratch;		/* an ext4 image attached as virtio-blk, snapshot=on, or NULL */
 	const char *udev;		/* rq.udev= ("on", "off"), or NULL: init's default */
+	/*
+	 * Snapshots (vm_snap.c): go_sock set, the guest has the port rq-go
+	 * and a QMP monitor at qmp_sock, and its command line has only what
+	 * its init uses before the snapshot point; the rest is the go line's
+	 * (rq_vm_go_line).  state_fd > 0: QEMU loads the guest's state from
+	 * it (a snapshot, given as its stdin) instead of booting.
+	 */
+	const char *go_sock, *qmp_sock;
+	int state_fd;
 };
 
 /* argv (NULL-terminated, each element and the array malloc'd). */
 char **rq_vm_argv(const struct rq_vm_spec *s);
+/*
+ * The line that releases a guest waiting at its snapshot point: "RQGO",
+ * a CRNG seed, the host's clock, then this boot's rq.* words (malloc'd).
+ */
+char *rq_vm_go_line(const struct rq_vm_spec *s);
+
+/* ---- snapshots (vm_snap.c) ---- */
+
+/*
+ * What a snapshot of spec's guest must match to be used (malloc'd), or
+ * NULL when QEMU, the kernel, the initramfs or the scratch image cannot
+ * be found.
+ */
+char *rq_snap_describe(const struct rq_vm_spec *spec);
+/* DIR/HASH-VM (DIR made if missing; it must be the euid's, written by nobody else).  0 or -errno. */
+int rq_snap_path(const char *dir, const char *desc, const char *vm, char *buf, size_t size);
+/* The state file open for reading if its description is desc; else -errno (-ESTALE, -ENOENT). */
+int rq_snap_open(const char *path, const char *desc);
+/* Remove a snapshot (one that did not come up): never tried again. */
+void rq_snap_forget(const char *path);
+/*
+ * Save the guest behind qmp_sock to path (stop, migrate to the file, cont:
+ * the guest goes on either way).  0, or -errno with err.
+ */
+int rq_snap_save(const char *qmp_sock, const char *path, const char *desc, int64_t deadline,
+		 char *err, size_t errsz);
+/*
+ * Start a guest restored from a snapshot once QEMU has loaded it (it was
+ * saved stopped, so it stays paused until told).  0, or -errno with err.
+ */
+int rq_snap_resume(const char *qmp_sock, int64_t deadline, char *err, size_t errsz);
 /*
  * The network namespace of the L2 segment of a run dir ("/tmp/rq-12-1.AbC"
  * -> "rqvm-12-1.AbC"): derived from the dir, so that cleanup after a killed
@@ -131,6 +171,8 @@ struct rq_vm {
 	struct rq_agent *agent;		/* NULL until ready */
 	int64_t launched_ms, marker_ms, ready_ms;	/* now_ms() stamps: launch, RQ-READY seen, hello answered */
 	off_t console_mark;		/* console size when the current case began */
+	int go_fd;			/* the port rq-go's host side (rq_vm_release), or -1 */
+	char go_sock[128], qmp_sock[128];
 	bool exited;
 	int wstatus;
 };
@@ -146,6 +188,16 @@ int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, siz
 int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, size_t errsz);
 /* Has QEMU exited?  Reaps it.  Fills vm->exited. */
 bool rq_vm_gone(struct rq_vm *vm);
+/* Has the console printed mark since QEMU started? */
+bool rq_vm_console_has(const struct rq_vm *vm, const char *mark);
+/*
+ * Release a guest waiting at its snapshot point: attach the agent's
+ * channel, connect to the port rq-go (until deadline) and send line.  The
+ * connection stays open until rq_vm_stop (a port whose host side closes
+ * reads as EOF in the guest).  0 or -errno with err.
+ */
+int rq_vm_release(struct rq_vm *vm, const char *go_sock, const char *line, int64_t deadline,
+		  char *err, size_t errsz);
 /* Ask the agent to shut down (bounded), then kill QEMU's group and reap it. */
 void rq_vm_stop(struct rq_vm *vm, int64_t grace_ms);
 /* The last max bytes of the console (whole lines), into sb. */

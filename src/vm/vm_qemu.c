@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,6 +60,9 @@ static void addf(struct argv_b *a, const char *fmt, ...)
 	add(a, sb.buf);
 	sb_release(&sb);
 }
+
+static void rq_words(const struct rq_vm_spec *s, struct sb *app);
+static void add_devices(struct argv_b *a, const struct rq_vm_spec *s);
 
 char **rq_vm_argv(const struct rq_vm_spec *s)
 {
@@ -125,47 +129,88 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	/* The user's words before ours: init reads the rq.* words, which they may not set. */
 	if (s->cmdline && *s->cmdline)
 		sb_addf(&app, " %s", s->cmdline);
-	sb_addf(&app, " rq.exe=%s", s->self_exe);
-	if (s->ip)
-		sb_addf(&app, " rq.ip=%s", s->ip);
 	if (s->init_mode && *s->init_mode)
 		sb_addf(&app, " rq.mode=%s", s->init_mode);
-	if (s->hostname && *s->hostname)
-		sb_addf(&app, " rq.name=%s", s->hostname);
-	if (s->hosts && *s->hosts)
-		sb_addf(&app, " rq.hosts=%s", s->hosts);
-	/* a word of the command line: a path with a blank cannot be one */
-	if (s->modroot && *s->modroot && !strpbrk(s->modroot, " \t\n"))
-		sb_addf(&app, " rq.modroot=%s", s->modroot);
-	if (s->ssh_dir && *s->ssh_dir)
-		sb_addf(&app, " rq.ssh=%s", s->ssh_dir);
-	if (s->link_delay && *s->link_delay)
-		sb_addf(&app, " rq.delay=%s", s->link_delay);
-	if (s->udev && *s->udev)
-		sb_addf(&app, " rq.udev=%s", s->udev);
+	/* a guest that stops at the snapshot point is told the rest there */
+	if (!s->go_sock)
+		rq_words(s, &app);
 	add(&a, "-append");
 	add(&a, app.buf);
 	sb_release(&app);
 	add(&a, "-serial");
 	addf(&a, "file:%s", s->console_path);
-	add(&a, "-fsdev");
-	add(&a, "local,id=fs0,path=/,readonly=on,security_model=none,multidevs=remap");
-	add(&a, "-device");
-	add(&a, "virtio-9p-pci,fsdev=fs0,mount_tag=hostroot");
-	add(&a, "-netdev");
+	if (s->qmp_sock) {
+		add(&a, "-qmp");
+		addf(&a, "unix:%s,server=on,wait=off", s->qmp_sock);
+	}
+	if (s->state_fd > 0) {
+		add(&a, "-incoming");
+		add(&a, "fd:0");
+	}
+	add_devices(&a, s);
+	return a.v;
+}
+
+/* This boot's own words, which a snapshot's command line leaves out. */
+static void rq_words(const struct rq_vm_spec *s, struct sb *app)
+{
+	sb_addf(app, " rq.exe=%s", s->self_exe);
+	if (s->ip)
+		sb_addf(app, " rq.ip=%s", s->ip);
+	if (s->hostname && *s->hostname)
+		sb_addf(app, " rq.name=%s", s->hostname);
+	if (s->hosts && *s->hosts)
+		sb_addf(app, " rq.hosts=%s", s->hosts);
+	/* a word of the command line: a path with a blank cannot be one */
+	if (s->modroot && *s->modroot && !strpbrk(s->modroot, " \t\n"))
+		sb_addf(app, " rq.modroot=%s", s->modroot);
+	if (s->ssh_dir && *s->ssh_dir)
+		sb_addf(app, " rq.ssh=%s", s->ssh_dir);
+	if (s->link_delay && *s->link_delay)
+		sb_addf(app, " rq.delay=%s", s->link_delay);
+	if (s->udev && *s->udev)
+		sb_addf(app, " rq.udev=%s", s->udev);
+}
+
+char *rq_vm_go_line(const struct rq_vm_spec *s)
+{
+	struct sb l = SB_INIT;
+	unsigned char seed[32];
+	struct timespec ts;
+
+	/* a restored guest's CRNG is its snapshot's: every restore mixes in its own */
+	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		memset(seed, 0, sizeof(seed));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sb_adds(&l, "RQGO ");
+	for (size_t i = 0; i < sizeof(seed); i++)
+		sb_addf(&l, "%02x", seed[i]);
+	sb_addf(&l, " %lld", (long long)ts.tv_sec);
+	rq_words(s, &l);
+	sb_addc(&l, '\n');
+	return sb_detach(&l);
+}
+
+static void add_devices(struct argv_b *a, const struct rq_vm_spec *s)
+{
+	add(a, "-fsdev");
+	add(a, "local,id=fs0,path=/,readonly=on,security_model=none,multidevs=remap");
+	add(a, "-device");
+	add(a, "virtio-9p-pci,fsdev=fs0,mount_tag=hostroot");
+	add(a, "-netdev");
 	if (s->netns && s->tap)
-		addf(&a, "tap,id=n0,ifname=%s,script=no,downscript=no", s->tap);
+		addf(a, "tap,id=n0,ifname=%s,script=no,downscript=no", s->tap);
 	else if (s->net_stream)
-		addf(&a, "stream,id=n0,server=%s,addr.type=unix,addr.path=%s",
+		addf(a, "stream,id=n0,server=%s,addr.type=unix,addr.path=%s",
 		     s->net_server ? "on" : "off", s->net_stream);
 	else if (s->net_local && s->net_remote)
-		addf(&a, "dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
+		addf(a, "dgram,id=n0,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
 		     s->net_local, s->net_remote);
 	else
-		add(&a, "hubport,id=n0,hubid=0");
-	add(&a, "-device");
+		add(a, "hubport,id=n0,hubid=0");
+	add(a, "-device");
 	/* speed=: rxe reports 2.5 Gb/s otherwise and the kernel logs "speed is unknown". */
-	addf(&a, "virtio-net-pci,netdev=n0,mac=%s,speed=10000,duplex=full",
+	addf(a, "virtio-net-pci,netdev=n0,mac=%s,speed=10000,duplex=full",
 	     s->mac ? s->mac : "52:54:00:77:00:01");
 	/*
 	 * The scratch disk: a filesystem on a block device (tmpfs has no
@@ -174,18 +219,23 @@ char **rq_vm_argv(const struct rq_vm_spec *s)
 	 * cached image is only read.
 	 */
 	if (s->scratch && *s->scratch) {
-		add(&a, "-drive");
-		addf(&a, "file=%s,if=none,id=d0,format=raw,snapshot=on,cache=unsafe", s->scratch);
-		add(&a, "-device");
-		add(&a, "virtio-blk-pci,drive=d0,serial=rq-scratch");
+		add(a, "-drive");
+		addf(a, "file=%s,if=none,id=d0,format=raw,snapshot=on,cache=unsafe", s->scratch);
+		add(a, "-device");
+		add(a, "virtio-blk-pci,drive=d0,serial=rq-scratch");
 	}
-	add(&a, "-chardev");
-	addf(&a, "socket,id=c0,path=%s,server=on,wait=off", s->agent_sock);
-	add(&a, "-device");
-	add(&a, "virtio-serial-pci");
-	add(&a, "-device");
-	add(&a, "virtserialport,chardev=c0,name=rq0");
-	return a.v;
+	add(a, "-chardev");
+	addf(a, "socket,id=c0,path=%s,server=on,wait=off", s->agent_sock);
+	add(a, "-device");
+	add(a, "virtio-serial-pci");
+	add(a, "-device");
+	add(a, "virtserialport,chardev=c0,name=rq0");
+	if (s->go_sock) {
+		add(a, "-chardev");
+		addf(a, "socket,id=c1,path=%s,server=on,wait=off", s->go_sock);
+		add(a, "-device");
+		add(a, "virtserialport,chardev=c1,name=rq-go");
+	}
 }
 
 long rq_host_tsc_khz(void)
@@ -252,6 +302,10 @@ int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, siz
 		return -EINVAL;
 	}
 	unlink(vm->agent_sock);
+	if (spec->go_sock)
+		unlink(spec->go_sock);
+	if (spec->qmp_sock)
+		unlink(spec->qmp_sock);
 	if (spec->net_local)
 		unlink(spec->net_local);
 	if (spec->net_stream && spec->net_server)
@@ -263,6 +317,8 @@ int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, siz
 	}
 	argv = rq_vm_argv(spec);
 	so.argv = (const char *const *)argv;
+	if (spec->state_fd > 0)
+		so.stdin_fd = spec->state_fd;	/* -incoming fd:0 */
 	so.stdout_fd = logfd;
 	so.stderr_fd = logfd;
 	vm->launched_ms = now_ms();
@@ -271,6 +327,12 @@ int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, siz
 	rq_argv_free(argv);
 	vm->exited = false;
 	vm->console_mark = 0;
+	vm->go_fd = -1;
+	/* the caller may have pointed the spec at these very buffers */
+	if (spec->go_sock != vm->go_sock)
+		snprintf(vm->go_sock, sizeof(vm->go_sock), "%s", spec->go_sock ? spec->go_sock : "");
+	if (spec->qmp_sock != vm->qmp_sock)
+		snprintf(vm->qmp_sock, sizeof(vm->qmp_sock), "%s", spec->qmp_sock ? spec->qmp_sock : "");
 	if (vm->pid < 0) {
 		int e = (int)vm->pid;
 
@@ -432,6 +494,46 @@ static bool console_has(const struct rq_vm *vm, const char *mark, char *line, si
 	}
 	sb_release(&t);
 	return ok;
+}
+
+static int connect_unix(const char *path);
+static bool nap_ms(int64_t ms);
+
+bool rq_vm_console_has(const struct rq_vm *vm, const char *mark)
+{
+	return console_has(vm, mark, NULL, 0);
+}
+
+int rq_vm_release(struct rq_vm *vm, const char *go_sock, const char *line, int64_t deadline,
+		  char *err, size_t errsz)
+{
+	int fd;
+
+	/* the agent's side first: the guest's agent opens rq0 soon after this */
+	if (!vm->agent && (fd = connect_unix(vm->agent_sock)) >= 0)
+		vm->agent = rq_agent_attach(fd, fd, -1, vm->name);
+	while ((fd = connect_unix(go_sock)) < 0) {
+		if (rq_vm_gone(vm) || now_ms() >= deadline) {
+			snprintf(err, errsz, "%s: cannot connect to rq-go (%s)", vm->name,
+				 strerror(-fd));
+			return fd;
+		}
+		if (!nap_ms(10)) {
+			snprintf(err, errsz, "interrupted by a signal while waiting for the guests");
+			return -EINTR;
+		}
+	}
+	size_t len = strlen(line);
+
+	if (write(fd, line, len) != (ssize_t)len) {
+		int e = errno;
+
+		close(fd);
+		snprintf(err, errsz, "%s: rq-go: %s", vm->name, strerror(e));
+		return -e;
+	}
+	vm->go_fd = fd;
+	return 0;
 }
 
 static int connect_unix(const char *path)
@@ -628,7 +730,15 @@ void rq_vm_stop(struct rq_vm *vm, int64_t grace_ms)
 			vm->exited = true;
 		}
 	}
+	/* 0 is never ours: a zeroed struct has no port open */
+	if (vm->go_fd > 0)
+		close(vm->go_fd);
+	vm->go_fd = -1;
 	unlink(vm->agent_sock);
+	if (*vm->go_sock)
+		unlink(vm->go_sock);
+	if (*vm->qmp_sock)
+		unlink(vm->qmp_sock);
 	if (*vm->net_sock)
 		unlink(vm->net_sock);
 }
