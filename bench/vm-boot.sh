@@ -23,3 +23,16 @@ for i in 1 2 3; do
 done
 echo "vm2 (two guests booting at once, TCG):"
 "$RQ" vm bench --topology vm2 --accel tcg --n 5 | head -n 2
+# Snapshots (RQ_VM_SNAPSHOT=1, a private dir of this bench's): the first
+# boot saves the guest at its init's point before the 9p mount, the others
+# restore it; the cold boot above and these restores side by side.
+snap=$(mktemp -d /tmp/rq-bench-snap.XXXXXX)
+trap 'rm -rf "$snap"' EXIT
+for i in 1 2 3 4; do
+	if [ $i = 1 ]; then echo "vm1 with snapshots, boot $i (saves, TCG):"; else echo "vm1 with snapshots, boot $i (restores, TCG):"; fi
+	RQ_VM_SNAPSHOT=1 RQ_VM_SNAPSHOT_DIR=$snap/snap "$RQ" vm bench --topology vm1 --accel tcg --n 3 | head -n 1
+done
+echo "vm2 with snapshots (restores both, TCG):"
+RQ_VM_SNAPSHOT=1 RQ_VM_SNAPSHOT_DIR=$snap/snap "$RQ" vm bench --topology vm2 --accel tcg --n 3 >/dev/null
+RQ_VM_SNAPSHOT=1 RQ_VM_SNAPSHOT_DIR=$snap/snap "$RQ" vm bench --topology vm2 --accel tcg --n 3 | head -n 2
+rm -rf "$snap"
