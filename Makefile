@@ -185,9 +185,11 @@ fuzz: $(FUZZ_BIN)
 # with ./rdmaqual run -t apps (docs/any-program.md).  So are cases/ulp
 # (NVMe-oF between the guests, -t ulp) and cases/suites (rdma-core's own
 # tests and blktests, from checkouts, -t suites).
+# The demo is a run made again and again on one machine: its guests come
+# from snapshots (docs/vm.md), unless RQ_VM_SNAPSHOT says otherwise.
 demo: deps
 	$(MAKE) all
-	./rdmaqual run --report-dir reports -t '!apps' -t '!mpi' -t '!ulp' -t '!suites' cases/
+	RQ_VM_SNAPSHOT=$${RQ_VM_SNAPSHOT-1} ./rdmaqual run --report-dir reports -t '!apps' -t '!mpi' -t '!ulp' -t '!suites' cases/
 
 # A lab of four QEMU guests with rxe on one L2 segment (vm/lab-rig.sh), and
 # a lab run over ssh between them: node checks on each, all pairs over the

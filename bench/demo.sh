@@ -10,7 +10,8 @@
 #   demo: the wall time of `rdmaqual run` over make demo's suite, and its
 #     --profile (boot, per-case placement, runs, teardown, by target).
 # Goal (issue 34): the warm demo within 30 s on a quiet 2-core TCG host.
-# Env: RQ (./rdmaqual), REPS (3 plain boots; their median is used).
+# Env: RQ (./rdmaqual), REPS (3 plain boots; their median is used),
+# RQ_VM_SNAPSHOT (1, as make demo: guests from snapshots; 0 boots them).
 set -eu
 cd "$(dirname "$0")/.." || exit 1
 RQ=${RQ:-./rdmaqual}
@@ -25,7 +26,7 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 suite() {	# make demo's command line, into report dir $1
-	"$RQ" run --profile --report-dir "$1" -t '!apps' -t '!mpi' -t '!ulp' -t '!suites' cases/
+	RQ_VM_SNAPSHOT=${RQ_VM_SNAPSHOT-1} "$RQ" run --profile --report-dir "$1" -t '!apps' -t '!mpi' -t '!ulp' -t '!suites' cases/
 }
 
 echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

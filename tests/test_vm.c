@@ -170,6 +170,35 @@ START_TEST(snapshot_match)
 	ck_assert_str_ne(d1, d2);
 	ck_assert_int_eq(rq_snap_open(path, d2), -ESTALE);
 	free(d2);
+	/* ... and pruning removes it, and a killed save's old temporary, not a new one */
+	char old_tmp[1300], new_tmp[1300];
+	struct timespec past[2] = { { time(NULL) - 3600, 0 }, { time(NULL) - 3600, 0 } };
+
+	snprintf(old_tmp, sizeof(old_tmp), "%s.1.tmp", path);
+	snprintf(new_tmp, sizeof(new_tmp), "%s.2.tmp", path);
+	put_file(old_tmp, "partial");
+	put_file(new_tmp, "being written");
+	ck_assert_int_eq(utimensat(AT_FDCWD, old_tmp, past, 0), 0);
+	rq_snap_prune(cache);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_ne(access(state, F_OK), 0);
+	ck_assert_int_ne(access(old_tmp, F_OK), 0);
+	ck_assert_int_eq(access(new_tmp, F_OK), 0);
+	/* a snapshot of the files as they are now stays */
+	char cur[1200], cur_desc[1300];
+
+	d2 = rq_snap_describe(&s);
+	ck_assert_int_eq(rq_snap_path(cache, d2, "vm0", cur, sizeof(cur)), 0);
+	snprintf(cur_desc, sizeof(cur_desc), "%s.desc", cur);
+	put_file(cur, "QEVM state");
+	put_file(cur_desc, d2);
+	rq_snap_prune(cache);
+	fd = rq_snap_open(cur, d2);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	free(d2);
+	put_file(path, "QEVM state");
+	put_file(state, d1);
 	/* the kernel gone: no description at all */
 	unlink(k);
 	ck_assert_ptr_null(rq_snap_describe(&s));

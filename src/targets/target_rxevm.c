@@ -287,6 +287,8 @@ static int snap_point(struct rxevm *x, struct rq_vm_spec *specs, char **desc,
 		if (rc < 0)
 			return rc;
 	}
+	if (saved)
+		rq_snap_prune(x->snap_dir);
 	if (restore)
 		snprintf(x->snap_how, sizeof(x->snap_how), "restored: %d guest%s from snapshots in %.200s",
 			 x->nvm, x->nvm == 1 ? "" : "s", x->snap_dir);

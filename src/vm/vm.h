@@ -134,6 +134,12 @@ char *rq_snap_describe(const struct rq_vm_spec *spec);
 int rq_snap_path(const char *dir, const char *desc, const char *vm, char *buf, size_t size);
 /* The state file open for reading if its description is desc; else -errno (-ESTALE, -ENOENT). */
 int rq_snap_open(const char *path, const char *desc);
+/*
+ * Remove the snapshots in dir whose kernel, initramfs, QEMU or scratch
+ * image is gone or changed (they can never match again), and the
+ * temporary files of saves killed more than ten minutes ago.
+ */
+void rq_snap_prune(const char *dir);
 /* Remove a snapshot (one that did not come up): never tried again. */
 void rq_snap_forget(const char *path);
 /*

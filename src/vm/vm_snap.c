@@ -25,6 +25,7 @@
  * state file, passed with SCM_RIGHTS: no shell, no path in a URI), migrate
  * to it, query-migrate until completed, cont.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -207,6 +208,82 @@ int rq_snap_open(const char *path, const char *desc)
 		return -ESTALE;
 	}
 	return fd;
+}
+
+/* Do the files a description names (its qemu=, kernel=, ... lines) still have their identity? */
+static bool desc_current(const char *desc)
+{
+	for (const char *l = desc; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *eq = memchr(l, '=', n), *sp = NULL;
+		int blanks = 0;
+
+		/* "what=PATH SIZE MTIME INODE": the path ends at the third blank from the end */
+		for (const char *q = l + n; eq && q > eq && blanks < 3;)
+			if (*--q == ' ' && ++blanks == 3)
+				sp = q;
+
+		if (eq && sp && strncmp(l, "arg=", 4) && strncmp(l, "append=", 7)) {
+			struct sb want = SB_INIT, path = SB_INIT;
+
+			sb_add(&path, eq + 1, (size_t)(sp - eq - 1));
+			sb_add(&want, l, n);
+			sb_addc(&want, '\n');
+			struct sb now = SB_INIT;
+			char what[16];
+
+			snprintf(what, sizeof(what), "%.*s", (int)(eq - l), l);
+			bool same = ident(&now, what, path.buf) == 0 && !strcmp(now.buf, want.buf);
+
+			sb_release(&want);
+			sb_release(&path);
+			sb_release(&now);
+			if (!same)
+				return false;
+		}
+		l += n;
+		l += *l == '\n';
+	}
+	return true;
+}
+
+void rq_snap_prune(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+
+		if (n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) {
+			/* a save that was killed: its writer is long gone */
+			if (!lstat(p, &st) && S_ISREG(st.st_mode) && now - st.st_mtime > 600)
+				unlink(p);
+		} else if (n > 5 && !strcmp(e->d_name + n - 5, ".desc")) {
+			int fd = open_own(p, &st);
+			struct sb m = SB_INIT;
+			char buf[4096];
+			ssize_t got;
+
+			if (fd >= 0) {
+				while (m.len < 65536 && (got = read(fd, buf, sizeof(buf))) > 0)
+					sb_add(&m, buf, (size_t)got);
+				close(fd);
+				if (!desc_current(m.buf)) {
+					p[strlen(p) - 5] = '\0';
+					rq_snap_forget(p);
+				}
+			}
+			sb_release(&m);
+		}
+		free(p);
+	}
+	closedir(d);
 }
 
 void rq_snap_forget(const char *path)
