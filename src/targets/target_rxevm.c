@@ -30,6 +30,7 @@
 #include <jansson.h>
 #include "agent/agent.h"
 #include "core/kind.h"
+#include "core/paths.h"
 #include "core/proc.h"
 #include "core/target.h"
 #include "core/util.h"
@@ -275,7 +276,11 @@ static int snap_point(struct rxevm *x, struct rq_vm_spec *specs, char **desc,
 	for (int i = 0; restore && i < x->nvm; i++) {
 		rc = rq_snap_resume(x->vm[i].qmp_sock, deadline, why, sizeof(why));
 		if (rc < 0) {
-			snprintf(err, errsz, "%s: %s", x->vm[i].name, why);
+			char how[256];
+
+			/* a QEMU that refused the state has said why in its log */
+			rq_vm_exit_why(&x->vm[i], how, sizeof(how));
+			snprintf(err, errsz, "%s: %s; %s", x->vm[i].name, why, how);
 			return rc;
 		}
 	}
@@ -661,9 +666,18 @@ static int rxevm_open(struct rq_target *t, char *err, size_t errsz)
 	if (rc < 0)
 		return rc;
 	e = getenv("RQ_VM_SNAPSHOT_DIR");
-	if (e && *e)
-		snprintf(x->snap_dir, sizeof(x->snap_dir), "%s", e);
-	else
+	if (e && *e) {
+		/* the image cache's rule: ours, and under dirs only root or we can change */
+		char why[512];
+
+		if (x->snap_on && rq_cache_check(e, x->snap_dir, sizeof(x->snap_dir), why,
+						 sizeof(why)) < 0) {
+			x->snap_on = false;
+			snprintf(x->snap_how, sizeof(x->snap_how), "off: $RQ_VM_SNAPSHOT_DIR %.250s",
+				 why);
+			fprintf(stderr, "rxe-vm: snapshots off: $RQ_VM_SNAPSHOT_DIR %s\n", why);
+		}
+	} else
 		snprintf(x->snap_dir, sizeof(x->snap_dir), "%.1000s/snap", x->img.cache);
 	return boot(t, err, errsz);
 }

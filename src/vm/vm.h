@@ -194,6 +194,8 @@ int rq_vm_launch(struct rq_vm *vm, const struct rq_vm_spec *spec, char *err, siz
 int rq_vm_wait_ready(struct rq_vm **vms, int n, int64_t deadline_ms, char *err, size_t errsz);
 /* Has QEMU exited?  Reaps it.  Fills vm->exited. */
 bool rq_vm_gone(struct rq_vm *vm);
+/* How QEMU ended, with the last line of its log ("QEMU exited 1 (...)"). */
+void rq_vm_exit_why(struct rq_vm *vm, char *buf, size_t size);
 /* Has the console printed mark since QEMU started? */
 bool rq_vm_console_has(const struct rq_vm *vm, const char *mark);
 /*

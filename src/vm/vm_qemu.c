@@ -377,6 +377,14 @@ static void describe_exit(const struct rq_vm *vm, char *buf, size_t size)
 	sb_release(&log);
 }
 
+void rq_vm_exit_why(struct rq_vm *vm, char *buf, size_t size)
+{
+	if (rq_vm_gone(vm))
+		describe_exit(vm, buf, size);
+	else
+		snprintf(buf, size, "QEMU still running");
+}
+
 off_t rq_vm_console_since(const struct rq_vm *vm, off_t from, size_t max, struct sb *sb)
 {
 	struct stat st;

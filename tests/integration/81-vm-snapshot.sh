@@ -5,7 +5,8 @@
 # one (a file written in one case is gone in the next fresh one), has this
 # boot's identity (name, address, rxe0, the host's clock, sshd from this
 # boot's dir) and answers as one; a snapshot whose description no longer
-# matches is never used but saved anew.  The snapshots are this test's own
+# matches is never used but saved anew, and a snapshot dir others may
+# write is not used at all.  The snapshots are this test's own
 # (RQ_VM_SNAPSHOT_DIR under its temp dir).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -77,4 +78,14 @@ expect_eq "third run passes" 0 $?
 expect_eq "third run: its first boot was not a restore, the fresh guests' was" 1 "$(fact third vm.restores)"
 expect_nogrep "no guest loaded a state it did not match" 'load of migration failed|restore failed' "$T/third.out"
 expect_true "the changed description was replaced" sh -c "! grep -q changed '$S'/*-vm1.desc"
+
+# A snapshot dir others may write: not used (a planted state would be
+# loaded as the guest's memory); the run goes on booting.
+mkdir -m 0777 "$T/open" && chmod 0777 "$T/open"
+RQ_VM_SNAPSHOT_DIR=$T/open run fourth
+expect_eq "a run with an open snapshot dir passes" 0 $?
+expect_eq "... restoring nothing" 0 "$(fact fourth vm.restores)"
+fact fourth vm.snapshot >"$T/how4"
+expect_grep "... saying why in the facts" '^off: .RQ_VM_SNAPSHOT_DIR .*' "$T/how4"
+expect_eq "... and nothing was written there" 0 "$(find "$T/open" -type f | wc -l)"
 finish
